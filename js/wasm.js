@@ -1,0 +1,142 @@
+// Instantiates the standalone dist/residual-mt.wasm (built without Emscripten's
+// JS glue) and offers the few helpers the wrappers need: copying bytes and
+// strings in and out of linear memory, and turning error returns into Errors.
+
+const WASI_ENOSYS = 52;
+
+function isNode() {
+  return typeof process !== 'undefined' && !!process.versions?.node;
+}
+
+async function readSource(source) {
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer) return source;
+  const url = source ?? new URL('../dist/residual-mt.wasm', import.meta.url);
+  const href = String(url);
+  if (isNode() && (href.startsWith('file:') || !href.includes('://'))) {
+    const { readFile } = await import('node:fs/promises');
+    try {
+      return await readFile(href.startsWith('file:') ? new URL(href) : href);
+    } catch (err) {
+      throw new Error(`residual-mt: cannot read the engine ${href}: ${err.message}` +
+        (err.code === 'ENOENT' ? ' (run `npm run build` first)' : ''));
+    }
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`residual-mt: fetching ${href} failed: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+export class Wasm {
+  constructor(instance) {
+    this.exports = instance.exports;
+    this.memory = instance.exports.memory;
+    this.decoder = new TextDecoder('utf-8');
+    this.encoder = new TextEncoder();
+  }
+
+  get u8() { return new Uint8Array(this.memory.buffer); }
+  get i32() { return new Int32Array(this.memory.buffer); }
+  get f32() { return new Float32Array(this.memory.buffer); }
+
+  malloc(size) {
+    const ptr = this.exports.malloc(Math.max(1, size));
+    if (!ptr) throw new Error(`residual-mt: out of memory allocating ${size} bytes in the engine`);
+    return ptr;
+  }
+
+  free(ptr) { if (ptr) this.exports.free(ptr); }
+
+  // Copies bytes into a new allocation; the caller frees it.
+  copyIn(bytes) {
+    const data = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    const ptr = this.malloc(data.length);
+    this.u8.set(data, ptr);
+    return ptr;
+  }
+
+  // A NUL-terminated UTF-8 copy of `text`; returns [ptr, byteLength].
+  copyString(text) {
+    const bytes = typeof text === 'string' ? this.encoder.encode(text) : text;
+    const ptr = this.malloc(bytes.length + 1);
+    this.u8.set(bytes, ptr);
+    this.u8[ptr + bytes.length] = 0;
+    return [ptr, bytes.length];
+  }
+
+  copyInt32(values) {
+    const ptr = this.malloc(values.length * 4);
+    this.i32.set(values, ptr >> 2);
+    return ptr;
+  }
+
+  readString(ptr, length) {
+    const u8 = this.u8;
+    let end = ptr;
+    if (length === undefined) { while (u8[end]) end++; } else end = ptr + length;
+    return this.decoder.decode(u8.subarray(ptr, end));
+  }
+
+  lastError() { return this.readString(this.exports.rmt_last_error()); }
+
+  takeWarnings() {
+    const text = this.readString(this.exports.rmt_take_warnings());
+    return text ? text.split('\n') : [];
+  }
+
+  // Throws the engine's message when a call returned a negative code or NULL.
+  check(result, what) {
+    if (typeof result === 'number' && result < 0 || result === 0 && what?.endsWith('*')) {
+      throw new Error(`residual-mt: ${this.lastError() || `${what} failed (${result})`}`);
+    }
+    return result;
+  }
+}
+
+function makeImports(module, getWasm) {
+  const imports = {};
+  for (const { module: mod, name, kind } of WebAssembly.Module.imports(module)) {
+    if (kind !== 'function') continue;
+    imports[mod] ??= {};
+    let fn;
+    if (name === 'emscripten_notify_memory_growth') fn = () => {};
+    else if (name === 'proc_exit') fn = (code) => { throw new Error(`residual-mt: engine exited (${code})`); };
+    else if (name === 'fd_write') {
+      // stdio is not used by the library; if it ever is, show it instead of losing it.
+      fn = (fd, iovs, iovsLen, nwrittenPtr) => {
+        const wasm = getWasm();
+        const view = new DataView(wasm.memory.buffer);
+        let text = '', written = 0;
+        for (let i = 0; i < iovsLen; i++) {
+          const ptr = view.getUint32(iovs + 8 * i, true), len = view.getUint32(iovs + 8 * i + 4, true);
+          text += wasm.readString(ptr, len);
+          written += len;
+        }
+        view.setUint32(nwrittenPtr, written, true);
+        console.error(text);
+        return 0;
+      };
+    } else fn = () => WASI_ENOSYS;
+    imports[mod][name] = fn;
+  }
+  return imports;
+}
+
+// Loads the engine. `source`: wasm bytes, a URL, or nothing for dist/residual-mt.wasm.
+export async function loadWasm(source) {
+  if (typeof WebAssembly !== 'object' || !WebAssembly.validate(new Uint8Array(
+    [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]))) {
+    throw new Error('residual-mt: this JavaScript engine lacks WebAssembly SIMD (128-bit), which the engine needs');
+  }
+  const bytes = await readSource(source);
+  let module;
+  try {
+    module = await WebAssembly.compile(bytes);
+  } catch (err) {
+    throw new Error(`residual-mt: the engine file is not valid WebAssembly: ${err.message}`);
+  }
+  let wasm;
+  const instance = await WebAssembly.instantiate(module, makeImports(module, () => wasm));
+  wasm = new Wasm(instance);
+  instance.exports._initialize?.();
+  return wasm;
+}

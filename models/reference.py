@@ -1,0 +1,508 @@
+"""PyTorch reference implementation of the models residual-mt runs.
+
+This file defines what "correct" means for the C engine: the engine's tests
+compare against numbers this module produces (models/make_fixtures.py), and
+models/train.py trains this same module.
+
+Architecture: a fairseq-style encoder-decoder Transformer with one of three
+residual styles (see shared/RESIDUAL.md and microsoft/ResiDual):
+
+    post      x = LN(x + f(x))
+    pre       x = x + f(LN(x))                   ... final LN after the stack
+    residual  y = f(x); d = d + y * s; x = LN(y + x)
+              ... stack output = x * alpha + LN_final(d), LN_final eps 1e-7
+
+fairseq conventions: token embedding * sqrt(d_model), sinusoidal positions
+starting at pad + 1 ([sin | cos] halves), <s>=0 <pad>=1 </s>=2 <unk>=3,
+decoding starts from </s>, q scaled by head_dim^-0.5, ReLU FFN, tied
+embeddings, fairseq parameter names.
+
+Tensors are batch-first here ([B, T, C]); fairseq is time-first, which changes
+no number.
+"""
+
+import json
+import math
+import os
+import struct
+from dataclasses import asdict, dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+FORMAT = "residual-mt/1"
+STYLES = ("post", "pre", "residual")
+
+
+@dataclass
+class ModelConfig:
+    style: str = "residual"
+    d_model: int = 256
+    ffn_dim: int = 1024
+    n_heads: int = 4
+    encoder_layers: int = 6
+    decoder_layers: int = 6
+    vocab_size: int = 8000
+    bos_id: int = 0
+    pad_id: int = 1
+    eos_id: int = 2
+    unk_id: int = 3
+    activation: str = "relu"
+    ln_eps: float = 1e-5
+    final_ln_eps: float = 1e-7  # ResiDual's LN_final on the dual stream
+    res_scale: float = 1.0  # enc/dec_res_input_norm_scale
+    enc_alpha: float = 1.0
+    dec_alpha: float = 1.0
+    share_embeddings: bool = True
+    max_positions: int = 256
+    # Training only; the engine ignores them.
+    dropout: float = 0.1
+    attention_dropout: float = 0.0
+    activation_dropout: float = 0.0
+    # Free-form metadata: {"source": [...], "target": [...], "target_lang_tokens": {...}}
+    languages: Dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.style not in STYLES:
+            raise ValueError(f"style must be one of {STYLES}, got {self.style!r}")
+        if self.d_model % self.n_heads:
+            raise ValueError("d_model must be divisible by n_heads")
+        if self.activation != "relu":
+            raise ValueError("only relu is supported")
+
+    @staticmethod
+    def from_dict(d: dict) -> "ModelConfig":
+        known = {k: v for k, v in d.items() if k in ModelConfig.__dataclass_fields__}
+        return ModelConfig(**known)
+
+    def to_dict(self) -> dict:
+        return {"format": FORMAT, **asdict(self)}
+
+
+def sinusoidal_table(num_embeddings: int, dim: int, pad_id: int) -> torch.Tensor:
+    """fairseq's SinusoidalPositionalEmbedding.get_embedding."""
+    half_dim = dim // 2
+    step = math.log(10000) / (half_dim - 1)
+    freqs = torch.exp(torch.arange(half_dim, dtype=torch.float) * -step)
+    angles = torch.arange(num_embeddings, dtype=torch.float).unsqueeze(1) * freqs.unsqueeze(0)
+    table = torch.cat([torch.sin(angles), torch.cos(angles)], dim=1).view(num_embeddings, -1)
+    if dim % 2 == 1:
+        table = torch.cat([table, torch.zeros(num_embeddings, 1)], dim=1)
+    table[pad_id, :] = 0
+    return table
+
+
+def make_positions(tokens: torch.Tensor, pad_id: int) -> torch.Tensor:
+    """Positions start at pad_id + 1; pad tokens get pad_id (a zero vector)."""
+    mask = tokens.ne(pad_id).int()
+    return (torch.cumsum(mask, dim=1).type_as(mask) * mask).long() + pad_id
+
+
+class MultiheadAttention(nn.Module):
+    def __init__(self, d_model: int, n_heads: int, dropout: float):
+        super().__init__()
+        self.n_heads = n_heads
+        self.head_dim = d_model // n_heads
+        self.scaling = self.head_dim ** -0.5
+        self.dropout = dropout
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+
+    def split_heads(self, x: torch.Tensor) -> torch.Tensor:
+        B, T, _ = x.shape
+        return x.view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # [B, H, T, hd]
+
+    def forward(self, query, key_value, key_padding_mask=None, attn_mask=None,
+                cache: Optional[dict] = None, static_kv: bool = False):
+        """cache: per-layer dict; self-attention appends k/v, cross-attention (static_kv)
+        computes them once."""
+        q = self.split_heads(self.q_proj(query) * self.scaling)
+        if cache is not None and static_kv and "k" in cache:
+            k, v = cache["k"], cache["v"]
+        else:
+            k = self.split_heads(self.k_proj(key_value))
+            v = self.split_heads(self.v_proj(key_value))
+            if cache is not None and not static_kv and "k" in cache:
+                k = torch.cat([cache["k"], k], dim=2)
+                v = torch.cat([cache["v"], v], dim=2)
+            if cache is not None:
+                cache["k"], cache["v"] = k, v
+        weights = torch.matmul(q, k.transpose(2, 3))  # [B, H, Tq, Tk]
+        if attn_mask is not None:
+            weights = weights + attn_mask
+        if key_padding_mask is not None:
+            weights = weights.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
+        probs = F.softmax(weights.float(), dim=-1).type_as(weights)
+        probs = F.dropout(probs, p=self.dropout, training=self.training)
+        out = torch.matmul(probs, v).transpose(1, 2).reshape(query.shape)
+        return self.out_proj(out)
+
+
+class SublayerNorm(nn.Module):
+    """Holds the LN of one sub-layer and applies the residual style: the one
+    place where Post-LN, Pre-LN and ResiDual differ."""
+
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.style = cfg.style
+        self.res_scale = cfg.res_scale
+        self.dropout = cfg.dropout
+        self.layer_norm = nn.LayerNorm(cfg.d_model, eps=cfg.ln_eps)
+
+    def forward(self, x, dual, f):
+        """Returns the new (x, dual) after sub-layer f (dual is None unless ResiDual)."""
+        if self.style == "pre":
+            return x + F.dropout(f(self.layer_norm(x)), self.dropout, self.training), dual
+        out = F.dropout(f(x), self.dropout, self.training)
+        if self.style == "residual":
+            dual = dual + out * self.res_scale
+        return self.layer_norm(out + x), dual
+
+
+class FeedForward(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.fc1 = nn.Linear(cfg.d_model, cfg.ffn_dim)
+        self.fc2 = nn.Linear(cfg.ffn_dim, cfg.d_model)
+        self.activation_dropout = cfg.activation_dropout
+
+    def forward(self, x):
+        h = F.dropout(F.relu(self.fc1(x)), self.activation_dropout, self.training)
+        return self.fc2(h)
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.self_attn = MultiheadAttention(cfg.d_model, cfg.n_heads, cfg.attention_dropout)
+        self.self_attn_layer_norm = SublayerNorm(cfg)
+        self.ffn = FeedForward(cfg)
+        self.final_layer_norm = SublayerNorm(cfg)
+
+    def forward(self, x, dual, pad_mask):
+        x, dual = self.self_attn_layer_norm(x, dual, lambda h: self.self_attn(h, h, key_padding_mask=pad_mask))
+        return self.final_layer_norm(x, dual, self.ffn)
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.self_attn = MultiheadAttention(cfg.d_model, cfg.n_heads, cfg.attention_dropout)
+        self.self_attn_layer_norm = SublayerNorm(cfg)
+        self.encoder_attn = MultiheadAttention(cfg.d_model, cfg.n_heads, cfg.attention_dropout)
+        self.encoder_attn_layer_norm = SublayerNorm(cfg)
+        self.ffn = FeedForward(cfg)
+        self.final_layer_norm = SublayerNorm(cfg)
+
+    def forward(self, x, dual, enc_out, enc_pad_mask, self_attn_mask, cache):
+        self_cache = cache.setdefault("self", {}) if cache is not None else None
+        cross_cache = cache.setdefault("cross", {}) if cache is not None else None
+        x, dual = self.self_attn_layer_norm(
+            x, dual, lambda h: self.self_attn(h, h, attn_mask=self_attn_mask, cache=self_cache))
+        x, dual = self.encoder_attn_layer_norm(
+            x, dual, lambda h: self.encoder_attn(h, enc_out, key_padding_mask=enc_pad_mask,
+                                                 cache=cross_cache, static_kv=True))
+        return self.final_layer_norm(x, dual, self.ffn)
+
+
+class Stack(nn.Module):
+    """Embedding + layers + the style's final normalisation (fairseq's
+    TransformerEncoder / TransformerDecoder minus the output projection)."""
+
+    def __init__(self, cfg: ModelConfig, embed_tokens: nn.Embedding, layer_cls, n_layers: int, alpha: float):
+        super().__init__()
+        self.cfg = cfg
+        self.embed_tokens = embed_tokens
+        self.embed_scale = math.sqrt(cfg.d_model)
+        self.register_buffer("positions", sinusoidal_table(cfg.max_positions + cfg.pad_id + 1, cfg.d_model, cfg.pad_id),
+                             persistent=False)
+        self.layers = nn.ModuleList([layer_cls(cfg) for _ in range(n_layers)])
+        self.alpha = alpha
+        eps = cfg.final_ln_eps if cfg.style == "residual" else cfg.ln_eps
+        self.layer_norm = nn.LayerNorm(cfg.d_model, eps=eps) if cfg.style != "post" else None
+
+    def embed(self, tokens, positions):
+        x = self.embed_scale * self.embed_tokens(tokens) + self.positions[positions]
+        return F.dropout(x, self.cfg.dropout, self.training)
+
+    def start_dual(self, x):
+        return x * self.cfg.res_scale if self.cfg.style == "residual" else None
+
+    def finish(self, x, dual):
+        if self.cfg.style == "residual":
+            return x * self.alpha + self.layer_norm(dual)
+        if self.cfg.style == "pre":
+            return self.layer_norm(x)
+        return x
+
+
+class Transformer(nn.Module):
+    def __init__(self, cfg: ModelConfig):
+        super().__init__()
+        self.cfg = cfg
+        embed = nn.Embedding(cfg.vocab_size, cfg.d_model, padding_idx=cfg.pad_id)
+        dec_embed = embed if cfg.share_embeddings else nn.Embedding(cfg.vocab_size, cfg.d_model, padding_idx=cfg.pad_id)
+        self.encoder = Stack(cfg, embed, EncoderLayer, cfg.encoder_layers, cfg.enc_alpha)
+        self.decoder = Stack(cfg, dec_embed, DecoderLayer, cfg.decoder_layers, cfg.dec_alpha)
+        if cfg.share_embeddings:
+            self.output_projection = None
+        else:
+            self.output_projection = nn.Linear(cfg.d_model, cfg.vocab_size, bias=False)
+        init_params(self)
+
+    def output_weight(self):
+        return self.decoder.embed_tokens.weight if self.output_projection is None else self.output_projection.weight
+
+    def encode(self, src_tokens) -> Tuple[torch.Tensor, torch.Tensor]:
+        pad_mask = src_tokens.eq(self.cfg.pad_id)
+        x = self.encoder.embed(src_tokens, make_positions(src_tokens, self.cfg.pad_id))
+        x = x * (1 - pad_mask.unsqueeze(-1).type_as(x))  # as fairseq: zero the pad rows
+        dual = self.encoder.start_dual(x)
+        for layer in self.encoder.layers:
+            x, dual = layer(x, dual, pad_mask)
+        return self.encoder.finish(x, dual), pad_mask
+
+    def decode(self, prev_tokens, enc_out, enc_pad_mask, cache: Optional[List[dict]] = None):
+        """Teacher-forced when cache is None; otherwise incremental: prev_tokens is
+        the whole prefix, only its last token is run, and cache (one dict per layer,
+        start with []) keeps the keys and values."""
+        positions = make_positions(prev_tokens, self.cfg.pad_id)
+        if cache is not None:
+            prev_tokens, positions = prev_tokens[:, -1:], positions[:, -1:]
+            while len(cache) < len(self.decoder.layers):
+                cache.append({})
+            attn_mask = None
+        else:
+            T = prev_tokens.size(1)
+            attn_mask = torch.triu(torch.full((T, T), float("-inf")), 1)
+        x = self.decoder.embed(prev_tokens, positions)
+        dual = self.decoder.start_dual(x)
+        for i, layer in enumerate(self.decoder.layers):
+            x, dual = layer(x, dual, enc_out, enc_pad_mask, attn_mask, cache[i] if cache is not None else None)
+        x = self.decoder.finish(x, dual)
+        return F.linear(x, self.output_weight())
+
+    def forward(self, src_tokens, prev_output_tokens):
+        enc_out, enc_pad_mask = self.encode(src_tokens)
+        return self.decode(prev_output_tokens, enc_out, enc_pad_mask)
+
+
+def init_params(model: Transformer):
+    """fairseq's initialisation: xavier-uniform linear weights with zero bias,
+    N(0, d^-0.5) embeddings with a zero pad row; q/k/v with gain 1/sqrt(2)."""
+    cfg = model.cfg
+    for name, module in model.named_modules():
+        if isinstance(module, nn.Linear):
+            gain = 1 / math.sqrt(2) if name.split(".")[-1] in ("q_proj", "k_proj", "v_proj") else 1.0
+            nn.init.xavier_uniform_(module.weight, gain=gain)
+            if module.bias is not None:
+                nn.init.zeros_(module.bias)
+        elif isinstance(module, nn.Embedding):
+            nn.init.normal_(module.weight, mean=0, std=cfg.d_model ** -0.5)
+            nn.init.zeros_(module.weight[cfg.pad_id])
+    if model.output_projection is not None:
+        nn.init.normal_(model.output_projection.weight, mean=0, std=cfg.d_model ** -0.5)
+
+
+# ---------------------------------------------------------------- parameter names
+
+def fairseq_name(name: str, cfg: ModelConfig) -> str:
+    """This module's parameter name -> fairseq's. With shared embeddings the
+    decoder embedding and output projection are encoder.embed_tokens.weight."""
+    name = name.replace("_layer_norm.layer_norm.", "_layer_norm.").replace(".ffn.fc", ".fc")
+    if name == "output_projection.weight":
+        return "decoder.output_projection.weight"
+    if cfg.share_embeddings and name == "decoder.embed_tokens.weight":
+        return "encoder.embed_tokens.weight"
+    return name
+
+
+def fairseq_state_dict(model: Transformer) -> Dict[str, torch.Tensor]:
+    """Parameters under their fairseq names; a shared embedding is stored once."""
+    return {fairseq_name(n, model.cfg): t for n, t in model.state_dict().items()}
+
+
+def load_fairseq_state_dict(model: Transformer, tensors: Dict[str, torch.Tensor]):
+    model.load_state_dict({n: tensors[fairseq_name(n, model.cfg)].float() for n in model.state_dict()})
+
+
+# ---------------------------------------------------------------- safetensors
+
+_DTYPES = {torch.float32: "F32", torch.float16: "F16"}
+_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16}
+
+
+def write_safetensors(path: str, tensors: Dict[str, torch.Tensor], metadata: Optional[dict] = None):
+    header, blobs, offset = {}, [], 0
+    if metadata:
+        header["__metadata__"] = {k: str(v) for k, v in metadata.items()}
+    for name, tensor in tensors.items():
+        data = tensor.detach().contiguous().cpu().numpy().tobytes()
+        header[name] = {"dtype": _DTYPES[tensor.dtype], "shape": list(tensor.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # keep the data 8-byte aligned
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for blob in blobs:
+            f.write(blob)
+
+
+def read_safetensors(path: str) -> Dict[str, torch.Tensor]:
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    header = json.loads(raw[8:8 + n])
+    base = 8 + n
+    out = {}
+    for name, info in header.items():
+        if name == "__metadata__":
+            continue
+        start, end = info["data_offsets"]
+        dtype = _TORCH_DTYPES[info["dtype"]]
+        out[name] = torch.frombuffer(bytearray(raw[base + start:base + end]), dtype=dtype).view(info["shape"])
+    return out
+
+
+def save_model_dir(model: Transformer, path: str, dtype: str = "float32"):
+    os.makedirs(path, exist_ok=True)
+    torch_dtype = {"float32": torch.float32, "float16": torch.float16}[dtype]
+    tensors = {k: v.to(torch_dtype) for k, v in fairseq_state_dict(model).items()}
+    write_safetensors(os.path.join(path, "model.safetensors"), tensors, {"format": FORMAT})
+    with open(os.path.join(path, "config.json"), "w") as f:
+        json.dump(model.cfg.to_dict(), f, indent=2)
+        f.write("\n")
+
+
+def load_model_dir(path: str) -> Transformer:
+    with open(os.path.join(path, "config.json")) as f:
+        cfg = ModelConfig.from_dict(json.load(f))
+    model = Transformer(cfg)
+    load_fairseq_state_dict(model, read_safetensors(os.path.join(path, "model.safetensors")))
+    return model.eval()
+
+
+# ---------------------------------------------------------------- search
+
+def pad_batch(sentences: List[List[int]], cfg: ModelConfig) -> torch.Tensor:
+    """Source id lists (without eos) -> [B, S] right-padded tensor, eos appended."""
+    width = max(len(s) for s in sentences) + 1
+    out = torch.full((len(sentences), width), cfg.pad_id, dtype=torch.long)
+    for i, s in enumerate(sentences):
+        out[i, :len(s) + 1] = torch.tensor(list(s) + [cfg.eos_id])
+    return out
+
+
+def max_target_len(cfg: ModelConfig, src_len_with_eos: int, max_len_a: float, max_len_b: int) -> int:
+    """fairseq's max_len, from each sentence's own length (fairseq uses the padded
+    batch width; per sentence keeps a translation independent of its batch)."""
+    return min(int(max_len_a * src_len_with_eos + max_len_b), cfg.max_positions - 1)
+
+
+def step_log_probs(model, tokens, enc_out, enc_pad_mask, cache, step, max_lens, min_len):
+    cfg = model.cfg
+    logits = model.decode(tokens, enc_out, enc_pad_mask, cache)[:, -1, :]
+    lprobs = F.log_softmax(logits.float(), dim=-1)
+    lprobs[lprobs != lprobs] = float("-inf")
+    lprobs[:, cfg.pad_id] = float("-inf")
+    at_max = step >= max_lens
+    if at_max.any():
+        eos_col = lprobs[:, cfg.eos_id].clone()
+        lprobs[at_max] = float("-inf")
+        lprobs[at_max, cfg.eos_id] = eos_col[at_max]
+    if step < min_len:
+        lprobs[~at_max, cfg.eos_id] = float("-inf")
+    return lprobs
+
+
+def reorder_cache(cache, order):
+    for layer in cache:
+        for part in layer.values():
+            for key in ("k", "v"):
+                part[key] = part[key].index_select(0, order)
+
+
+@torch.no_grad()
+def greedy_search(model: Transformer, src_tokens: torch.Tensor, max_len_a: float = 1.2, max_len_b: int = 10,
+                  min_len: int = 1) -> List[List[int]]:
+    return [hyps[0][0] for hyps in beam_search(model, src_tokens, 1, 1.0, max_len_a, max_len_b, min_len, 1)]
+
+
+@torch.no_grad()
+def beam_search(model: Transformer, src_tokens: torch.Tensor, beam: int = 5, lenpen: float = 1.0,
+                max_len_a: float = 1.2, max_len_b: int = 10, min_len: int = 1,
+                nbest: int = 1) -> List[List[Tuple[List[int], float]]]:
+    """fairseq's SequenceGenerator with BeamSearch (no unk penalty, no n-gram
+    blocking), sentence by sentence inside one batched decoder call. Returns per
+    sentence up to nbest (ids without eos, score) with score = sum of log-probs
+    (eos included) / length^lenpen, length counting eos."""
+    cfg = model.cfg
+    model.eval()
+    B, S = src_tokens.shape
+    src_lens = src_tokens.ne(cfg.pad_id).sum(1)
+    max_lens = torch.tensor([max_target_len(cfg, int(n), max_len_a, max_len_b) for n in src_lens])
+    enc_out, enc_pad_mask = model.encode(src_tokens)
+    rows = torch.arange(B).repeat_interleave(beam)  # row r belongs to sentence r // beam
+    enc_out, enc_pad_mask = enc_out[rows], enc_pad_mask[rows]
+    row_max_lens = max_lens[rows]
+    V = cfg.vocab_size
+    T = int(max_lens.max()) + 2
+    tokens = torch.full((B * beam, T), cfg.pad_id, dtype=torch.long)
+    tokens[:, 0] = cfg.eos_id
+    scores = torch.zeros(B * beam, T)
+    finalized: List[List[Tuple[List[int], float]]] = [[] for _ in range(B)]
+    finished = [False] * B
+    ignore = torch.zeros(B, beam, dtype=torch.bool)  # fairseq's cands_to_ignore
+    cache: List[dict] = []
+    for step in range(T - 1):
+        lprobs = step_log_probs(model, tokens[:, :step + 1], enc_out, enc_pad_mask, cache, step, row_max_lens, min_len)
+        lprobs = lprobs.view(B, beam, V)
+        if step == 0:
+            cand = lprobs[:, 0, :]  # all beams are equal at the first step
+        else:
+            cand = (lprobs + scores.view(B, beam, T)[:, :, step - 1].unsqueeze(-1)).view(B, beam * V)
+        k = min(2 * beam, cand.size(1) - 1)
+        cand_scores, cand_flat = torch.topk(cand, k)
+        cand_beams = torch.div(cand_flat, V, rounding_mode="floor")
+        cand_tokens = cand_flat % V
+        eos_mask = cand_tokens.eq(cfg.eos_id) & cand_scores.ne(float("-inf"))
+        eos_mask[:, :beam][ignore] = False
+        for b in range(B):
+            if finished[b]:
+                continue
+            for j in range(beam):
+                if not eos_mask[b, j]:
+                    continue
+                row = b * beam + int(cand_beams[b, j])
+                if len(finalized[b]) < beam:
+                    score = float(cand_scores[b, j]) / (step + 1) ** lenpen
+                    finalized[b].append((tokens[row, 1:step + 1].tolist(), score))
+            if len(finalized[b]) == beam or step == int(max_lens[b]):
+                finished[b] = True
+        if all(finished):
+            break
+        # Continue with the best beam candidates that are not eos.
+        cand_offsets = torch.arange(k)
+        skip = eos_mask.clone()
+        skip[:, :beam] |= ignore
+        active_key = skip.long() * k + cand_offsets
+        new_ignore, active = torch.topk(active_key, beam, dim=1, largest=False)
+        ignore = new_ignore.ge(k)
+        parent = (torch.gather(cand_beams, 1, active) + torch.arange(B).unsqueeze(1) * beam).view(-1)
+        tokens[:, :step + 1] = tokens[parent, :step + 1]
+        tokens[:, step + 1] = torch.gather(cand_tokens, 1, active).view(-1)
+        scores[:, :step] = scores[parent, :step]
+        scores[:, step] = torch.gather(cand_scores, 1, active).view(-1)
+        reorder_cache(cache, parent)
+    out = []
+    for b in range(B):
+        hyps = sorted(finalized[b], key=lambda h: -h[1])  # stable: ties keep finalisation order
+        out.append(hyps[:nbest])
+    return out
