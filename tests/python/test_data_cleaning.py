@@ -1,0 +1,142 @@
+"""Cleaning, parsing, splitting and alignment rules of models/data (stdlib only)."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "data"))
+import align  # noqa: E402
+import books  # noqa: E402
+import clean  # noqa: E402
+
+
+class MarkupTest(unittest.TestCase):
+    def test_note_between_words_does_not_glue(self):
+        raw = ('<w>God</w><note placement="foot">1:1 The Hebrew word rendered “God” is '
+               '“אֱלֹהִ֑ים” (Elohim).</note><w>created</w> <w>the</w> <w>heavens</w>.')
+        self.assertEqual(clean.strip_markup(raw), "God created the heavens.")
+
+    def test_note_before_punctuation_leaves_no_space(self):
+        raw = 'fasting.”<note placement="foot">17:21 NU omits verse 21.</note> <milestone type="line"/>'
+        self.assertEqual(clean.strip_markup(raw), "fasting.”")
+        raw = 'the land<note placement="foot">x</note>, and'
+        self.assertEqual(clean.strip_markup(raw), "the land, and")
+
+    def test_strongs_numbers_do_not_leak(self):
+        raw = '<w>no</w> <w>sale</w> <w lemma="G3361">sino</w> <w savlm="strong:H3117">día</w>.'
+        self.assertEqual(clean.strip_markup(raw), "no sale sino día.")
+
+    def test_titles_and_milestones_dropped(self):
+        raw = ('<title canonical="true" type="psalm">A praise psalm.<note placement="foot" '
+               'swordFootnote="1"></note></title> <lg sID="g1"/> <l level="1" sID="g2"/>Amen.'
+               '<milestone type="line"/>')
+        self.assertEqual(clean.strip_markup(raw), "Amen.")
+
+    def test_spaces_normalised(self):
+        self.assertEqual(clean.strip_markup("  a \u00a0 b\t c  "), "a b c")
+
+
+class DropCapsTest(unittest.TestCase):
+    def test_first_word_recased(self):
+        self.assertEqual(clean.fix_drop_caps("EN el principio crió Dios"), "En el principio crió Dios")
+        self.assertEqual(clean.fix_drop_caps("Y Después que TEN piedad"), "Y Después que Ten piedad")
+
+    def test_caps_not_followed_by_lower_case_kept(self):
+        self.assertEqual(clean.fix_drop_caps("ALEPH. BIENAVENTURADOS los perfectos"),
+                         "ALEPH. Bienaventurados los perfectos")
+        self.assertEqual(clean.fix_drop_caps("REY DE REYES Y SEÑOR DE SEÑORES."),
+                         "REY DE REYES Y SEÑOR DE SEÑORES.")
+        self.assertEqual(clean.fix_drop_caps("I will go"), "I will go")
+
+
+class ParseTest(unittest.TestCase):
+    DUMP = "\n".join([
+        "Psalms 2:12: <w>Blessed</w> are all those who take refuge in him. <milestone type=\"line\"/>",
+        "A Psalm by David.  Psalms 3:1: Yahweh, how my adversaries have increased!",
+        "A Psalm by David.  Psalms 3:2: Many there are who say of my soul. Selah.",
+        "ALEPH  Psalms 119:1: Blessed are those whose ways are blameless.",
+        "ALEPH  Psalms 119:2: Blessed are those who keep his statutes.",
+        "BETH  Psalms 119:9: How can a young man keep his way pure?",
+        "BETH  Proverbs 1:1: The proverbs of Solomon.",
+        "I John 1:1: That which was from the beginning.",
+        "John 1:1: In the beginning was the Word.",
+        "Revelation of John 22:21: Amen. The following words used in the World English Bible (WEB) are not common.",
+        "(engWEB2015eb)",
+    ])
+
+    def test_references_and_book_names(self):
+        refs = [(b, c, v) for b, c, v, _, _ in clean.parse_osis(self.DUMP)]
+        self.assertEqual(refs[0], ("Psalms", 2, 12))
+        self.assertIn(("I John", 1, 1), refs)
+        self.assertIn(("John", 1, 1), refs)
+        self.assertEqual(refs[-1], ("Revelation of John", 22, 21))
+        self.assertEqual(len(refs), 10)  # the module-name line is not a verse
+
+    def test_psalm_titles_kept_once(self):
+        v = {(b, c, s): t for b, c, s, t in clean.clean_verses(self.DUMP)}
+        self.assertEqual(v[("Psalms", 3, 1)], "A Psalm by David. Yahweh, how my adversaries have increased!")
+        self.assertEqual(v[("Psalms", 3, 2)], "Many there are who say of my soul. Selah.")
+        self.assertEqual(v[("Psalms", 119, 1)], "ALEPH Blessed are those whose ways are blameless.")
+        self.assertEqual(v[("Psalms", 119, 2)], "Blessed are those who keep his statutes.")
+        self.assertEqual(v[("Psalms", 119, 9)], "BETH How can a young man keep his way pure?")
+        # a title repeated into a later book is dropped
+        self.assertEqual(v[("Proverbs", 1, 1)], "The proverbs of Solomon.")
+
+    def test_glossary_cut(self):
+        v = {(b, c, s): t for b, c, s, t in clean.clean_verses(self.DUMP)}
+        self.assertEqual(v[("Revelation of John", 22, 21)], "Amen.")
+
+
+class SplitTest(unittest.TestCase):
+    def test_splits(self):
+        self.assertEqual(books.split_of("Ruth"), "valid")
+        for b in ("Joel", "Jonah", "Titus", "Philemon"):
+            self.assertEqual(books.split_of(b), "test")
+        self.assertEqual(books.split_of("Genesis"), "train")
+        self.assertEqual(len(books.CANON), 66)
+
+    def test_reserved_never_used(self):
+        for b in ("Lamentations", "Obadiah", "Nahum", "Habakkuk", "Zephaniah", "Haggai",
+                  "II John", "III John", "Jude"):
+            self.assertIn(b, books.CANON)
+            self.assertIsNone(books.split_of(b))
+        self.assertIsNone(books.split_of("Tobit"))  # apocrypha are not canonical here
+
+
+class AlignTest(unittest.TestCase):
+    def test_identity(self):
+        a = ["x" * n for n in (40, 90, 60, 120, 30)]
+        b = ["y" * n for n in (42, 95, 58, 125, 33)]
+        self.assertEqual(align.align(a, b), [((i,), (i,)) for i in range(5)])
+
+    def test_shift_across_chapter_boundary(self):
+        # b numbers verse 2 of a as its own verse 1 of the next chapter
+        # (like Jonah 1:17 = 2:1): content, not reference, decides.
+        a = ["Jonah went down to Joppa " + "a" * 40, "Yahweh prepared a huge fish " + "b" * 120,
+             "Then Jonah prayed " + "c" * 30, "He said " + "d" * 200]
+        b = ["Jonás descendió á Joppe " + "a" * 42, "Jehová había prevenido un gran pez " + "b" * 118,
+             "Y oró Jonás " + "c" * 33, "Y dijo " + "d" * 205]
+        a_refs = ["1:3", "1:17", "2:1", "2:2"]
+        b_refs = ["1:3", "2:1", "2:2", "2:3"]
+        beads = align.align(a, b, a_refs=a_refs, b_refs=b_refs)
+        self.assertEqual(beads, [((0,), (0,)), ((1,), (1,)), ((2,), (2,)), ((3,), (3,))])
+
+    def test_merge_two_into_one(self):
+        a = ["a" * 60, "b" * 50, "c" * 55, "d" * 70]
+        b = ["a" * 62, "b" * 52 + " " + "c" * 56, "d" * 69]
+        beads = align.align(a, b)
+        self.assertEqual(beads, [((0,), (0,)), ((1, 2), (1,)), ((3,), (2,))])
+
+    def test_missing_verse_dropped(self):
+        # a verse one text has and the other lacks (like Acts 8:37)
+        a = ["a" * 60, "b" * 200, "c" * 55, "d" * 70]
+        b = ["a" * 61, "c" * 57, "d" * 68]
+        beads = align.align(a, b, ratio=1.0)  # the build passes the corpus-wide ratio
+        self.assertIn(((1,), ()), beads)
+        self.assertIn(((2,), (1,)), beads)
+
+    def test_name_keys(self):
+        self.assertEqual(align.name_keys("Y dijo Jehová á Absalom en 1909"), {"absa", "1909"})
+
+
+if __name__ == "__main__":
+    unittest.main()
