@@ -249,6 +249,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--work', default=os.path.join(ROOT, 'build', 'spm_work'))
     ap.add_argument('--threads', default='2')
+    ap.add_argument('--retrain', action='store_true',
+                    help='train models that already exist (else only their outputs are remade)')
     args = ap.parse_args()
     work = args.work
     os.makedirs(work, exist_ok=True)
@@ -296,11 +298,12 @@ def main():
             continue
         prefix = os.path.join(OUT, name)
         flags = [f.replace('{work}', work) for f in flags]
-        run(['spm_train', '--input=' + train_path, '--model_prefix=' + prefix,
-             '--num_threads=' + args.threads, '--input_sentence_size=200000',
-             '--shuffle_input_sentence=false', '--minloglevel=1'] + flags)
-        os.remove(prefix + '.vocab')
         model = prefix + '.model'
+        if args.retrain or not os.path.exists(model):
+            run(['spm_train', '--input=' + train_path, '--model_prefix=' + prefix,
+                 '--num_threads=' + args.threads, '--input_sentence_size=200000',
+                 '--shuffle_input_sentence=false', '--minloglevel=1'] + flags)
+            os.remove(prefix + '.vocab')
         ids_text = subprocess.run(['spm_encode', '--model=' + model, '--output_format=id'],
                                   stdin=open(corpus_path, 'rb'), stdout=subprocess.PIPE,
                                   check=True).stdout
@@ -326,13 +329,16 @@ def main():
             ['spm_export_vocab', '--model=' + model], stdout=subprocess.PIPE,
             check=True).stdout.split(b'\n') if l]
         size = len(vocab)
-        special = [i for i, p in enumerate(vocab) if p.startswith(b'<') or p.startswith('▁'.encode())
-                   or len(p) < 2] or [0]
+        # <0x0A> would put a newline in the decoded text, which is line-based.
+        special = [i for i, p in enumerate(vocab) if (p.startswith(b'<') or p.startswith('▁'.encode())
+                   or len(p) < 2) and p != b'<0x0A>'] or [0]
+        newline = vocab.index(b'<0x0A>') if b'<0x0A>' in vocab else -1
         lines = []
         for _ in range(150):
             n = rng.randint(1, 30)
             ids = [rng.choice(special) if rng.random() < 0.6 else rng.randrange(size)
                    for _ in range(n)]
+            ids = [i for i in ids if i != newline]
             lines.append(' '.join(map(str, ids)))
         with open(prefix + '.rand.ids', 'w') as g:
             g.write('\n'.join(lines) + '\n')
