@@ -266,10 +266,12 @@ class Transformer(nn.Module):
             x, dual = layer(x, dual, pad_mask)
         return self.encoder.finish(x, dual), pad_mask
 
-    def decode(self, prev_tokens, enc_out, enc_pad_mask, cache: Optional[List[dict]] = None):
+    def decode(self, prev_tokens, enc_out, enc_pad_mask, cache: Optional[List[dict]] = None,
+               features_only: bool = False):
         """Teacher-forced when cache is None; otherwise incremental: prev_tokens is
         the whole prefix, only its last token is run, and cache (one dict per layer,
-        start with []) keeps the keys and values."""
+        start with []) keeps the keys and values. features_only: the decoder's
+        output states instead of logits."""
         positions = make_positions(prev_tokens, self.cfg.pad_id)
         if cache is not None:
             prev_tokens, positions = prev_tokens[:, -1:], positions[:, -1:]
@@ -284,7 +286,7 @@ class Transformer(nn.Module):
         for i, layer in enumerate(self.decoder.layers):
             x, dual = layer(x, dual, enc_out, enc_pad_mask, attn_mask, cache[i] if cache is not None else None)
         x = self.decoder.finish(x, dual)
-        return F.linear(x, self.output_weight())
+        return x if features_only else F.linear(x, self.output_weight())
 
     def forward(self, src_tokens, prev_output_tokens):
         enc_out, enc_pad_mask = self.encode(src_tokens)

@@ -1,0 +1,148 @@
+"""Writes the engine's test fixtures from the PyTorch reference.
+
+For each residual style, two tiny random models (2+2 layers d=64 float32, and
+3+1 layers d=48 float16 with odd sizes) go to tests/fixtures/models/<style>-<name>/
+as model directories, with reference.json: the input sentences and the
+reference's encoder output, teacher-forced logits, greedy output and beam
+search n-best lists with scores.
+
+Rerun whenever models/reference.py changes:
+    /usr/bin/python3 models/make_fixtures.py
+"""
+
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference as ref  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
+
+# name -> (config overrides, storage dtype)
+MODELS = {
+    "2x2": (dict(d_model=64, ffn_dim=76, n_heads=4, encoder_layers=2, decoder_layers=2, vocab_size=101), "float32"),
+    "3x1": (dict(d_model=48, ffn_dim=84, n_heads=4, encoder_layers=3, decoder_layers=1, vocab_size=99,
+                 share_embeddings=False, enc_alpha=0.75, dec_alpha=1.25, res_scale=0.8), "float16"),
+}
+MAX_POSITIONS = 64
+SEARCHES = [  # (beam, lenpen, nbest)
+    (1, 1.0, 1),
+    (2, 0.6, 2),
+    (5, 1.0, 5),
+]
+MAX_LEN_A, MAX_LEN_B, MIN_LEN = 1.2, 10, 1
+
+
+def randomize(model: ref.Transformer, gen: torch.Generator):
+    """Random weights with non-trivial LN gains/biases and linear biases, so that
+    every parameter matters."""
+    cfg = model.cfg
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "layer_norm" in name and name.endswith("weight"):
+                p.copy_(1 + 0.3 * torch.randn(p.shape, generator=gen))
+            elif name.endswith("bias"):
+                p.copy_(0.2 * torch.randn(p.shape, generator=gen))
+            elif "embed_tokens" in name or "output_projection" in name:
+                p.copy_(torch.randn(p.shape, generator=gen) * cfg.d_model ** -0.5 * 2)
+            else:
+                p.copy_(torch.randn(p.shape, generator=gen) * p.shape[-1] ** -0.5)
+        model.encoder.embed_tokens.weight[cfg.pad_id] = 0
+
+
+def tune_eos(model: ref.Transformer, src: torch.Tensor):
+    """Moves the </s> output embedding along the mean decoder state so that
+    greedy hypotheses end at varied lengths, neither all at once nor all at the
+    length limit: the search's finishing logic is what the fixtures exercise."""
+    cfg = model.cfg
+    weight = model.output_weight()
+    with torch.no_grad():
+        enc_out, pad_mask = model.encode(src)
+        prev = torch.full((src.size(0), 1), cfg.eos_id)
+        for _ in range(8):  # a few greedy steps, keeping the final decoder states
+            logits = model.decode(prev, enc_out, pad_mask)
+            prev = torch.cat([prev, logits[:, -1:].argmax(-1)], dim=1)
+        mean = model.decode(prev, enc_out, pad_mask, features_only=True).reshape(-1, cfg.d_model).mean(0)
+    original = weight[cfg.eos_id].clone()
+    limits = [ref.max_target_len(cfg, int(n), MAX_LEN_A, MAX_LEN_B) for n in src.ne(cfg.pad_id).sum(1)]
+    best = None
+    for factor in [0.05 * i for i in range(-40, 41)]:
+        with torch.no_grad():
+            weight[cfg.eos_id] = original + factor * mean / mean.norm() ** 2 * 20
+        lengths = [len(h) for h in ref.greedy_search(model, src, MAX_LEN_A, MAX_LEN_B, MIN_LEN)]
+        varied = sum(1 < n < limit for n, limit in zip(lengths, limits))
+        if best is None or varied > best[0]:
+            best = (varied, factor)
+    with torch.no_grad():
+        weight[cfg.eos_id] = original + best[1] * mean / mean.norm() ** 2 * 20
+
+
+def floats(t: torch.Tensor):
+    return [float(f"{v:.7g}") for v in t.reshape(-1).tolist()]
+
+
+def make(style: str, name: str, seed: int):
+    overrides, dtype = MODELS[name]
+    cfg = ref.ModelConfig(style=style, max_positions=MAX_POSITIONS, dropout=0.0, **overrides)
+    gen = torch.Generator().manual_seed(seed)
+    model = ref.Transformer(cfg)
+    randomize(model, gen)
+    V = cfg.vocab_size
+    lengths = [5, 1, 12, 3, 20, 7]
+    sentences = [torch.randint(4, V, (n,), generator=gen).tolist() for n in lengths]
+    src = ref.pad_batch(sentences, cfg)
+    tune_eos(model.eval(), src)
+    out_dir = os.path.join(ROOT, "models", f"{style}-{name}")
+    ref.save_model_dir(model, out_dir, dtype=dtype)
+    model = ref.load_model_dir(out_dir)  # the numbers the engine sees (float16 rounding included)
+
+    with torch.no_grad():
+        enc_out, _ = model.encode(src)
+        T = 6
+        prev = torch.cat([torch.full((len(sentences), 1), cfg.eos_id), torch.randint(4, V, (len(sentences), T - 1),
+                                                                                    generator=gen)], dim=1)
+        logits = model.decode(prev, enc_out, src.eq(cfg.pad_id))
+    result = {
+        "sentences": sentences,
+        "encoder_out": [floats(enc_out[i, :n + 1]) for i, n in enumerate(lengths)],
+        "forced": {"prev_tokens": prev.tolist(), "logits": [floats(logits[i]) for i in range(len(sentences))]},
+        "max_len_a": MAX_LEN_A, "max_len_b": MAX_LEN_B, "min_len": MIN_LEN,
+        "searches": [],
+    }
+    for beam, lenpen, nbest in SEARCHES:
+        hyps = ref.beam_search(model, src, beam=beam, lenpen=lenpen, max_len_a=MAX_LEN_A, max_len_b=MAX_LEN_B,
+                               min_len=MIN_LEN, nbest=nbest)
+        result["searches"].append({
+            "beam": beam, "lenpen": lenpen, "nbest": nbest,
+            "hyps": [[{"tokens": t, "score": float(f"{s:.8g}")} for t, s in sent] for sent in hyps],
+        })
+    # A long input (near max_positions) on its own.
+    long_sentence = torch.randint(4, V, (MAX_POSITIONS - 1,), generator=gen).tolist()
+    result["long"] = {"sentence": long_sentence,
+                      "greedy": ref.greedy_search(model, ref.pad_batch([long_sentence], cfg), MAX_LEN_A, MAX_LEN_B,
+                                                  MIN_LEN)[0]}
+    with open(os.path.join(out_dir, "reference.json"), "w") as f:
+        json.dump(result, f, separators=(",", ":"))
+    ends = [len(h[0]["tokens"]) for h in result["searches"][0]["hyps"]]
+    print(f"{style}-{name}: greedy lengths {ends}")
+    return sentences
+
+
+def main():
+    torch.manual_seed(0)
+    seed = 1
+    for style in ref.STYLES:
+        for name in MODELS:
+            sentences = make(style, name, seed)
+            seed += 1
+    # An example input for `npm start`: the 2x2 fixtures' first sentences.
+    with open(os.path.join(ROOT, "example-ids.txt"), "w") as f:
+        for s in sentences[:3]:
+            f.write(" ".join(map(str, s)) + "\n")
+
+
+if __name__ == "__main__":
+    main()

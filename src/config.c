@@ -1,0 +1,163 @@
+// config.json -> rmt_config, with every value checked.
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "json.h"
+#include "model.h"
+
+typedef struct {
+  const char *key;
+  int *value;
+  int required;
+  int min, max;
+} int_field;
+
+typedef struct {
+  const char *key;
+  float *value;
+} float_field;
+
+static int parse_ints(const rmt_json *json, const int_field *fields, int n) {
+  for (int i = 0; i < n; i++) {
+    int tok = rmt_json_find(json, 0, fields[i].key);
+    if (tok < 0) {
+      if (fields[i].required) return rmt_error(RMT_E_FORMAT, "config.json: missing \"%s\"", fields[i].key);
+      continue;
+    }
+    double v;
+    if (rmt_json_number(json, tok, &v) || v != floor(v) || v < fields[i].min || v > fields[i].max) {
+      return rmt_error(RMT_E_FORMAT, "config.json: \"%s\" must be an integer in [%d, %d]", fields[i].key,
+                       fields[i].min, fields[i].max);
+    }
+    *fields[i].value = (int)v;
+  }
+  return RMT_OK;
+}
+
+static int parse_floats(const rmt_json *json, const float_field *fields, int n) {
+  for (int i = 0; i < n; i++) {
+    int tok = rmt_json_find(json, 0, fields[i].key);
+    if (tok < 0) continue;
+    double v;
+    if (rmt_json_number(json, tok, &v) || !isfinite(v)) {
+      return rmt_error(RMT_E_FORMAT, "config.json: \"%s\" must be a finite number", fields[i].key);
+    }
+    *fields[i].value = (float)v;
+  }
+  return RMT_OK;
+}
+
+static int parse_languages(const rmt_json *json, rmt_config *config) {
+  int langs = rmt_json_find(json, 0, "languages");
+  int tokens = langs >= 0 ? rmt_json_find(json, langs, "target_lang_tokens") : -1;
+  if (tokens < 0) return RMT_OK;
+  if (json->tokens[tokens].type != JSMN_OBJECT || json->tokens[tokens].size > RMT_MAX_LANGS) {
+    return rmt_error(RMT_E_FORMAT, "config.json: languages.target_lang_tokens must be an object of at most %d entries",
+                     RMT_MAX_LANGS);
+  }
+  int i = tokens + 1;
+  for (int k = 0; k < json->tokens[tokens].size; k++, i = rmt_json_skip(json, i + 1)) {
+    double id;
+    if (rmt_json_string(json, i, config->target_lang_codes[k], sizeof config->target_lang_codes[k]) ||
+        rmt_json_number(json, i + 1, &id) || id != floor(id) || id < 0 || id >= config->vocab_size) {
+      return rmt_error(RMT_E_FORMAT, "config.json: bad entry in languages.target_lang_tokens");
+    }
+    config->target_lang_ids[k] = (int)id;
+    config->n_target_langs = k + 1;
+  }
+  return RMT_OK;
+}
+
+int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
+  memset(config, 0, sizeof *config);
+  rmt_json json;
+  int err = rmt_json_parse(&json, text, len, "config.json");
+  if (err) return err;
+
+  config->bos_id = 0, config->pad_id = 1, config->eos_id = 2, config->unk_id = 3;
+  config->max_positions = 1024;
+  config->ln_eps = 1e-5f, config->final_ln_eps = 1e-7f;
+  config->res_scale = config->enc_alpha = config->dec_alpha = 1.0f;
+  config->share_embeddings = 1;
+
+  const int_field ints[] = {
+      {"d_model", &config->d_model, 1, 1, 1 << 16},
+      {"ffn_dim", &config->ffn_dim, 1, 1, 1 << 18},
+      {"n_heads", &config->n_heads, 1, 1, 1024},
+      {"encoder_layers", &config->encoder_layers, 1, 1, 256},
+      {"decoder_layers", &config->decoder_layers, 1, 1, 256},
+      {"vocab_size", &config->vocab_size, 1, 4, 1 << 22},
+      {"max_positions", &config->max_positions, 0, 2, 1 << 16},
+      {"bos_id", &config->bos_id, 0, 0, 1 << 22},
+      {"pad_id", &config->pad_id, 0, 0, 1 << 22},
+      {"eos_id", &config->eos_id, 0, 0, 1 << 22},
+      {"unk_id", &config->unk_id, 0, 0, 1 << 22},
+  };
+  const float_field floats[] = {
+      {"ln_eps", &config->ln_eps},       {"final_ln_eps", &config->final_ln_eps},
+      {"res_scale", &config->res_scale}, {"enc_alpha", &config->enc_alpha},
+      {"dec_alpha", &config->dec_alpha},
+  };
+  err = parse_ints(&json, ints, sizeof ints / sizeof ints[0]);
+  if (!err) err = parse_floats(&json, floats, sizeof floats / sizeof floats[0]);
+  if (err) goto done;
+
+  int tok = rmt_json_find(&json, 0, "format");
+  if (tok >= 0 && !rmt_json_equals(&json, tok, "residual-mt/1")) {
+    err = rmt_error(RMT_E_FORMAT, "config.json: unsupported \"format\" (expected \"residual-mt/1\")");
+    goto done;
+  }
+  tok = rmt_json_find(&json, 0, "style");
+  if (tok < 0) {
+    err = rmt_error(RMT_E_FORMAT, "config.json: missing \"style\"");
+    goto done;
+  }
+  if (rmt_json_equals(&json, tok, "post")) config->style = RMT_STYLE_POST;
+  else if (rmt_json_equals(&json, tok, "pre")) config->style = RMT_STYLE_PRE;
+  else if (rmt_json_equals(&json, tok, "residual")) config->style = RMT_STYLE_RESIDUAL;
+  else {
+    err = rmt_error(RMT_E_FORMAT, "config.json: \"style\" must be \"post\", \"pre\" or \"residual\"");
+    goto done;
+  }
+  tok = rmt_json_find(&json, 0, "activation");
+  if (tok >= 0 && !rmt_json_equals(&json, tok, "relu")) {
+    err = rmt_error(RMT_E_FORMAT, "config.json: unsupported \"activation\" (only \"relu\")");
+    goto done;
+  }
+  tok = rmt_json_find(&json, 0, "share_embeddings");
+  if (tok >= 0) {
+    if (rmt_json_equals(&json, tok, "true")) config->share_embeddings = 1;
+    else if (rmt_json_equals(&json, tok, "false")) config->share_embeddings = 0;
+    else {
+      err = rmt_error(RMT_E_FORMAT, "config.json: \"share_embeddings\" must be true or false");
+      goto done;
+    }
+  }
+  if (config->d_model % config->n_heads) {
+    err = rmt_error(RMT_E_FORMAT, "config.json: d_model %d is not divisible by n_heads %d", config->d_model,
+                    config->n_heads);
+    goto done;
+  }
+  if (config->d_model < 4) {  // the sinusoidal table divides by d_model / 2 - 1
+    err = rmt_error(RMT_E_FORMAT, "config.json: d_model must be at least 4");
+    goto done;
+  }
+  config->head_dim = config->d_model / config->n_heads;
+  int ids[] = {config->bos_id, config->pad_id, config->eos_id, config->unk_id};
+  for (int i = 0; i < 4; i++) {
+    if (ids[i] >= config->vocab_size) {
+      err = rmt_error(RMT_E_FORMAT, "config.json: special token id %d is outside the vocabulary (%d)", ids[i],
+                      config->vocab_size);
+      goto done;
+    }
+  }
+  if (!(config->ln_eps > 0) || !(config->final_ln_eps > 0)) {
+    err = rmt_error(RMT_E_FORMAT, "config.json: layer norm eps must be positive");
+    goto done;
+  }
+  err = parse_languages(&json, config);
+done:
+  rmt_json_free(&json);
+  return err;
+}

@@ -1,0 +1,77 @@
+// Plain C reference kernels: the math, written as directly as possible. The
+// SIMD kernels in kernels_wasmsimd.c are tested against these.
+#include <math.h>
+
+#include "kernels.h"
+
+void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const float *bias, int M, int N, int K) {
+  for (int m = 0; m < M; m++) {
+    for (int n = 0; n < N; n++) {
+      float sum = 0.0f;
+      for (int k = 0; k < K; k++) sum += A[(size_t)m * K + k] * weight[(size_t)n * K + k];
+      C[(size_t)m * N + n] = sum + (bias ? bias[n] : 0.0f);
+    }
+  }
+}
+
+void rmt_layer_norm_f32__ref(float *out, const float *x, const float *gamma, const float *beta,
+                             int M, int D, float eps) {
+  for (int m = 0; m < M; m++) {
+    const float *row = x + (size_t)m * D;
+    float *dst = out + (size_t)m * D;
+    double mean = 0.0, var = 0.0;
+    for (int i = 0; i < D; i++) mean += row[i];
+    mean /= D;
+    for (int i = 0; i < D; i++) var += (row[i] - mean) * (row[i] - mean);
+    var /= D;
+    float inv_std = (float)(1.0 / sqrt(var + eps));
+    for (int i = 0; i < D; i++) dst[i] = (float)(row[i] - mean) * inv_std * gamma[i] + beta[i];
+  }
+}
+
+void rmt_relu_f32__ref(float *x, size_t n) {
+  for (size_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void rmt_add_scaled_f32__ref(float *out, const float *a, const float *b, float scale, size_t n) {
+  for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i] * scale;
+}
+
+void rmt_softmax_f32(float *x, int n) {
+  float max = -INFINITY;
+  for (int i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
+  float sum = 0.0f;
+  for (int i = 0; i < n; i++) {
+    x[i] = expf(x[i] - max);
+    sum += x[i];
+  }
+  float inv = 1.0f / sum;
+  for (int i = 0; i < n; i++) x[i] *= inv;
+}
+
+void rmt_log_softmax_f32(float *out, const float *x, int n) {
+  float max = -INFINITY;
+  for (int i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
+  double sum = 0.0;
+  for (int i = 0; i < n; i++) sum += expf(x[i] - max);
+  float log_sum = (float)log(sum);
+  for (int i = 0; i < n; i++) out[i] = x[i] - max - log_sum;
+}
+
+void rmt_attention_row_f32__ref(float *out, const float *q, const float *const *keys,
+                                const float *const *values, int T, int H, int E, float *scores) {
+  for (int h = 0; h < H; h++) {
+    const float *q_h = q + h * E;
+    for (int t = 0; t < T; t++) {
+      float dot = 0.0f;
+      for (int e = 0; e < E; e++) dot += q_h[e] * keys[t][h * E + e];
+      scores[t] = dot;
+    }
+    rmt_softmax_f32(scores, T);
+    for (int e = 0; e < E; e++) {
+      float sum = 0.0f;
+      for (int t = 0; t < T; t++) sum += scores[t] * values[t][h * E + e];
+      out[h * E + e] = sum;
+    }
+  }
+}

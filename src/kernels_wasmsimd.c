@@ -1,0 +1,178 @@
+// SIMD128 kernels (WebAssembly SIMD; SIMDe natively). Each mirrors its twin in
+// kernels_ref.c; tails that do not fill a 4-lane vector are done in scalar code.
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "simd.h"
+
+static inline float hsum_f32x4(v128_t v) {
+  return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
+         wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3);
+}
+
+// ---------------------------------------------------------------- GEMM
+
+size_t rmt_packed_weight_floats(int N, int K) {
+  size_t panels = ((size_t)N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  return panels * RMT_GEMM_NR * (size_t)K;
+}
+
+void rmt_pack_weight(float *packed, const float *weight, int N, int K) {
+  int panels = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  for (int p = 0; p < panels; p++) {
+    float *panel = packed + (size_t)p * RMT_GEMM_NR * K;
+    for (int k = 0; k < K; k++) {
+      for (int j = 0; j < RMT_GEMM_NR; j++) {
+        int n = p * RMT_GEMM_NR + j;
+        panel[(size_t)k * RMT_GEMM_NR + j] = n < N ? weight[(size_t)n * K + k] : 0.0f;
+      }
+    }
+  }
+}
+
+// A 4x8 tile of C per iteration: 4 rows of A broadcast one element at a time
+// against 8 packed weights (two vectors), 8 accumulators. A partial row tile
+// repeats the last valid row (reads stay in bounds; the extra results are not
+// stored); a partial column panel goes through a small buffer.
+void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                int M, int N, int K) {
+  static const float zero_bias[RMT_GEMM_NR];
+  for (int m = 0; m < M; m += 4) {
+    const float *a0 = A + (size_t)m * K;
+    const float *a1 = m + 1 < M ? a0 + K : a0;
+    const float *a2 = m + 2 < M ? a1 + K : a1;
+    const float *a3 = m + 3 < M ? a2 + K : a2;
+    int rows = M - m < 4 ? M - m : 4;
+    for (int n = 0; n < N; n += RMT_GEMM_NR) {
+      const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
+      v128_t c00 = wasm_f32x4_splat(0), c01 = c00, c10 = c00, c11 = c00;
+      v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+      for (int k = 0; k < K; k++) {
+        v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 4);
+        w += RMT_GEMM_NR;
+        v128_t x0 = wasm_f32x4_splat(a0[k]), x1 = wasm_f32x4_splat(a1[k]);
+        v128_t x2 = wasm_f32x4_splat(a2[k]), x3 = wasm_f32x4_splat(a3[k]);
+        c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, w0));
+        c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, w1));
+        c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x1, w0));
+        c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x1, w1));
+        c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x2, w0));
+        c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x2, w1));
+        c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x3, w0));
+        c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x3, w1));
+      }
+      int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
+      float bias_tile[RMT_GEMM_NR];
+      const float *b = zero_bias;
+      if (bias) {
+        memcpy(bias_tile, bias + n, sizeof(float) * cols);
+        for (int j = cols; j < RMT_GEMM_NR; j++) bias_tile[j] = 0.0f;
+        b = bias_tile;
+      }
+      v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
+      v128_t acc[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
+      for (int r = 0; r < rows; r++) {
+        float *dst = C + (size_t)(m + r) * N + n;
+        v128_t lo = wasm_f32x4_add(acc[r][0], b0), hi = wasm_f32x4_add(acc[r][1], b1);
+        if (cols == RMT_GEMM_NR) {
+          wasm_v128_store(dst, lo);
+          wasm_v128_store(dst + 4, hi);
+        } else {
+          float tile[RMT_GEMM_NR];
+          wasm_v128_store(tile, lo);
+          wasm_v128_store(tile + 4, hi);
+          memcpy(dst, tile, sizeof(float) * cols);
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- LayerNorm
+
+void rmt_layer_norm_f32__wasmsimd(float *out, const float *x, const float *gamma, const float *beta,
+                                  int M, int D, float eps) {
+  int D4 = D & ~3;
+  for (int m = 0; m < M; m++) {
+    const float *row = x + (size_t)m * D;
+    float *dst = out + (size_t)m * D;
+    v128_t acc = wasm_f32x4_splat(0);
+    for (int i = 0; i < D4; i += 4) acc = wasm_f32x4_add(acc, wasm_v128_load(row + i));
+    float sum = hsum_f32x4(acc);
+    for (int i = D4; i < D; i++) sum += row[i];
+    float mean = sum / D;
+    v128_t mean4 = wasm_f32x4_splat(mean);
+    acc = wasm_f32x4_splat(0);
+    for (int i = 0; i < D4; i += 4) {
+      v128_t c = wasm_f32x4_sub(wasm_v128_load(row + i), mean4);
+      acc = wasm_f32x4_add(acc, wasm_f32x4_mul(c, c));
+    }
+    float var = hsum_f32x4(acc);
+    for (int i = D4; i < D; i++) var += (row[i] - mean) * (row[i] - mean);
+    var /= D;
+    float inv_std = 1.0f / sqrtf(var + eps);
+    v128_t inv4 = wasm_f32x4_splat(inv_std);
+    for (int i = 0; i < D4; i += 4) {
+      v128_t c = wasm_f32x4_mul(wasm_f32x4_sub(wasm_v128_load(row + i), mean4), inv4);
+      wasm_v128_store(dst + i, wasm_f32x4_add(wasm_f32x4_mul(c, wasm_v128_load(gamma + i)), wasm_v128_load(beta + i)));
+    }
+    for (int i = D4; i < D; i++) dst[i] = (row[i] - mean) * inv_std * gamma[i] + beta[i];
+  }
+}
+
+// ---------------------------------------------------------------- elementwise
+
+void rmt_relu_f32__wasmsimd(float *x, size_t n) {
+  size_t n4 = n & ~(size_t)3;
+  v128_t zero = wasm_f32x4_splat(0);
+  for (size_t i = 0; i < n4; i += 4) wasm_v128_store(x + i, wasm_f32x4_max(wasm_v128_load(x + i), zero));
+  for (size_t i = n4; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void rmt_add_scaled_f32__wasmsimd(float *out, const float *a, const float *b, float scale, size_t n) {
+  size_t n4 = n & ~(size_t)3;
+  v128_t s = wasm_f32x4_splat(scale);
+  for (size_t i = 0; i < n4; i += 4) {
+    wasm_v128_store(out + i, wasm_f32x4_add(wasm_v128_load(a + i), wasm_f32x4_mul(wasm_v128_load(b + i), s)));
+  }
+  for (size_t i = n4; i < n; i++) out[i] = a[i] + b[i] * scale;
+}
+
+void rmt_scale_f32__wasmsimd(float *x, float scale, size_t n) {
+  size_t n4 = n & ~(size_t)3;
+  v128_t s = wasm_f32x4_splat(scale);
+  for (size_t i = 0; i < n4; i += 4) wasm_v128_store(x + i, wasm_f32x4_mul(wasm_v128_load(x + i), s));
+  for (size_t i = n4; i < n; i++) x[i] *= scale;
+}
+
+// ---------------------------------------------------------------- attention
+
+static inline float dot_f32(const float *a, const float *b, int n) {
+  int n4 = n & ~3;
+  v128_t acc = wasm_f32x4_splat(0);
+  for (int i = 0; i < n4; i += 4) acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+  float sum = hsum_f32x4(acc);
+  for (int i = n4; i < n; i++) sum += a[i] * b[i];
+  return sum;
+}
+
+void rmt_attention_row_f32__wasmsimd(float *out, const float *q, const float *const *keys,
+                                     const float *const *values, int T, int H, int E, float *scores) {
+  int E4 = E & ~3;
+  for (int h = 0; h < H; h++) {
+    int off = h * E;
+    for (int t = 0; t < T; t++) scores[t] = dot_f32(q + off, keys[t] + off, E);
+    rmt_softmax_f32(scores, T);
+    float *dst = out + off;
+    memset(dst, 0, sizeof(float) * E);
+    for (int t = 0; t < T; t++) {
+      const float *v = values[t] + off;
+      v128_t p = wasm_f32x4_splat(scores[t]);
+      for (int e = 0; e < E4; e += 4) {
+        wasm_v128_store(dst + e, wasm_f32x4_add(wasm_v128_load(dst + e), wasm_f32x4_mul(p, wasm_v128_load(v + e))));
+      }
+      for (int e = E4; e < E; e++) dst[e] += scores[t] * v[e];
+    }
+  }
+}

@@ -1,0 +1,252 @@
+// Model loading: config + safetensors -> weights in one arena. Every tensor is
+// checked against the config (name, shape); unknown tensors are an error (a
+// misnamed tensor usually means a wrong conversion; better to fail loudly).
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernels.h"
+#include "safetensors.h"
+
+// The loader runs twice over the same code: first counting the bytes the arena
+// needs (and checking every tensor), then filling the arena.
+typedef struct {
+  rmt_safetensors *st;
+  rmt_arena *arena;  // NULL while counting
+  size_t bytes;      // counted size
+} loader;
+
+static float *take_floats(loader *ld, size_t count) {
+  if (!ld->arena) {
+    ld->bytes += rmt_align_up(count * sizeof(float));
+    return NULL;
+  }
+  return RMT_ARENA_ARRAY(ld->arena, float, count);
+}
+
+static rmt_tensor_info *find_checked(loader *ld, const char *name, int rows, int cols, int *err) {
+  rmt_tensor_info *info = rmt_safetensors_find(ld->st, name);
+  if (!info) {
+    *err = rmt_error(RMT_E_FORMAT, "model.safetensors: missing tensor %s", name);
+    return NULL;
+  }
+  int ok = cols ? info->n_dims == 2 && info->shape[0] == rows && info->shape[1] == cols
+                : info->n_dims == 1 && info->shape[0] == rows;
+  if (!ok) {
+    char got[64] = "";
+    for (int d = 0; d < info->n_dims; d++) {
+      size_t n = strlen(got);
+      snprintf(got + n, sizeof got - n, "%s%lld", d ? ", " : "", (long long)info->shape[d]);
+    }
+    if (cols) *err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has shape [%s], expected [%d, %d]", name, got, rows, cols);
+    else *err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has shape [%s], expected [%d]", name, got, rows);
+    return NULL;
+  }
+  info->used = 1;
+  return info;
+}
+
+// A plain float array (embedding, LN parameter, bias).
+static int load_array(loader *ld, float **dst, const char *name, int rows, int cols) {
+  int err = RMT_OK;
+  rmt_tensor_info *info = find_checked(ld, name, rows, cols, &err);
+  if (!info) return err;
+  *dst = take_floats(ld, (size_t)rows * (cols ? cols : 1));
+  if (ld->arena) {
+    if (!*dst) return rmt_error(RMT_E_NOMEM, "model arena exhausted (sizing bug)");
+    rmt_safetensors_read_f32(ld->st, info, *dst);
+  }
+  return RMT_OK;
+}
+
+// A Linear weight (n_out, n_in), packed for the GEMM kernel; the unpacked copy
+// is read into scratch and dropped.
+static int load_packed(loader *ld, rmt_linear *lin, const char *name, int n_out, int n_in, float *scratch) {
+  int err = RMT_OK;
+  rmt_tensor_info *info = find_checked(ld, name, n_out, n_in, &err);
+  if (!info) return err;
+  lin->n_out = n_out, lin->n_in = n_in;
+  lin->weight = take_floats(ld, rmt_packed_weight_floats(n_out, n_in));
+  if (ld->arena) {
+    if (!lin->weight) return rmt_error(RMT_E_NOMEM, "model arena exhausted (sizing bug)");
+    rmt_safetensors_read_f32(ld->st, info, scratch);
+    rmt_pack_weight(lin->weight, scratch, n_out, n_in);
+  }
+  return RMT_OK;
+}
+
+static int load_linear(loader *ld, rmt_linear *lin, const char *prefix, int n_out, int n_in, float *scratch) {
+  char name[RMT_TENSOR_NAME_MAX];
+  snprintf(name, sizeof name, "%s.weight", prefix);
+  int err = load_packed(ld, lin, name, n_out, n_in, scratch);
+  snprintf(name, sizeof name, "%s.bias", prefix);
+  return err ? err : load_array(ld, &lin->bias, name, n_out, 0);
+}
+
+static int load_norm(loader *ld, rmt_norm *norm, const char *prefix, int d) {
+  char name[RMT_TENSOR_NAME_MAX];
+  snprintf(name, sizeof name, "%s.weight", prefix);
+  int err = load_array(ld, &norm->gamma, name, d, 0);
+  snprintf(name, sizeof name, "%s.bias", prefix);
+  return err ? err : load_array(ld, &norm->beta, name, d, 0);
+}
+
+static int load_attention(loader *ld, rmt_attention *attn, const char *prefix, int d, float *scratch) {
+  static const char *parts[] = {"q_proj", "k_proj", "v_proj", "out_proj"};
+  rmt_linear *lins[] = {&attn->q_proj, &attn->k_proj, &attn->v_proj, &attn->out_proj};
+  char name[RMT_TENSOR_NAME_MAX];
+  for (int i = 0; i < 4; i++) {
+    snprintf(name, sizeof name, "%s.%s", prefix, parts[i]);
+    int err = load_linear(ld, lins[i], name, d, d, scratch);
+    if (err) return err;
+  }
+  return RMT_OK;
+}
+
+static int load_layer(loader *ld, rmt_layer *layer, const char *stack, int index, int is_decoder, float *scratch) {
+  char prefix[64], name[RMT_TENSOR_NAME_MAX];
+  snprintf(prefix, sizeof prefix, "%s.layers.%d", stack, index);
+  int d = layer->fc1.n_in, f = layer->fc1.n_out;  // set by the caller
+  int err;
+#define TRY(call) \
+  if ((err = (call))) return err
+  snprintf(name, sizeof name, "%s.self_attn", prefix);
+  TRY(load_attention(ld, &layer->self_attn, name, d, scratch));
+  snprintf(name, sizeof name, "%s.self_attn_layer_norm", prefix);
+  TRY(load_norm(ld, &layer->self_attn_norm, name, d));
+  if (is_decoder) {
+    snprintf(name, sizeof name, "%s.encoder_attn", prefix);
+    TRY(load_attention(ld, &layer->encoder_attn, name, d, scratch));
+    snprintf(name, sizeof name, "%s.encoder_attn_layer_norm", prefix);
+    TRY(load_norm(ld, &layer->encoder_attn_norm, name, d));
+  }
+  snprintf(name, sizeof name, "%s.fc1", prefix);
+  TRY(load_linear(ld, &layer->fc1, name, f, d, scratch));
+  snprintf(name, sizeof name, "%s.fc2", prefix);
+  TRY(load_linear(ld, &layer->fc2, name, d, f, scratch));
+  snprintf(name, sizeof name, "%s.final_layer_norm", prefix);
+  TRY(load_norm(ld, &layer->final_norm, name, d));
+#undef TRY
+  return RMT_OK;
+}
+
+// fairseq's sinusoidal table, computed in float32 as torch does.
+static void fill_positions(float *table, int rows, int d, int pad_id) {
+  int half = d / 2;
+  float step = (float)(log(10000.0) / (half - 1));
+  for (int pos = 0; pos < rows; pos++) {
+    float *row = table + (size_t)pos * d;
+    for (int i = 0; i < half; i++) {
+      float freq = expf((float)i * -step);
+      float angle = (float)pos * freq;
+      row[i] = pos == pad_id ? 0.0f : sinf(angle);
+      row[half + i] = pos == pad_id ? 0.0f : cosf(angle);
+    }
+    if (d % 2) row[d - 1] = 0.0f;
+  }
+}
+
+static int load_all(loader *ld, rmt_model *model, float *scratch) {
+  const rmt_config *c = &model->config;
+  int d = c->d_model, v = c->vocab_size, err;
+  if ((err = load_array(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d))) return err;
+  if (c->share_embeddings) {
+    model->decoder_embed_tokens = model->embed_tokens;
+    // The output projection is the embedding itself, packed for the GEMM.
+    rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
+    model->output_projection.n_out = v, model->output_projection.n_in = d;
+    model->output_projection.weight = take_floats(ld, rmt_packed_weight_floats(v, d));
+    if (ld->arena) {
+      if (!model->output_projection.weight) return rmt_error(RMT_E_NOMEM, "model arena exhausted (sizing bug)");
+      rmt_safetensors_read_f32(ld->st, info, scratch);
+      rmt_pack_weight(model->output_projection.weight, scratch, v, d);
+    }
+  } else {
+    if ((err = load_array(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d))) return err;
+    if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;
+  }
+  model->positions = take_floats(ld, (size_t)(c->max_positions + c->pad_id + 1) * d);
+  if (ld->arena) fill_positions(model->positions, c->max_positions + c->pad_id + 1, d, c->pad_id);
+
+  rmt_layer *stacks[2] = {model->encoder_layers, model->decoder_layers};
+  int counts[2] = {c->encoder_layers, c->decoder_layers};
+  for (int s = 0; s < 2; s++) {
+    for (int i = 0; i < counts[s]; i++) {
+      rmt_layer *layer = &stacks[s][i];
+      layer->fc1.n_in = d, layer->fc1.n_out = c->ffn_dim;
+      if ((err = load_layer(ld, layer, s ? "decoder" : "encoder", i, s, scratch))) return err;
+    }
+  }
+  if (c->style != RMT_STYLE_POST) {
+    if ((err = load_norm(ld, &model->encoder_norm, "encoder.layer_norm", d))) return err;
+    if ((err = load_norm(ld, &model->decoder_norm, "decoder.layer_norm", d))) return err;
+  }
+  return RMT_OK;
+}
+
+RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len, const uint8_t *safetensors,
+                                  size_t safetensors_len) {
+  rmt_clear_error();
+  if (!config_json || !safetensors) {
+    rmt_error(RMT_E_INVALID, "rmt_model_load: missing config or weights");
+    return NULL;
+  }
+  rmt_model *model = calloc(1, sizeof *model);
+  rmt_safetensors st = {0};
+  float *scratch = NULL;
+  if (!model) {
+    rmt_error(RMT_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  int err = rmt_config_parse(&model->config, config_json, config_len);
+  if (!err) err = rmt_safetensors_open(&st, safetensors, safetensors_len);
+  if (err) goto fail;
+  const rmt_config *c = &model->config;
+  model->encoder_layers = calloc((size_t)c->encoder_layers, sizeof(rmt_layer));
+  model->decoder_layers = calloc((size_t)c->decoder_layers, sizeof(rmt_layer));
+  if (!model->encoder_layers || !model->decoder_layers) {
+    err = rmt_error(RMT_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  // Pass 1: check every tensor and count bytes; then reject leftovers.
+  loader ld = {&st, NULL, 0};
+  if ((err = load_all(&ld, model, NULL))) goto fail;
+  for (int i = 0; i < st.n_tensors; i++) {
+    if (!st.tensors[i].used) {
+      err = rmt_error(RMT_E_FORMAT, "model.safetensors: unknown tensor %s (not part of a %s model with this config)",
+                      st.tensors[i].name, c->style == RMT_STYLE_POST ? "post" : c->style == RMT_STYLE_PRE ? "pre" : "residual");
+      goto fail;
+    }
+  }
+  // Pass 2: fill the arena. scratch holds one unpacked matrix at a time.
+  size_t largest = (size_t)c->vocab_size * c->d_model;
+  if ((size_t)c->ffn_dim * c->d_model > largest) largest = (size_t)c->ffn_dim * c->d_model;
+  scratch = malloc(largest * sizeof(float));
+  if (!scratch) {
+    err = rmt_error(RMT_E_NOMEM, "out of memory: cannot allocate load scratch");
+    goto fail;
+  }
+  if ((err = rmt_arena_init(&model->arena, ld.bytes))) goto fail;
+  ld.arena = &model->arena;
+  if ((err = load_all(&ld, model, scratch))) goto fail;
+  free(scratch);
+  rmt_safetensors_close(&st);
+  return model;
+fail:
+  free(scratch);
+  rmt_safetensors_close(&st);
+  rmt_model_free(model);
+  return NULL;
+}
+
+RMT_API void rmt_model_free(rmt_model *model) {
+  if (!model) return;
+  rmt_arena_free(&model->arena);
+  free(model->encoder_layers);
+  free(model->decoder_layers);
+  free(model);
+}

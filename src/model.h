@@ -1,0 +1,81 @@
+// The model: configuration and weights, read-only once loaded. Translation
+// state (caches, scratch) lives apart, in search.c, so several translations
+// can share one model.
+#ifndef RMT_MODEL_H
+#define RMT_MODEL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "rmt.h"
+
+typedef enum { RMT_STYLE_POST = 0, RMT_STYLE_PRE = 1, RMT_STYLE_RESIDUAL = 2 } rmt_style;
+
+#define RMT_MAX_LANGS 8
+
+typedef struct {
+  rmt_style style;
+  int d_model, ffn_dim, n_heads, head_dim;
+  int encoder_layers, decoder_layers;
+  int vocab_size, max_positions;
+  int bos_id, pad_id, eos_id, unk_id;
+  float ln_eps;        // every sub-layer LN, and Pre-LN's final LN
+  float final_ln_eps;  // ResiDual's LN_final over the dual stream
+  float res_scale;     // ResiDual's s (res_input_norm_scale)
+  float enc_alpha, dec_alpha;
+  int share_embeddings;
+  // Target-language tokens ("languages": {"target_lang_tokens": {"en": 4}}):
+  // when present the source is [token] + text ids + [eos].
+  int n_target_langs;
+  char target_lang_codes[RMT_MAX_LANGS][16];
+  int target_lang_ids[RMT_MAX_LANGS];
+} rmt_config;
+
+// Parses and validates config.json. 0 or RMT_E_FORMAT with a message.
+int rmt_config_parse(rmt_config *config, const char *json, size_t len);
+
+typedef struct {
+  float *weight;  // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h)
+  float *bias;    // (N)
+  int n_out, n_in;
+} rmt_linear;
+
+typedef struct {
+  float *gamma;  // (D) LayerNorm weight
+  float *beta;   // (D) LayerNorm bias
+} rmt_norm;
+
+typedef struct {
+  rmt_linear q_proj, k_proj, v_proj, out_proj;  // *.{q,k,v,out}_proj, each (D, D)
+} rmt_attention;
+
+typedef struct {
+  rmt_attention self_attn;     // {encoder,decoder}.layers.N.self_attn
+  rmt_norm self_attn_norm;     // ....self_attn_layer_norm
+  rmt_attention encoder_attn;  // decoder.layers.N.encoder_attn (decoder only)
+  rmt_norm encoder_attn_norm;  // decoder.layers.N.encoder_attn_layer_norm (decoder only)
+  rmt_linear fc1;              // ....fc1 (F, D)
+  rmt_linear fc2;              // ....fc2 (D, F)
+  rmt_norm final_norm;         // ....final_layer_norm
+} rmt_layer;
+
+struct rmt_model {
+  rmt_config config;
+  rmt_arena arena;                // owns every array below
+  float *embed_tokens;            // (V, D) encoder.embed_tokens.weight
+  float *decoder_embed_tokens;    // (V, D) decoder.embed_tokens.weight (== embed_tokens when shared)
+  rmt_linear output_projection;   // (V, D) decoder.output_projection.weight (the embedding when shared), no bias
+  float *positions;               // (max_positions + pad_id + 1, D) fairseq sinusoidal table
+  rmt_layer *encoder_layers;      // [encoder_layers]
+  rmt_layer *decoder_layers;      // [decoder_layers]
+  rmt_norm encoder_norm;          // encoder.layer_norm (Pre-LN final LN / ResiDual LN_final)
+  rmt_norm decoder_norm;          // decoder.layer_norm
+};
+typedef struct rmt_model rmt_model;
+
+// Loads a model from config.json text and model.safetensors bytes (both are
+// only read during the call). NULL on failure, with rmt_last_error().
+RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len,
+                                  const uint8_t *safetensors, size_t safetensors_len);
+RMT_API void rmt_model_free(rmt_model *model);
+#endif

@@ -1,0 +1,149 @@
+#include "safetensors.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "json.h"
+
+static size_t dtype_size(rmt_dtype dtype) { return dtype == RMT_DTYPE_F32 ? 4 : 2; }
+
+static int parse_tensor(const rmt_json *json, int key, rmt_tensor_info *info, size_t data_size) {
+  if (rmt_json_string(json, key, info->name, sizeof info->name)) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor name too long or malformed");
+  }
+  int obj = key + 1;
+  int dtype = rmt_json_find(json, obj, "dtype");
+  int shape = rmt_json_find(json, obj, "shape");
+  int offsets = rmt_json_find(json, obj, "data_offsets");
+  if (dtype < 0 || shape < 0 || offsets < 0 || json->tokens[shape].type != JSMN_ARRAY ||
+      json->tokens[offsets].type != JSMN_ARRAY || json->tokens[offsets].size != 2) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: header entry needs dtype, shape and data_offsets",
+                     info->name);
+  }
+  if (rmt_json_equals(json, dtype, "F32")) info->dtype = RMT_DTYPE_F32;
+  else if (rmt_json_equals(json, dtype, "F16")) info->dtype = RMT_DTYPE_F16;
+  else if (rmt_json_equals(json, dtype, "BF16")) info->dtype = RMT_DTYPE_BF16;
+  else {
+    char name[16] = "?";
+    rmt_json_string(json, dtype, name, sizeof name);
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: unsupported dtype %s (F32, F16 or BF16)",
+                     info->name, name);
+  }
+  info->n_dims = json->tokens[shape].size;
+  if (info->n_dims > RMT_TENSOR_DIMS_MAX) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: too many dimensions", info->name);
+  }
+  size_t numel = 1;
+  for (int d = 0; d < info->n_dims; d++) {
+    double v;
+    if (rmt_json_number(json, shape + 1 + d, &v) || v < 0 || v > (double)(1 << 30) || v != (int64_t)v) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: bad shape", info->name);
+    }
+    info->shape[d] = (int64_t)v;
+    numel *= (size_t)v;
+  }
+  double begin, end;
+  if (rmt_json_number(json, offsets + 1, &begin) || rmt_json_number(json, offsets + 2, &end) || begin < 0 ||
+      end < begin || begin != (size_t)begin || end != (size_t)end) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: bad data_offsets", info->name);
+  }
+  if (end > (double)data_size) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: data ends at byte %.0f, beyond the data (%zu bytes; "
+                     "is the file truncated?)", info->name, end, data_size);
+  }
+  info->offset = (size_t)begin;
+  info->bytes = (size_t)(end - begin);
+  if (info->bytes != numel * dtype_size(info->dtype)) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: %zu data bytes do not match its shape and dtype",
+                     info->name, info->bytes);
+  }
+  return RMT_OK;
+}
+
+int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size) {
+  memset(st, 0, sizeof *st);
+  if (size < 8) return rmt_error(RMT_E_FORMAT, "model.safetensors: file too short (%zu bytes)", size);
+  uint64_t header_len = 0;
+  for (int i = 7; i >= 0; i--) header_len = header_len << 8 | bytes[i];
+  if (header_len > size - 8) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: header length %llu is beyond the file size %zu (truncated?)",
+                     (unsigned long long)header_len, size);
+  }
+  rmt_json json;
+  int err = rmt_json_parse(&json, (const char *)bytes + 8, (size_t)header_len, "model.safetensors header");
+  if (err) return err;
+  st->data = bytes + 8 + header_len;
+  st->data_size = size - 8 - (size_t)header_len;
+  st->tensors = calloc((size_t)json.tokens[0].size + 1, sizeof(rmt_tensor_info));
+  if (!st->tensors) {
+    rmt_json_free(&json);
+    return rmt_error(RMT_E_NOMEM, "model.safetensors: out of memory");
+  }
+  int key = 1;
+  for (int k = 0; k < json.tokens[0].size && !err; k++, key = rmt_json_skip(&json, key + 1)) {
+    if (rmt_json_equals(&json, key, "__metadata__")) continue;
+    if (json.tokens[key + 1].type != JSMN_OBJECT) {
+      err = rmt_error(RMT_E_FORMAT, "model.safetensors: header entries must be objects");
+      break;
+    }
+    rmt_tensor_info *info = &st->tensors[st->n_tensors];
+    err = parse_tensor(&json, key, info, st->data_size);
+    if (!err && rmt_safetensors_find(st, info->name)) {
+      err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s appears twice", info->name);
+    }
+    if (!err) st->n_tensors++;
+  }
+  rmt_json_free(&json);
+  if (err) rmt_safetensors_close(st);
+  return err;
+}
+
+void rmt_safetensors_close(rmt_safetensors *st) {
+  free(st->tensors);
+  st->tensors = NULL;
+  st->n_tensors = 0;
+}
+
+rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *name) {
+  for (int i = 0; i < st->n_tensors; i++) {
+    if (strcmp(st->tensors[i].name, name) == 0) return &st->tensors[i];
+  }
+  return NULL;
+}
+
+static float f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff, bits;
+  if (exponent == 0x1f) {
+    bits = sign | 0x7f800000u | mantissa << 13;  // inf / nan
+  } else if (exponent) {
+    bits = sign | (exponent + 112) << 23 | mantissa << 13;
+  } else if (mantissa) {  // subnormal: normalise
+    exponent = 113;
+    while (!(mantissa & 0x400)) mantissa <<= 1, exponent--;
+    bits = sign | exponent << 23 | (mantissa & 0x3ff) << 13;
+  } else {
+    bits = sign;
+  }
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+void rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
+  const uint8_t *src = st->data + info->offset;
+  size_t n = info->bytes / dtype_size(info->dtype);
+  if (info->dtype == RMT_DTYPE_F32) {
+    memcpy(dst, src, info->bytes);  // the data may be unaligned; memcpy is safe
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint16_t h = (uint16_t)(src[2 * i] | src[2 * i + 1] << 8);
+    if (info->dtype == RMT_DTYPE_F16) {
+      dst[i] = f16_to_f32(h);
+    } else {
+      uint32_t bits = (uint32_t)h << 16;
+      memcpy(&dst[i], &bits, 4);
+    }
+  }
+}

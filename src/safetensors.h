@@ -1,0 +1,36 @@
+// Reading the safetensors format: 8-byte little-endian header length, a JSON
+// header {name: {dtype, shape, data_offsets}}, then the raw data.
+#ifndef RMT_SAFETENSORS_H
+#define RMT_SAFETENSORS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define RMT_TENSOR_NAME_MAX 160
+#define RMT_TENSOR_DIMS_MAX 4
+
+typedef enum { RMT_DTYPE_F32, RMT_DTYPE_F16, RMT_DTYPE_BF16 } rmt_dtype;
+
+typedef struct {
+  char name[RMT_TENSOR_NAME_MAX];
+  rmt_dtype dtype;
+  int n_dims;
+  int64_t shape[RMT_TENSOR_DIMS_MAX];
+  size_t offset;  // into the data section
+  size_t bytes;
+  int used;       // set by the model loader, so leftovers can be reported
+} rmt_tensor_info;
+
+typedef struct {
+  const uint8_t *data;  // start of the data section (borrowed)
+  size_t data_size;
+  rmt_tensor_info *tensors;  // malloc'd
+  int n_tensors;
+} rmt_safetensors;
+
+// Parses and checks the header (every tensor's dtype, shape and byte range).
+int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size);
+void rmt_safetensors_close(rmt_safetensors *st);
+rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *name);
+// Copies a tensor into dst as float32 (widening F16 / BF16).
+void rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst);
+#endif

@@ -1,0 +1,390 @@
+// Beam search with fairseq's SequenceGenerator semantics (models/reference.py
+// beam_search is the executable spec), over a batch of sentences whose
+// hypotheses are the rows of one decoder pass.
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kernels.h"
+#include "translation.h"
+
+RMT_API void rmt_search_params_default(rmt_search_params *params) {
+  params->beam = 5;
+  params->nbest = 1;
+  params->min_len = 1;
+  params->max_len_a = 1.2;
+  params->max_len_b = 10;
+  params->lenpen = 1.0;
+}
+
+// ---------------------------------------------------------------- allocation
+
+// Lays out every array of the translation; with arena == NULL only counts the
+// bytes, so the arena is sized exactly by the same code that carves it.
+static size_t layout(rmt_translation *tr, rmt_arena *arena) {
+  const rmt_config *c = &tr->model->config;
+  size_t bytes = 0;
+#define TAKE(field, type, count)                                         \
+  do {                                                                   \
+    size_t n_ = sizeof(type) * (size_t)(count);                          \
+    if (arena) tr->field = (type *)rmt_arena_alloc(arena, n_);           \
+    else bytes += rmt_align_up(n_);                                      \
+  } while (0)
+  int N = tr->n_sent, B = tr->params.beam, D = c->d_model, S = tr->steps_max, R = tr->rows_max;
+  int rows = R > tr->src_rows ? R : tr->src_rows;
+  int keys = S;
+  for (int s = 0; s < N; s++) keys = tr->src_len[s] > keys ? tr->src_len[s] : keys;
+  TAKE(max_len, int, N);
+  TAKE(finished, int, N);
+  TAKE(ignore, int, N * B);
+  TAKE(hyps, rmt_hypothesis, N * B);
+  TAKE(n_hyps, int, N);
+  TAKE(hyp_tokens, int, (size_t)N * B * S);
+  TAKE(src_ids, int, tr->src_rows);
+  TAKE(enc_out, float, (size_t)tr->src_rows * D);
+  TAKE(cross_k, float, (size_t)c->decoder_layers * tr->src_rows * D);
+  TAKE(cross_v, float, (size_t)c->decoder_layers * tr->src_rows * D);
+  TAKE(row_sent, int, R);
+  TAKE(next_row_sent, int, R);
+  TAKE(tokens, int, (size_t)R * (S + 1));
+  TAKE(next_tokens, int, (size_t)R * (S + 1));
+  TAKE(path, int, (size_t)R * S);
+  TAKE(next_path, int, (size_t)R * S);
+  TAKE(row_score, float, R);
+  TAKE(next_row_score, float, R);
+  TAKE(self_k, float, (size_t)c->decoder_layers * S * R * D);
+  TAKE(self_v, float, (size_t)c->decoder_layers * S * R * D);
+  TAKE(x, float, (size_t)rows * D);
+  TAKE(dual, float, (size_t)rows * D);
+  TAKE(normed, float, (size_t)rows * D);
+  TAKE(q, float, (size_t)rows * D);
+  TAKE(k, float, (size_t)rows * D);
+  TAKE(v, float, (size_t)rows * D);
+  TAKE(attn, float, (size_t)rows * D);
+  TAKE(sub_out, float, (size_t)rows * D);
+  TAKE(hidden, float, (size_t)rows * c->ffn_dim);
+  TAKE(logits, float, (size_t)R * c->vocab_size);
+  TAKE(scores, float, keys);
+  TAKE(key_rows, const float *, keys);
+  TAKE(value_rows, const float *, keys);
+  TAKE(cand_score, float, 2 * B);
+  TAKE(cand_index, int, 2 * B);
+#undef TAKE
+  return bytes;
+}
+
+static int check_params(const rmt_search_params *p) {
+  if (p->beam < 1 || p->beam > 256) return rmt_error(RMT_E_INVALID, "beam must be in [1, 256], got %d", p->beam);
+  if (p->nbest < 1 || p->nbest > p->beam) return rmt_error(RMT_E_INVALID, "nbest must be in [1, beam], got %d", p->nbest);
+  if (p->min_len < 0) return rmt_error(RMT_E_INVALID, "min_len must be >= 0");
+  if (!isfinite(p->max_len_a) || p->max_len_a < 0 || p->max_len_b < 0 || p->max_len_a > 1000) {
+    return rmt_error(RMT_E_INVALID, "max_len_a and max_len_b must be >= 0 (max_len_a <= 1000)");
+  }
+  if (!isfinite(p->lenpen)) return rmt_error(RMT_E_INVALID, "lenpen must be finite");
+  return RMT_OK;
+}
+
+RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
+                                               int n_sent, const rmt_search_params *params) {
+  rmt_clear_error();
+  if (!model || !ids || !lens) {
+    rmt_error(RMT_E_INVALID, "rmt_translation_begin: missing model or input");
+    return NULL;
+  }
+  const rmt_config *c = &model->config;
+  rmt_search_params p;
+  if (params) p = *params;
+  else rmt_search_params_default(&p);
+  if (check_params(&p)) return NULL;
+  if (n_sent < 1) {
+    rmt_error(RMT_E_INVALID, "empty input: no sentences");
+    return NULL;
+  }
+  // Validate the input before allocating anything.
+  size_t src_rows = 0;
+  int max_target = 0;
+  for (int s = 0; s < n_sent; s++) {
+    if (lens[s] < 1) {
+      rmt_error(RMT_E_INVALID, "empty input: sentence %d has no tokens", s);
+      return NULL;
+    }
+    if (lens[s] + 1 > c->max_positions) {
+      rmt_error(RMT_E_LIMIT, "input too long: sentence %d has %d tokens, the model takes at most %d (plus </s>)", s,
+                lens[s], c->max_positions - 1);
+      return NULL;
+    }
+    for (int t = 0; t < lens[s]; t++) {
+      int id = ids[src_rows + t];
+      if (id < 0 || id >= c->vocab_size || id == c->pad_id) {
+        rmt_error(RMT_E_INVALID, "token id %d (sentence %d, position %d) is %s", id, s, t,
+                  id == c->pad_id ? "the padding id" : "outside the vocabulary");
+        return NULL;
+      }
+    }
+    src_rows += (size_t)lens[s];
+    double limit = p.max_len_a * (double)(lens[s] + 1) + p.max_len_b;
+    int max_len = limit < c->max_positions - 1 ? (int)limit : c->max_positions - 1;
+    max_target = max_len > max_target ? max_len : max_target;
+  }
+
+  rmt_translation *tr = calloc(1, sizeof *tr);
+  if (!tr) {
+    rmt_error(RMT_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  tr->model = model;
+  tr->params = p;
+  tr->n_sent = n_sent;
+  tr->rows_max = n_sent * p.beam;
+  tr->steps_max = max_target + 1;
+  tr->src_rows = (int)src_rows + n_sent;
+  tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
+  tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
+  if (!tr->src_len || !tr->src_offset) goto nomem;
+  for (int s = 0, offset = 0; s < n_sent; s++) {
+    tr->src_len[s] = lens[s] + 1;
+    tr->src_offset[s] = offset;
+    offset += tr->src_len[s];
+  }
+  if (rmt_arena_init(&tr->arena, layout(tr, NULL))) goto fail;
+  layout(tr, &tr->arena);
+
+  const int32_t *in = ids;
+  for (int s = 0; s < n_sent; s++) {
+    int *dst = tr->src_ids + tr->src_offset[s];
+    for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
+    dst[lens[s]] = c->eos_id;
+    double limit = p.max_len_a * (double)tr->src_len[s] + p.max_len_b;
+    tr->max_len[s] = limit < c->max_positions - 1 ? (int)limit : c->max_positions - 1;
+  }
+  rmt_encode(tr);
+  // Step 0: one row per sentence (all beams would be identical), starting from </s>.
+  tr->n_rows = n_sent;
+  for (int s = 0; s < n_sent; s++) {
+    tr->row_sent[s] = s;
+    tr->tokens[(size_t)s * (tr->steps_max + 1)] = c->eos_id;
+  }
+  return tr;
+nomem:
+  rmt_error(RMT_E_NOMEM, "out of memory");
+fail:
+  rmt_translation_free(tr);
+  return NULL;
+}
+
+RMT_API void rmt_translation_free(rmt_translation *tr) {
+  if (!tr) return;
+  rmt_arena_free(&tr->arena);
+  free(tr->src_len);
+  free(tr->src_offset);
+  free(tr);
+}
+
+// ---------------------------------------------------------------- search step
+
+// fairseq's per-step masks on the log-probabilities of one row.
+static void mask_log_probs(const rmt_translation *tr, float *lprobs, int s) {
+  const rmt_config *c = &tr->model->config;
+  lprobs[c->pad_id] = -INFINITY;
+  if (tr->step >= tr->max_len[s]) {
+    float eos = lprobs[c->eos_id];
+    for (int i = 0; i < c->vocab_size; i++) lprobs[i] = -INFINITY;
+    lprobs[c->eos_id] = eos;
+  } else if (tr->step < tr->params.min_len) {
+    lprobs[c->eos_id] = -INFINITY;
+  }
+}
+
+// Keeps the k best (score, index) pairs in descending order.
+static void topk_insert(float *score, int *index, int *count, int k, float value, int idx) {
+  if (*count == k && !(value > score[k - 1])) return;
+  int pos = *count < k ? (*count)++ : k - 1;
+  while (pos > 0 && value > score[pos - 1]) {
+    score[pos] = score[pos - 1];
+    index[pos] = index[pos - 1];
+    pos--;
+  }
+  score[pos] = value;
+  index[pos] = idx;
+}
+
+static void finish_sentence(rmt_translation *tr, int s) {
+  rmt_hypothesis *h = tr->hyps + (size_t)s * tr->params.beam;
+  // Stable insertion sort by descending score (ties keep finalisation order).
+  for (int i = 1; i < tr->n_hyps[s]; i++) {
+    rmt_hypothesis key = h[i];
+    int j = i;
+    while (j > 0 && key.score > h[j - 1].score) h[j] = h[j - 1], j--;
+    h[j] = key;
+  }
+  tr->finished[s] = 1;
+}
+
+// Adds the next step's row for one chosen candidate.
+static void push_row(rmt_translation *tr, int *n_next, int s, int parent, int token, float score) {
+  int r = (*n_next)++, t = tr->step, stride = tr->steps_max + 1;
+  memcpy(tr->next_tokens + (size_t)r * stride, tr->tokens + (size_t)parent * stride, sizeof(int) * (size_t)(t + 1));
+  tr->next_tokens[(size_t)r * stride + t + 1] = token;
+  memcpy(tr->next_path + (size_t)r * tr->steps_max, tr->path + (size_t)parent * tr->steps_max,
+         sizeof(int) * (size_t)(t + 1));
+  tr->next_row_sent[r] = s;
+  tr->next_row_score[r] = score;
+}
+
+// Selection for sentence s whose rows are first..first+n_rows-1.
+static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, int *n_next) {
+  const rmt_config *c = &tr->model->config;
+  int V = c->vocab_size, beam = tr->params.beam, t = tr->step;
+  int k = 2 * beam < n_rows * V - 1 ? 2 * beam : n_rows * V - 1;
+  float *cand_score = tr->cand_score;
+  int *cand_index = tr->cand_index, n_cand = 0;
+  for (int b = 0; b < n_rows; b++) {
+    int r = first + b;
+    float *lprobs = tr->logits + (size_t)r * V;
+    rmt_log_softmax_f32(lprobs, lprobs, V);
+    mask_log_probs(tr, lprobs, s);
+    float base = t > 0 ? tr->row_score[r] : 0.0f;
+    for (int i = 0; i < V; i++) topk_insert(cand_score, cand_index, &n_cand, k, base + lprobs[i], b * V + i);
+  }
+  // Finalise hypotheses ending in </s> among the top `beam` candidates.
+  int *ignore = tr->ignore + (size_t)s * beam;
+  int is_eos[512];
+  for (int j = 0; j < n_cand; j++) {
+    is_eos[j] = cand_index[j] % V == c->eos_id && cand_score[j] != -INFINITY;
+    if (j >= beam || !is_eos[j] || ignore[j]) continue;
+    if (tr->n_hyps[s] < beam) {
+      rmt_hypothesis *h = &tr->hyps[(size_t)s * beam + tr->n_hyps[s]++];
+      int parent = first + cand_index[j] / V;
+      h->tokens = tr->hyp_tokens + ((size_t)s * beam + (h - &tr->hyps[(size_t)s * beam])) * tr->steps_max;
+      h->len = t;
+      memcpy(h->tokens, tr->tokens + (size_t)parent * (tr->steps_max + 1) + 1, sizeof(int) * (size_t)t);
+      h->score = (float)(cand_score[j] / pow((double)(t + 1), tr->params.lenpen));
+      h->hit_max_len = t >= tr->max_len[s];
+    }
+  }
+  if (tr->n_hyps[s] == beam || t >= tr->max_len[s]) {
+    finish_sentence(tr, s);
+    return;
+  }
+  // Continue with the best `beam` candidates that are not finished: candidates
+  // ending in </s> (and, among the first `beam`, ignored ones) go last.
+  int chosen = 0, new_ignore[256];
+  for (int pass = 0; pass < 2 && chosen < beam; pass++) {
+    for (int j = 0; j < n_cand && chosen < beam; j++) {
+      int skip = is_eos[j] || (j < beam && ignore[j]);
+      if (skip != pass) continue;
+      new_ignore[chosen++] = skip;
+      push_row(tr, n_next, s, first + cand_index[j] / V, cand_index[j] % V, cand_score[j]);
+    }
+  }
+  memcpy(ignore, new_ignore, sizeof(int) * (size_t)beam);
+}
+
+static int unfinished(const rmt_translation *tr) {
+  int n = 0;
+  for (int s = 0; s < tr->n_sent; s++) n += !tr->finished[s];
+  return n;
+}
+
+RMT_API int rmt_translation_step(rmt_translation *tr) {
+  if (!tr) return rmt_error(RMT_E_INVALID, "rmt_translation_step: no translation");
+  if (tr->forced) return rmt_error(RMT_E_STATE, "rmt_translation_step: cannot search after forced decoding");
+  if (!unfinished(tr)) return 0;
+  rmt_decoder_step(tr);
+  int n_next = 0;
+  for (int first = 0; first < tr->n_rows;) {
+    int s = tr->row_sent[first], n = 1;
+    while (first + n < tr->n_rows && tr->row_sent[first + n] == s) n++;
+    select_sentence(tr, s, first, n, &n_next);
+    first += n;
+  }
+  // The chosen rows become the current ones.
+#define SWAP(a, b) do { void *t_ = (void *)tr->a; tr->a = tr->b; tr->b = t_; } while (0)
+  SWAP(tokens, next_tokens);
+  SWAP(path, next_path);
+  SWAP(row_sent, next_row_sent);
+  SWAP(row_score, next_row_score);
+#undef SWAP
+  tr->n_rows = n_next;
+  tr->step++;
+  return unfinished(tr);
+}
+
+RMT_API int rmt_translation_run(rmt_translation *tr) {
+  int remaining;
+  while ((remaining = rmt_translation_step(tr)) > 0) {}
+  return remaining;
+}
+
+// ---------------------------------------------------------------- results
+
+RMT_API int rmt_translation_n_hyps(const rmt_translation *tr, int s) {
+  if (!tr || s < 0 || s >= tr->n_sent) return rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);
+  if (!tr->finished[s]) return rmt_error(RMT_E_STATE, "sentence %d is not finished", s);
+  return tr->n_hyps[s] < tr->params.nbest ? tr->n_hyps[s] : tr->params.nbest;
+}
+
+// Copies hypothesis k of sentence s (best first) into ids (up to cap) and
+// returns its length; score and hit_max_len may be NULL.
+RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t *ids, int cap, float *score,
+                                int32_t *hit_max_len) {
+  int n = rmt_translation_n_hyps(tr, s);
+  if (n < 0) return n;
+  if (k < 0 || k >= n) return rmt_error(RMT_E_INVALID, "hypothesis %d of sentence %d out of range", k, s);
+  const rmt_hypothesis *h = &tr->hyps[(size_t)s * tr->params.beam + k];
+  for (int i = 0; i < h->len && i < cap; i++) ids[i] = h->tokens[i];
+  if (score) *score = h->score;
+  if (hit_max_len) *hit_max_len = h->hit_max_len;
+  return h->len;
+}
+
+// The best hypothesis so far (for streaming): the finished best once the
+// sentence is done, otherwise its current top row. Returns its length.
+RMT_API int rmt_translation_partial(const rmt_translation *tr, int s, int32_t *ids, int cap) {
+  if (!tr || s < 0 || s >= tr->n_sent) return rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);
+  if (tr->finished[s]) return rmt_translation_hyp(tr, s, 0, ids, cap, NULL, NULL);
+  for (int r = 0; r < tr->n_rows; r++) {
+    if (tr->row_sent[r] != s) continue;
+    const int *tokens = tr->tokens + (size_t)r * (tr->steps_max + 1) + 1;
+    for (int i = 0; i < tr->step && i < cap; i++) ids[i] = tokens[i];
+    return tr->step;
+  }
+  return 0;
+}
+
+RMT_API int rmt_translation_n_sentences(const rmt_translation *tr) { return tr ? tr->n_sent : 0; }
+RMT_API int rmt_translation_steps(const rmt_translation *tr) { return tr ? tr->step : 0; }
+
+// ---------------------------------------------------------------- teacher forcing
+
+// The encoder output of sentence s: [src_len(s), d_model] (its tokens + </s>).
+RMT_API const float *rmt_translation_encoder_out(const rmt_translation *tr, int s) {
+  if (!tr || s < 0 || s >= tr->n_sent) return NULL;
+  return tr->enc_out + (size_t)tr->src_offset[s] * tr->model->config.d_model;
+}
+
+// Runs one decoder step with given tokens (one per sentence: the previous
+// output token, starting with </s>), for scoring and for tests. Logits of the
+// step: rmt_translation_logits, [n_sent, vocab]. Needs beam 1; no search after.
+RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *tokens) {
+  if (!tr || !tokens) return rmt_error(RMT_E_INVALID, "rmt_translation_force_step: missing arguments");
+  const rmt_config *c = &tr->model->config;
+  if (tr->params.beam != 1) return rmt_error(RMT_E_STATE, "forced decoding needs beam 1");
+  if (tr->step > 0 && !tr->forced) return rmt_error(RMT_E_STATE, "forced decoding after a search step");
+  if (tr->step >= tr->steps_max) return rmt_error(RMT_E_LIMIT, "forced decoding past the maximum length (%d)", tr->steps_max);
+  for (int s = 0; s < tr->n_sent; s++) {
+    if (tokens[s] < 0 || tokens[s] >= c->vocab_size) return rmt_error(RMT_E_INVALID, "token id %d outside the vocabulary", tokens[s]);
+  }
+  tr->forced = 1;
+  tr->n_rows = tr->n_sent;
+  for (int s = 0; s < tr->n_sent; s++) {
+    tr->row_sent[s] = s;
+    tr->tokens[(size_t)s * (tr->steps_max + 1) + tr->step] = tokens[s];
+  }
+  rmt_decoder_step(tr);
+  tr->step++;
+  return RMT_OK;
+}
+
+RMT_API const float *rmt_translation_logits(const rmt_translation *tr) { return tr ? tr->logits : NULL; }

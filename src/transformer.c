@@ -1,0 +1,180 @@
+// Encoder and decoder forward passes. Reads like models/reference.py: the
+// three residual styles differ only in sublayer_input / sublayer_output and
+// stack_output below.
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "translation.h"
+
+#define gemm rmt_gemm_f32_4x8__wasmsimd
+
+static void linear(float *out, const float *in, const rmt_linear *lin, int M) {
+  gemm(out, in, lin->weight, lin->bias, M, lin->n_out, lin->n_in);
+}
+
+// ---------------------------------------------------------------- residual styles
+
+// What a sub-layer f reads: LN(x) for Pre-LN, x itself otherwise.
+static const float *sublayer_input(const rmt_config *c, const rmt_norm *norm, const float *x, float *normed, int M) {
+  if (c->style != RMT_STYLE_PRE) return x;
+  rmt_layer_norm_f32__wasmsimd(normed, x, norm->gamma, norm->beta, M, c->d_model, c->ln_eps);
+  return normed;
+}
+
+// Folds the sub-layer's output `out` into the streams:
+//   post      x = LN(x + out)
+//   pre       x = x + out
+//   residual  dual = dual + out * s;  x = LN(out + x)
+static void sublayer_output(const rmt_config *c, const rmt_norm *norm, float *x, float *dual, const float *out, int M) {
+  size_t n = (size_t)M * c->d_model;
+  if (c->style == RMT_STYLE_RESIDUAL) rmt_add_scaled_f32__wasmsimd(dual, dual, out, c->res_scale, n);
+  rmt_add_scaled_f32__wasmsimd(x, x, out, 1.0f, n);
+  if (c->style != RMT_STYLE_PRE) rmt_layer_norm_f32__wasmsimd(x, x, norm->gamma, norm->beta, M, c->d_model, c->ln_eps);
+}
+
+// The stack's output: x (post), LN_final(x) (pre), x * alpha + LN_final(dual) (residual).
+static void stack_output(const rmt_config *c, const rmt_norm *final_norm, float alpha, float *x, float *dual, int M) {
+  size_t n = (size_t)M * c->d_model;
+  if (c->style == RMT_STYLE_PRE) {
+    rmt_layer_norm_f32__wasmsimd(x, x, final_norm->gamma, final_norm->beta, M, c->d_model, c->ln_eps);
+  } else if (c->style == RMT_STYLE_RESIDUAL) {
+    rmt_layer_norm_f32__wasmsimd(dual, dual, final_norm->gamma, final_norm->beta, M, c->d_model, c->final_ln_eps);
+    rmt_scale_f32__wasmsimd(x, alpha, n);
+    rmt_add_scaled_f32__wasmsimd(x, x, dual, 1.0f, n);
+  }
+}
+
+// x = sqrt(D) * embedding[token] + positions[position]; dual = x * s (ResiDual).
+static void embed_row(const rmt_model *m, const float *table, int token, int position, float *x, float *dual) {
+  const rmt_config *c = &m->config;
+  const float *emb = table + (size_t)token * c->d_model, *pos = m->positions + (size_t)position * c->d_model;
+  float scale = sqrtf((float)c->d_model);
+  for (int i = 0; i < c->d_model; i++) x[i] = emb[i] * scale + pos[i];
+  if (c->style == RMT_STYLE_RESIDUAL) {
+    for (int i = 0; i < c->d_model; i++) dual[i] = x[i] * c->res_scale;
+  }
+}
+
+static void feed_forward(rmt_translation *tr, const rmt_layer *layer, const float *in, int M) {
+  linear(tr->hidden, in, &layer->fc1, M);
+  rmt_relu_f32__wasmsimd(tr->hidden, (size_t)M * layer->fc1.n_out);
+  linear(tr->sub_out, tr->hidden, &layer->fc2, M);
+}
+
+// q (already projected and scaled) attends over the key/value rows listed in
+// tr->key_rows / tr->value_rows; writes one row of tr->attn.
+static void attend(rmt_translation *tr, int row, int n_keys) {
+  const rmt_config *c = &tr->model->config;
+  rmt_attention_row_f32__wasmsimd(tr->attn + (size_t)row * c->d_model, tr->q + (size_t)row * c->d_model, tr->key_rows,
+                                  tr->value_rows, n_keys, c->n_heads, c->head_dim, tr->scores);
+}
+
+static void project_q(rmt_translation *tr, const rmt_attention *attn, const float *in, int M) {
+  const rmt_config *c = &tr->model->config;
+  linear(tr->q, in, &attn->q_proj, M);
+  rmt_scale_f32__wasmsimd(tr->q, 1.0f / sqrtf((float)c->head_dim), (size_t)M * c->d_model);
+}
+
+// ---------------------------------------------------------------- encoder
+
+void rmt_encode(rmt_translation *tr) {
+  const rmt_model *m = tr->model;
+  const rmt_config *c = &m->config;
+  int D = c->d_model, M = tr->src_rows;
+  float *x = tr->enc_out;
+  const int *src = tr->src_ids;
+  for (int s = 0; s < tr->n_sent; s++) {
+    for (int t = 0; t < tr->src_len[s]; t++) {
+      int row = tr->src_offset[s] + t;
+      // Positions count from pad + 1; no padding inside a sentence (rows are packed).
+      embed_row(m, m->embed_tokens, src[row], c->pad_id + 1 + t, x + (size_t)row * D, tr->dual + (size_t)row * D);
+    }
+  }
+  for (int l = 0; l < c->encoder_layers; l++) {
+    const rmt_layer *layer = &m->encoder_layers[l];
+    const float *in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, M);
+    project_q(tr, &layer->self_attn, in, M);
+    linear(tr->k, in, &layer->self_attn.k_proj, M);
+    linear(tr->v, in, &layer->self_attn.v_proj, M);
+    for (int s = 0; s < tr->n_sent; s++) {
+      int first = tr->src_offset[s], n = tr->src_len[s];
+      for (int t = 0; t < n; t++) {
+        tr->key_rows[t] = tr->k + (size_t)(first + t) * D;
+        tr->value_rows[t] = tr->v + (size_t)(first + t) * D;
+      }
+      for (int t = 0; t < n; t++) attend(tr, first + t, n);
+    }
+    linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
+    sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, M);
+
+    in = sublayer_input(c, &layer->final_norm, x, tr->normed, M);
+    feed_forward(tr, layer, in, M);
+    sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, M);
+  }
+  stack_output(c, &m->encoder_norm, c->enc_alpha, x, tr->dual, M);
+
+  // Cross-attention keys and values depend only on the encoder output: once per sentence.
+  size_t layer_size = (size_t)M * D;
+  for (int l = 0; l < c->decoder_layers; l++) {
+    const rmt_attention *attn = &m->decoder_layers[l].encoder_attn;
+    linear(tr->cross_k + l * layer_size, x, &attn->k_proj, M);
+    linear(tr->cross_v + l * layer_size, x, &attn->v_proj, M);
+  }
+}
+
+// ---------------------------------------------------------------- decoder
+
+void rmt_decoder_step(rmt_translation *tr) {
+  const rmt_model *m = tr->model;
+  const rmt_config *c = &m->config;
+  int D = c->d_model, R = tr->n_rows, t = tr->step, stride = tr->steps_max + 1;
+  float *x = tr->x;
+  for (int r = 0; r < R; r++) {
+    embed_row(m, m->decoder_embed_tokens, tr->tokens[(size_t)r * stride + t], c->pad_id + 1 + t, x + (size_t)r * D,
+              tr->dual + (size_t)r * D);
+    tr->path[(size_t)r * tr->steps_max + t] = r;
+  }
+  size_t cache_layer = (size_t)tr->steps_max * tr->rows_max * D, cache_step = (size_t)tr->rows_max * D;
+  for (int l = 0; l < c->decoder_layers; l++) {
+    const rmt_layer *layer = &m->decoder_layers[l];
+    float *k_cache = tr->self_k + l * cache_layer, *v_cache = tr->self_v + l * cache_layer;
+
+    // Self-attention over this row's history (through path) and the new token.
+    const float *in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, R);
+    project_q(tr, &layer->self_attn, in, R);
+    linear(k_cache + t * cache_step, in, &layer->self_attn.k_proj, R);
+    linear(v_cache + t * cache_step, in, &layer->self_attn.v_proj, R);
+    for (int r = 0; r < R; r++) {
+      const int *path = tr->path + (size_t)r * tr->steps_max;
+      for (int j = 0; j <= t; j++) {
+        tr->key_rows[j] = k_cache + j * cache_step + (size_t)path[j] * D;
+        tr->value_rows[j] = v_cache + j * cache_step + (size_t)path[j] * D;
+      }
+      attend(tr, r, t + 1);
+    }
+    linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
+    sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, R);
+
+    // Encoder attention over the row's sentence.
+    in = sublayer_input(c, &layer->encoder_attn_norm, x, tr->normed, R);
+    project_q(tr, &layer->encoder_attn, in, R);
+    const float *ck = tr->cross_k + (size_t)l * tr->src_rows * D, *cv = tr->cross_v + (size_t)l * tr->src_rows * D;
+    for (int r = 0; r < R; r++) {
+      int s = tr->row_sent[r], first = tr->src_offset[s], n = tr->src_len[s];
+      for (int j = 0; j < n; j++) {
+        tr->key_rows[j] = ck + (size_t)(first + j) * D;
+        tr->value_rows[j] = cv + (size_t)(first + j) * D;
+      }
+      attend(tr, r, n);
+    }
+    linear(tr->sub_out, tr->attn, &layer->encoder_attn.out_proj, R);
+    sublayer_output(c, &layer->encoder_attn_norm, x, tr->dual, tr->sub_out, R);
+
+    in = sublayer_input(c, &layer->final_norm, x, tr->normed, R);
+    feed_forward(tr, layer, in, R);
+    sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, R);
+  }
+  stack_output(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
+  gemm(tr->logits, x, m->output_projection.weight, NULL, R, c->vocab_size, D);
+}

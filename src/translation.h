@@ -1,0 +1,89 @@
+// Translation state: everything mutable for one batch of sentences, in one
+// arena sized up front from the model config and the batch (no allocation
+// happens once decoding starts). Read-only weights stay in rmt_model.
+#ifndef RMT_TRANSLATION_H
+#define RMT_TRANSLATION_H
+#include "model.h"
+#include "rmt.h"
+
+typedef struct {
+  int beam;          // hypotheses kept per sentence; 1 = greedy
+  int nbest;         // finished hypotheses returned per sentence (<= beam)
+  int min_len;       // eos is forbidden before this many target tokens
+  int max_len_b;     // max target tokens = min(max_len_a * src_len + max_len_b, max_positions - 1),
+  double max_len_a;  //   src_len counting the source's </s>
+  double lenpen;     // finished score = sum of log-probs / length^lenpen (length counts </s>)
+} rmt_search_params;
+
+typedef struct {
+  int *tokens;  // [len] without </s>
+  int len;
+  float score;
+  int hit_max_len;  // decoding was cut at the length limit
+} rmt_hypothesis;
+
+struct rmt_translation {
+  const rmt_model *model;
+  rmt_search_params params;
+  rmt_arena arena;
+  int n_sent;
+  int rows_max;  // n_sent * beam
+  int steps_max; // decoder steps = max over sentences of max_len + 1
+
+  // Per sentence
+  int *src_len;      // [n_sent] source tokens including </s>
+  int *src_offset;   // [n_sent] first row of the sentence in enc_out / cross_k / cross_v
+  int *max_len;      // [n_sent] target tokens allowed (without </s>)
+  int *finished;     // [n_sent]
+  int *ignore;       // [n_sent * beam] fairseq's cands_to_ignore
+  rmt_hypothesis *hyps;  // [n_sent * beam] finished hypotheses, n_hyps[s] of them
+  int *n_hyps;           // [n_sent]
+  int *hyp_tokens;       // pool: [n_sent * beam * steps_max]
+
+  // Encoder
+  int src_rows;      // sum of src_len
+  int *src_ids;      // [src_rows] the sentences packed back to back, each ending in </s>
+  float *enc_out;    // [src_rows, D]
+  float *cross_k;    // [decoder_layers][src_rows, D] encoder_attn keys, computed once
+  float *cross_v;    // [decoder_layers][src_rows, D]
+
+  // Decoder: rows are the live hypotheses of unfinished sentences, renumbered
+  // every step. A row's history is reached through `path`, so reordering beams
+  // copies a few ints per step instead of the cache.
+  int step;          // steps done
+  int forced;        // 1 once rmt_translation_force_step was used (no search then)
+  int n_rows;
+  int *row_sent;     // [rows_max] sentence of each row
+  int *tokens;       // [rows_max][steps_max + 1]: </s> then the tokens so far
+  int *path;         // [rows_max][steps_max]: cache slot of this row's history at each step
+  float *row_score;  // [rows_max] cumulative log-probability
+  int *next_row_sent, *next_tokens, *next_path;  // double buffers for reordering
+  float *next_row_score;
+  float *self_k;     // [decoder_layers][steps_max][rows_max, D]
+  float *self_v;
+
+  // Scratch
+  float *x, *dual, *normed, *q, *k, *v, *attn, *sub_out;  // [max(rows_max, src_rows), D]
+  float *hidden;     // [max rows, ffn_dim]
+  float *logits;     // [rows_max, vocab]
+  float *scores;     // [max keys] attention scores
+  const float **key_rows, **value_rows;  // [max keys]
+  float *cand_score; // [2 * beam] candidates of one sentence
+  int *cand_index;   // [2 * beam] flat index beam * V + token
+};
+typedef struct rmt_translation rmt_translation;
+
+// transformer.c: the forward passes.
+void rmt_encode(rmt_translation *tr);
+// Runs the decoder for all current rows at position tr->step (tokens already
+// placed), writing logits [n_rows, V] and the rows' keys/values to the cache.
+void rmt_decoder_step(rmt_translation *tr);
+
+RMT_API void rmt_search_params_default(rmt_search_params *params);
+RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
+                                               int n_sent, const rmt_search_params *params);
+RMT_API void rmt_translation_free(rmt_translation *tr);
+// One beam search step for every unfinished sentence; returns how many remain (0 = done).
+RMT_API int rmt_translation_step(rmt_translation *tr);
+RMT_API int rmt_translation_run(rmt_translation *tr);
+#endif
