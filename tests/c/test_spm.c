@@ -99,7 +99,7 @@ static int decode(const rmt_spm *spm, const int32_t *ids, int n_ids) {
 static void test_model(const char *name, char **corpus, size_t *corpus_len, int n_corpus) {
   char path[512];
   size_t size, ids_size, dec_size;
-  snprintf(path, sizeof path, DIR_SPM "/%s.model", name);
+  snprintf(path, sizeof path, DIR_SPM "/%.63s.model", name);
   uint8_t *model = read_file(path, &size);
   CHECK(model, "cannot read %s", path);
   if (!model) return;
@@ -108,9 +108,9 @@ static void test_model(const char *name, char **corpus, size_t *corpus_len, int 
   CHECK(spm, "%s: load failed: %s", name, rmt_last_error());
   if (!spm) return;
 
-  snprintf(path, sizeof path, DIR_SPM "/%s.ids16", name);
+  snprintf(path, sizeof path, DIR_SPM "/%.63s.ids16", name);
   uint8_t *ids16 = read_file(path, &ids_size);
-  snprintf(path, sizeof path, DIR_SPM "/%s.decoded", name);
+  snprintf(path, sizeof path, DIR_SPM "/%.63s.decoded", name);
   uint8_t *dec = read_file(path, &dec_size);
   CHECK(ids16 && dec, "%s: missing fixtures", name);
   if (!ids16 || !dec) return;
@@ -160,9 +160,9 @@ static void test_model(const char *name, char **corpus, size_t *corpus_len, int 
   free(dec_lens);
 
   // Random id sequences.
-  snprintf(path, sizeof path, DIR_SPM "/%s.rand.ids", name);
+  snprintf(path, sizeof path, DIR_SPM "/%.63s.rand.ids", name);
   uint8_t *rids = read_file(path, &ids_size);
-  snprintf(path, sizeof path, DIR_SPM "/%s.rand.decoded", name);
+  snprintf(path, sizeof path, DIR_SPM "/%.63s.rand.decoded", name);
   uint8_t *rdec = read_file(path, &dec_size);
   CHECK(rids && rdec, "%s: missing random-id fixtures", name);
   if (rids && rdec) {
@@ -288,7 +288,7 @@ static void test_bad_models(void) {
 static void fuzz_encoder(const char *name) {
   char path[512];
   size_t size;
-  snprintf(path, sizeof path, DIR_SPM "/%s.model", name);
+  snprintf(path, sizeof path, DIR_SPM "/%.63s.model", name);
   uint8_t *model = read_file(path, &size);
   rmt_spm *spm = model ? rmt_spm_load(model, size) : NULL;
   free(model);
