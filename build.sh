@@ -56,6 +56,9 @@ build_wasm() {
   mkdir -p dist
   # Emscripten's JS optimizer needs Debian's acorn.
   export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+  # Emscripten's sysroot hides /usr/include; expose just the header-only jsmn.
+  mkdir -p build/wasm-include
+  ln -sf /usr/include/jsmn.h build/wasm-include/jsmn.h
   local stamp=dist/residual-mt.wasm
   if [ -f "$stamp" ] && [ -z "$(find src build.sh -newer "$stamp" -print -quit)" ]; then
     return 0
@@ -63,9 +66,9 @@ build_wasm() {
   # A standalone module (no Emscripten JS glue): js/wasm.js instantiates it.
   # Exports are the functions marked RMT_API. malloc returns NULL when memory
   # cannot grow, so the library reports out-of-memory instead of aborting.
-  emcc $CFLAGS_COMMON -O3 -msimd128 $(lib_sources) -o dist/residual-mt.wasm \
+  emcc $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 $(lib_sources) -o dist/residual-mt.wasm \
     --no-entry -sSTANDALONE_WASM=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
-    -sABORTING_MALLOC=0 -sINITIAL_MEMORY=16MB -sSTACK_SIZE=1MB \
+    -sABORTING_MALLOC=0 -sINITIAL_MEMORY=16MB -sTOTAL_STACK=1MB \
     -sEXPORTED_FUNCTIONS=_malloc,_free -sERROR_ON_UNDEFINED_SYMBOLS=1
 }
 

@@ -1,0 +1,159 @@
+// The WASM engine against the PyTorch reference fixtures (made by
+// models/make_fixtures.py), and its answers to bad input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Engine } from '../js/engine.js';
+
+const FIXTURES = new URL('./fixtures/models/', import.meta.url);
+const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1'];
+const engine = await Engine.load();
+
+function readFixture(name) {
+  const dir = new URL(`${name}/`, FIXTURES);
+  return {
+    config: readFileSync(new URL('config.json', dir), 'utf8'),
+    weights: readFileSync(new URL('model.safetensors', dir)),
+    reference: JSON.parse(readFileSync(new URL('reference.json', dir), 'utf8')),
+  };
+}
+
+function maxAbsDiff(got, want, offset = 0) {
+  let max = 0;
+  for (let i = 0; i < want.length; i++) max = Math.max(max, Math.abs(got[offset + i] - want[i]));
+  return max;
+}
+
+for (const name of MODELS) {
+  test(`wasm ${name} matches the reference`, () => {
+    const { config, weights, reference: ref } = readFixture(name);
+    const model = engine.loadModel({ config, weights });
+    const V = model.config.vocab_size;
+    let encoderDiff = 0, logitDiff = 0, scoreDiff = 0, sequences = 0;
+
+    const tr = model.begin(ref.sentences, { beam: 1 });
+    ref.sentences.forEach((_, s) => { encoderDiff = Math.max(encoderDiff, maxAbsDiff(tr.encoderOut(s), ref.encoder_out[s])); });
+    const T = ref.forced.prev_tokens[0].length;
+    for (let t = 0; t < T; t++) {
+      const logits = tr.forceStep(ref.forced.prev_tokens.map((row) => row[t]));
+      ref.sentences.forEach((_, s) => {
+        logitDiff = Math.max(logitDiff, maxAbsDiff(logits, ref.forced.logits[s].slice(t * V, (t + 1) * V), s * V));
+      });
+    }
+    tr.free();
+
+    for (const search of ref.searches) {
+      const got = model.translateIds(ref.sentences, {
+        beam: search.beam, lenpen: search.lenpen, nbest: search.nbest,
+        maxLenA: ref.max_len_a, maxLenB: ref.max_len_b, minLen: ref.min_len,
+      });
+      search.hyps.forEach((want, s) => {
+        assert.equal(got[s].length, want.length, `beam ${search.beam} sentence ${s}: n-best size`);
+        want.forEach((hyp, k) => {
+          assert.deepEqual(got[s][k].ids, hyp.tokens, `beam ${search.beam} sentence ${s} hypothesis ${k}`);
+          scoreDiff = Math.max(scoreDiff, Math.abs(got[s][k].score - hyp.score));
+          sequences++;
+        });
+      });
+    }
+    const long = model.translateIds([ref.long.sentence], { beam: 1 });
+    assert.deepEqual(long[0][0].ids, ref.long.greedy, 'long input, greedy');
+    model.dispose();
+
+    console.log(`wasm ${name.padEnd(13)} max|encoder diff| ${encoderDiff.toExponential(2)}  max|logit diff| ` +
+      `${logitDiff.toExponential(2)}  max|score diff| ${scoreDiff.toExponential(2)}  ${sequences} sequences equal`);
+    assert.ok(encoderDiff <= 1e-4, `encoder difference ${encoderDiff}`);
+    assert.ok(logitDiff <= 1e-4, `logit difference ${logitDiff}`);
+    assert.ok(scoreDiff <= 1e-4, `score difference ${scoreDiff}`);
+  });
+}
+
+test('greedy output of a batch equals each sentence alone', () => {
+  const { config, weights, reference: ref } = readFixture('residual-2x2');
+  const model = engine.loadModel({ config, weights });
+  const batch = model.translateIds(ref.sentences, { beam: 1 });
+  ref.sentences.forEach((sentence, s) => {
+    assert.deepEqual(model.translateIds([sentence], { beam: 1 })[0][0].ids, batch[s][0].ids);
+  });
+  model.dispose();
+});
+
+// ---------------------------------------------------------------- bad input
+
+const good = readFixture('residual-2x2');
+const header = JSON.parse(good.weights.subarray(8, 8 + Number(good.weights.readBigUInt64LE(0))).toString());
+
+// A safetensors file from a header object and the original data section.
+function withHeader(edit) {
+  const h = structuredClone(header);
+  edit(h);
+  const text = Buffer.from(JSON.stringify(h));
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(text.length));
+  return Buffer.concat([len, text, good.weights.subarray(8 + Number(good.weights.readBigUInt64LE(0)))]);
+}
+
+function expectLoadError(files, pattern) {
+  assert.throws(() => engine.loadModel({ config: good.config, weights: good.weights, ...files }),
+    (err) => err instanceof Error && pattern.test(err.message), `expected ${pattern}`);
+}
+
+test('bad model files give clear errors', async (t) => {
+  await t.test('truncated file', () => expectLoadError({ weights: good.weights.subarray(0, good.weights.length >> 1) }, /beyond .*truncated/));
+  await t.test('file shorter than the length prefix', () => expectLoadError({ weights: good.weights.subarray(0, 5) }, /too short/));
+  await t.test('header length beyond the file', () => {
+    const bad = Buffer.from(good.weights);
+    bad.writeBigUInt64LE(1n << 40n);
+    expectLoadError({ weights: bad }, /header length \d+ is beyond the file size/);
+  });
+  await t.test('malformed header JSON', () => {
+    const bad = Buffer.from(good.weights);
+    bad[8] = '['.charCodeAt(0);
+    expectLoadError({ weights: bad }, /header: malformed JSON/);
+  });
+  await t.test('missing tensor', () => expectLoadError({
+    weights: withHeader((h) => { h['decoder.layers.0.fc1.bia_'] = h['decoder.layers.0.fc1.bias']; delete h['decoder.layers.0.fc1.bias']; }),
+  }, /missing tensor decoder\.layers\.0\.fc1\.bias/));
+  await t.test('extra unknown tensor is an error', () => expectLoadError({
+    weights: withHeader((h) => { h['encoder.extra.weight'] = { dtype: 'F32', shape: [1], data_offsets: [0, 4] }; }),
+  }, /unknown tensor encoder\.extra\.weight/));
+  await t.test('wrong shape', () => expectLoadError({
+    weights: withHeader((h) => { h['decoder.layers.0.fc1.bias'].shape = [38, 2]; }),
+  }, /decoder\.layers\.0\.fc1\.bias has shape \[38, 2\], expected \[76\]/));
+  await t.test('unsupported dtype', () => expectLoadError({
+    weights: withHeader((h) => { h['encoder.layer_norm.weight'].dtype = 'I32'; }),
+  }, /unsupported dtype I32/));
+  await t.test('data size not matching the shape', () => expectLoadError({
+    weights: withHeader((h) => { h['encoder.layer_norm.weight'].shape = [65]; }),
+  }, /do not match its shape/));
+  await t.test('d_model not divisible by n_heads', () => expectLoadError({
+    config: good.config.replace('"n_heads": 4', '"n_heads": 5'),
+  }, /not divisible by n_heads/));
+  await t.test('config inconsistent with the weights', () => expectLoadError({
+    config: good.config.replace('"d_model": 64', '"d_model": 32'),
+  }, /encoder\.embed_tokens\.weight has shape \[101, 64\], expected \[101, 32\]/));
+  await t.test('malformed config', () => expectLoadError({ config: '{"style": "residual"' }, /config\.json: malformed JSON/));
+  await t.test('unknown style', () => expectLoadError({ config: good.config.replace('"residual"', '"sandwich"') }, /"style" must be/));
+});
+
+test('bad translation input gives clear errors, and the engine stays usable', () => {
+  const model = engine.loadModel({ config: good.config, weights: good.weights });
+  assert.throws(() => model.translateIds([[5, 6, 101]]), /token id 101 .* outside the vocabulary/);
+  assert.throws(() => model.translateIds([[5, -1]]), /outside the vocabulary/);
+  assert.throws(() => model.translateIds([[5, 1]]), /padding id/);
+  assert.throws(() => model.translateIds([]), /empty input/);
+  assert.throws(() => model.translateIds([[5], []]), /empty input: sentence 1/);
+  assert.throws(() => model.translateIds([Array(64).fill(7)]), /input too long: .* at most 63/);
+  assert.throws(() => model.translateIds([[5]], { beam: 0 }), /beam must be/);
+  assert.throws(() => model.translateIds([[5]], { beam: 2, nbest: 3 }), /nbest must be/);
+  assert.throws(() => model.translateIds([[5.5]]), /not an integer/);
+  assert.equal(model.translateIds([Array(63).fill(7)], { beam: 2 })[0].length, 1);
+  model.dispose();
+  assert.throws(() => model.translateIds([[5]]), (err) => err.name === 'AbortError' && /disposed/.test(err.message));
+  model.dispose(); // twice is harmless
+  // A failed load leaves the module usable.
+  assert.throws(() => engine.loadModel({ config: good.config, weights: good.weights.subarray(0, 100) }));
+  const again = engine.loadModel({ config: good.config, weights: good.weights });
+  assert.equal(again.translateIds([[5, 6, 7]], { beam: 1 }).length, 1);
+  again.dispose();
+});
