@@ -696,6 +696,8 @@ RMT_API int rmt_spm_encode(const rmt_spm *spm, const char *text, size_t len, int
   if (len > (size_t)INT32_MAX / 8) return rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes)", len);
   spm_work w = {0};
   int rc = spm_normalize(&spm->norm, spm, text, len, &w.norm);
+  if (!rc && w.norm.len > (size_t)INT32_MAX / 16)
+    rc = rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes normalized)", w.norm.len);
   if (!rc && w.norm.len > 0)
     rc = spm->model_type == SPM_BPE ? encode_bpe(spm, &w) : encode_unigram(spm, &w);
   if (rc) {
