@@ -80,11 +80,6 @@ export class Model {
   begin(sentences, options = {}) {
     this.checkAlive();
     if (!Array.isArray(sentences) || sentences.length === 0) throw new Error('residual-mt: empty input: no sentences');
-    const p = { ...DEFAULT_SEARCH, ...options };
-    checkInteger('beam', p.beam, 1, 256);
-    checkInteger('nbest', p.nbest, 1, p.beam);
-    checkInteger('minLen', p.minLen, 0, 1 << 20);
-    checkInteger('maxLenB', p.maxLenB, 0, 1 << 20);
     const w = this.wasm;
     const flat = [];
     const lens = sentences.map((ids) => {
@@ -97,6 +92,48 @@ export class Model {
     });
     const idsPtr = w.copyInt32(flat.length ? flat : [0]);
     const lensPtr = w.copyInt32(lens);
+    try {
+      return this.withParams(options, (paramsPtr) =>
+        w.exports.rmt_translation_begin(this.ptr, idsPtr, lensPtr, sentences.length, paramsPtr), sentences.length);
+    } finally {
+      w.free(idsPtr);
+      w.free(lensPtr);
+    }
+  }
+
+  // Starts a step-wise translation of texts (tokenized in the engine; the
+  // target-language token added when the model has them).
+  beginText(texts, options = {}) {
+    this.checkTokenizer();
+    if (!Array.isArray(texts) || texts.length === 0) throw new Error('residual-mt: empty input: no texts');
+    const w = this.wasm;
+    const encoded = texts.map((text) => {
+      if (typeof text !== 'string') throw new TypeError('residual-mt: each text must be a string');
+      return w.encoder.encode(text);
+    });
+    const joined = new Uint8Array(encoded.reduce((n, e) => n + e.length, 0));
+    encoded.reduce((offset, e) => { joined.set(e, offset); return offset + e.length; }, 0);
+    const textPtr = w.copyIn(joined.length ? joined : new Uint8Array(1));
+    const lensPtr = w.copyInt32(encoded.map((e) => e.length));
+    const [langPtr] = w.copyString(options.targetLanguage ?? '');
+    try {
+      return this.withParams(options, (paramsPtr) => w.exports.rmt_translation_begin_text(
+        this.ptr, this.spm, textPtr, lensPtr, texts.length, langPtr, paramsPtr), texts.length);
+    } finally {
+      w.free(textPtr);
+      w.free(lensPtr);
+      w.free(langPtr);
+    }
+  }
+
+  // Writes rmt_search_params, calls begin(paramsPtr) and wraps the result.
+  withParams(options, begin, nSentences) {
+    const p = { ...DEFAULT_SEARCH, ...options };
+    checkInteger('beam', p.beam, 1, 256);
+    checkInteger('nbest', p.nbest, 1, p.beam);
+    checkInteger('minLen', p.minLen, 0, 1 << 20);
+    checkInteger('maxLenB', p.maxLenB, 0, 1 << 20);
+    const w = this.wasm;
     const paramsPtr = w.malloc(PARAMS_SIZE);
     try {
       const view = new DataView(w.memory.buffer, paramsPtr, PARAMS_SIZE);
@@ -104,17 +141,26 @@ export class Model {
       view.setInt32(4, p.nbest, true);
       view.setInt32(8, p.minLen, true);
       view.setInt32(12, p.maxLenB, true);
-      view.setFloat64(16, p.maxLenA, true);
-      view.setFloat64(24, p.lenpen, true);
-      const tr = w.exports.rmt_translation_begin(this.ptr, idsPtr, lensPtr, sentences.length, paramsPtr);
+      view.setFloat64(16, Number(p.maxLenA), true);
+      view.setFloat64(24, Number(p.lenpen), true);
+      const tr = begin(paramsPtr);
       if (!tr) throw new Error(`residual-mt: ${w.lastError()}`);
-      const translation = new Translation(this, tr, sentences.length);
+      const translation = new Translation(this, tr, nSentences);
       this.translations.add(translation);
       return translation;
     } finally {
-      w.free(idsPtr);
-      w.free(lensPtr);
       w.free(paramsPtr);
+    }
+  }
+
+  // Translates texts; returns per text its n-best list [{ text, score, hitMaxLength }].
+  translateTexts(texts, options = {}) {
+    const tr = this.beginText(texts, options);
+    try {
+      tr.run();
+      return tr.results(true);
+    } finally {
+      tr.free();
     }
   }
 
@@ -238,12 +284,37 @@ export class Translation {
     }
   }
 
+  // fill(ptr, cap) follows snprintf's convention.
+  readText(fill) {
+    const w = this.wasm;
+    let cap = 256;
+    for (;;) {
+      const ptr = w.malloc(cap);
+      try {
+        const n = fill(ptr, cap);
+        if (n < 0) throw new Error(`residual-mt: ${w.lastError()}`);
+        if (n < cap) return w.readString(ptr, n);
+        cap = n + 1;
+      } finally {
+        w.free(ptr);
+      }
+    }
+  }
+
+  partialText(s) {
+    this.checkAlive();
+    this.model.checkTokenizer();
+    return this.readText((ptr, cap) => this.wasm.exports.rmt_translation_partial_text(this.ptr, this.model.spm, s, ptr, cap));
+  }
+
   partial(s) {
     this.checkAlive();
     return this.readIds((ptr) => this.wasm.exports.rmt_translation_partial(this.ptr, s, ptr, 1 << 16), 1 << 16);
   }
 
-  results() {
+  // Per sentence, its n-best list [{ ids, score, hitMaxLength }] (and text
+  // when withText, decoded by the model's tokenizer).
+  results(withText = false) {
     this.checkAlive();
     const w = this.wasm;
     const out = [];
@@ -255,7 +326,9 @@ export class Translation {
         const hyps = [];
         for (let k = 0; k < n; k++) {
           const ids = this.readIds((ptr) => w.exports.rmt_translation_hyp(this.ptr, s, k, ptr, 1 << 16, extra, extra + 4), 1 << 16);
-          hyps.push({ ids, score: w.f32[extra >> 2], hitMaxLength: w.i32[(extra >> 2) + 1] !== 0 });
+          const hyp = { ids, score: w.f32[extra >> 2], hitMaxLength: w.i32[(extra >> 2) + 1] !== 0 };
+          if (withText) hyp.text = this.readText((out, cap) => w.exports.rmt_translation_hyp_text(this.ptr, this.model.spm, s, k, out, cap));
+          hyps.push(hyp);
         }
         out.push(hyps);
       }

@@ -12,7 +12,9 @@ Rerun whenever models/reference.py changes:
 
 import json
 import os
+import subprocess
 import sys
+import tempfile
 
 import torch
 
@@ -131,6 +133,64 @@ def make(style: str, name: str, seed: int):
     return sentences
 
 
+TEXTS = [
+    "In the beginning God created the heavens and the earth.",
+    "En el principio creó Dios los cielos y la tierra.",
+    "Hello, world!",
+    "x",
+]
+
+
+def spm(tool: str, model: str, args, text: str) -> str:
+    return subprocess.run([tool, f"--model={model}", *args], input=text, capture_output=True, text=True,
+                          check=True).stdout
+
+
+def make_text_fixture():
+    """A tiny bidirectional model with its own SentencePiece model (trained with
+    spm_train, identity normalisation to stay small), the target-language tokens
+    <2en> and <2es>, and the reference's greedy translations of TEXTS as text
+    (spm_encode -> reference -> spm_decode)."""
+    out_dir = os.path.join(ROOT, "models", "residual-text")
+    os.makedirs(out_dir, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = os.path.join(tmp, "corpus.txt")
+        with open("/usr/share/common-licenses/GPL-3") as f:
+            lines = [line.strip() for line in f if line.strip()]
+        with open(corpus, "w") as f:
+            f.write("\n".join(lines[:400] + TEXTS) + "\n")
+        prefix = os.path.join(tmp, "spm")
+        subprocess.run(["spm_train", f"--input={corpus}", f"--model_prefix={prefix}", "--vocab_size=150",
+                        "--model_type=unigram", "--normalization_rule_name=identity", "--character_coverage=1.0",
+                        "--bos_id=0", "--pad_id=1", "--eos_id=2", "--unk_id=3", "--user_defined_symbols=<2en>,<2es>",
+                        "--minloglevel=2"], check=True, capture_output=True)
+        with open(prefix + ".model", "rb") as f:
+            spm_bytes = f.read()
+    spm_path = os.path.join(out_dir, "spm.model")
+    with open(spm_path, "wb") as f:
+        f.write(spm_bytes)
+    cfg = ref.ModelConfig(style="residual", d_model=32, ffn_dim=64, n_heads=2, encoder_layers=2, decoder_layers=1,
+                          vocab_size=150, max_positions=128, dropout=0.0,
+                          languages={"source": ["en", "es"], "target": ["en", "es"],
+                                     "target_lang_tokens": {"en": 4, "es": 5}})
+    gen = torch.Generator().manual_seed(100)
+    model = ref.Transformer(cfg)
+    randomize(model, gen)
+    ref.save_model_dir(model, out_dir)
+    model = ref.load_model_dir(out_dir)
+    ids = [list(map(int, line.split())) for line in spm("spm_encode", spm_path, ["--output_format=id"],
+                                                          "\n".join(TEXTS) + "\n").splitlines()]
+    result = {"texts": TEXTS, "ids": ids, "translations": {}}
+    for lang, token in cfg.languages["target_lang_tokens"].items():
+        src = ref.pad_batch([[token] + s for s in ids], cfg)
+        out = ref.greedy_search(model, src, MAX_LEN_A, MAX_LEN_B, MIN_LEN)
+        text = spm("spm_decode", spm_path, ["--input_format=id"], "\n".join(" ".join(map(str, o)) for o in out) + "\n")
+        result["translations"][lang] = {"ids": out, "text": text.split("\n")[:len(TEXTS)]}
+    with open(os.path.join(out_dir, "reference.json"), "w") as f:
+        json.dump(result, f, ensure_ascii=False, indent=1)
+    print("residual-text:", result["translations"]["en"]["text"])
+
+
 def main():
     torch.manual_seed(0)
     seed = 1
@@ -138,6 +198,7 @@ def main():
         for name in MODELS:
             sentences = make(style, name, seed)
             seed += 1
+    make_text_fixture()
     # An example input for `npm start`: the 2x2 fixtures' first sentences.
     with open(os.path.join(ROOT, "example-ids.txt"), "w") as f:
         for s in sentences[:3]:

@@ -86,4 +86,32 @@ RMT_API void rmt_translation_free(rmt_translation *tr);
 // One beam search step for every unfinished sentence; returns how many remain (0 = done).
 RMT_API int rmt_translation_step(rmt_translation *tr);
 RMT_API int rmt_translation_run(rmt_translation *tr);
+
+// Results, once a sentence is finished: up to nbest hypotheses, best first.
+RMT_API int rmt_translation_n_hyps(const rmt_translation *tr, int s);
+// Copies hypothesis k of sentence s into ids (at most cap) and returns its
+// length; score and hit_max_len may be NULL.
+RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t *ids, int cap, float *score,
+                                int32_t *hit_max_len);
+// The best hypothesis so far (streaming); returns its length.
+RMT_API int rmt_translation_partial(const rmt_translation *tr, int s, int32_t *ids, int cap);
+RMT_API int rmt_translation_n_sentences(const rmt_translation *tr);
+RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s);
+RMT_API int rmt_translation_steps(const rmt_translation *tr);
+
+// Teacher forcing and internals, for scoring and tests.
+RMT_API const float *rmt_translation_encoder_out(const rmt_translation *tr, int s);
+RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *tokens);
+RMT_API const float *rmt_translation_logits(const rmt_translation *tr);
+
+// Text in and out (text.c): SentencePiece encoding, the target-language token
+// when the model has them, decoding. `texts` holds n_texts texts back to back,
+// text_lens their byte lengths. Text results follow snprintf's convention.
+typedef struct rmt_spm rmt_spm;
+RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, const rmt_spm *spm, const char *texts,
+                                                    const int32_t *text_lens, int n_texts, const char *target_lang,
+                                                    const rmt_search_params *params);
+RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
+                                     size_t cap);
+RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
 #endif

@@ -6,13 +6,6 @@
 #include "testutil.h"
 #include "translation.h"
 
-RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *tokens);
-RMT_API const float *rmt_translation_logits(const rmt_translation *tr);
-RMT_API const float *rmt_translation_encoder_out(const rmt_translation *tr, int s);
-RMT_API int rmt_translation_n_hyps(const rmt_translation *tr, int s);
-RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t *ids, int cap, float *score,
-                                int32_t *hit_max_len);
-
 static const char *MODELS[] = {"post-2x2", "post-3x1", "pre-2x2", "pre-3x1", "residual-2x2", "residual-3x1"};
 #define MAX_FLOATS 200000
 

@@ -1,0 +1,110 @@
+// Text in, text out: SentencePiece encoding, the target-language token, and
+// decoding of hypotheses, so that callers (JS, the CLI) never juggle ids.
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "spm.h"
+#include "translation.h"
+
+// Sets *id to the target-language token for `lang`, or -1 when the model has
+// no such tokens (a one-direction model). 0 or an error code.
+static int target_token(const rmt_config *c, const char *lang, int *id) {
+  *id = -1;
+  if (!c->n_target_langs) return RMT_OK;
+  if (!lang || !*lang) {
+    return rmt_error(RMT_E_INVALID, "this model translates into several languages: name the target language");
+  }
+  for (int i = 0; i < c->n_target_langs; i++) {
+    if (strcmp(c->target_lang_codes[i], lang) == 0) {
+      *id = c->target_lang_ids[i];
+      return RMT_OK;
+    }
+  }
+  return rmt_error(RMT_E_INVALID, "this model cannot translate into \"%s\"", lang);
+}
+
+RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, const rmt_spm *spm, const char *texts,
+                                                    const int32_t *text_lens, int n_texts, const char *target_lang,
+                                                    const rmt_search_params *params) {
+  rmt_clear_error();
+  if (!model || !spm || !texts || !text_lens || n_texts < 1) {
+    rmt_error(RMT_E_INVALID, "empty input: no texts");
+    return NULL;
+  }
+  const rmt_config *c = &model->config;
+  if (rmt_spm_vocab_size(spm) > c->vocab_size) {
+    rmt_error(RMT_E_FORMAT, "the tokenizer has %d pieces but the model only %d", rmt_spm_vocab_size(spm), c->vocab_size);
+    return NULL;
+  }
+  int lang_id;
+  if (target_token(c, target_lang, &lang_id)) return NULL;
+  int prefix = lang_id >= 0;
+  // Each sentence may use at most max_positions - 1 ids (plus </s>); a longer
+  // text is reported as too long by rmt_translation_begin.
+  size_t total = 0;
+  for (int i = 0; i < n_texts; i++) {
+    if (text_lens[i] < 0) {
+      rmt_error(RMT_E_INVALID, "negative text length");
+      return NULL;
+    }
+    total += (size_t)text_lens[i];
+  }
+  // SentencePiece gives at most one id per byte, plus one for the dummy prefix.
+  size_t cap = total + (size_t)n_texts * (2 + (size_t)prefix);
+  int32_t *ids = malloc(sizeof(int32_t) * cap), *lens = malloc(sizeof(int32_t) * (size_t)n_texts);
+  rmt_translation *tr = NULL;
+  if (!ids || !lens) {
+    rmt_error(RMT_E_NOMEM, "out of memory");
+    goto done;
+  }
+  size_t used = 0;
+  const char *text = texts;
+  for (int i = 0; i < n_texts; i++) {
+    if (prefix) ids[used] = lang_id;
+    int n = rmt_spm_encode(spm, text, (size_t)text_lens[i], ids + used + prefix, (int)(cap - used - prefix));
+    if (n < 0) goto done;
+    if ((size_t)n > cap - used - prefix) {
+      rmt_error(RMT_E_LIMIT, "text %d: tokenizer output larger than expected", i);
+      goto done;
+    }
+    if (n == 0) {
+      rmt_error(RMT_E_INVALID, "empty input: text %d has no tokens", i);
+      goto done;
+    }
+    lens[i] = n + prefix;
+    used += (size_t)lens[i];
+    text += text_lens[i];
+  }
+  tr = rmt_translation_begin(model, ids, lens, n_texts, params);
+done:
+  free(ids);
+  free(lens);
+  return tr;
+}
+
+// Hypothesis k of sentence s as text (snprintf convention: returns the full
+// length; writes it NUL-terminated when it fits).
+RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
+                                     size_t cap) {
+  int n = rmt_translation_hyp(tr, s, k, NULL, 0, NULL, NULL);
+  if (n < 0) return n;
+  int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1));
+  if (!ids) return rmt_error(RMT_E_NOMEM, "out of memory");
+  rmt_translation_hyp(tr, s, k, ids, n, NULL, NULL);
+  int len = rmt_spm_decode(spm, ids, n, out, cap);
+  free(ids);
+  return len;
+}
+
+// The best hypothesis so far of sentence s as text (for streaming).
+RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
+  int n = rmt_translation_partial(tr, s, NULL, 0);
+  if (n < 0) return n;
+  int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1));
+  if (!ids) return rmt_error(RMT_E_NOMEM, "out of memory");
+  rmt_translation_partial(tr, s, ids, n);
+  int len = rmt_spm_decode(spm, ids, n, out, cap);
+  free(ids);
+  return len;
+}

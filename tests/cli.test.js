@@ -1,0 +1,78 @@
+// The command-line tool (npx residual-mt) on fixture models, against the
+// PyTorch reference's outputs (models/make_fixtures.py).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const fixture = (name) => `${root}tests/fixtures/models/${name}`;
+const reference = (name) => JSON.parse(readFileSync(`${fixture(name)}/reference.json`, 'utf8'));
+
+function cli(args, input = '') {
+  const run = spawnSync(process.execPath, [`${root}js/cli.js`, ...args], { input, encoding: 'utf8', timeout: 60_000 });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr, lines: run.stdout.split('\n').slice(0, -1) };
+}
+
+test('--ids greedy output equals the reference, one line per input line', () => {
+  const ref = reference('residual-2x2');
+  const input = `${ref.sentences.map((s) => s.join(' ')).join('\n')}\n\n`;
+  const run = cli(['--model', fixture('residual-2x2'), '--ids', '--beam', '1'], input);
+  assert.equal(run.code, 0, run.stderr);
+  const greedy = ref.searches.find((s) => s.beam === 1).hyps.map((h) => h[0].tokens.join(' '));
+  assert.deepEqual(run.lines, [...greedy, '']);
+});
+
+test('--ids beam 5 with --nbest and --scores equals the reference n-best lists', () => {
+  const ref = reference('pre-3x1');
+  const search = ref.searches.find((s) => s.beam === 5);
+  const input = ref.sentences.map((s) => s.join(' ')).join('\n');
+  const run = cli(['--model', fixture('pre-3x1'), '--ids', '--beam', '5', '--nbest', '5', '--scores'], input);
+  assert.equal(run.code, 0, run.stderr);
+  const want = search.hyps.flat();
+  assert.equal(run.lines.length, want.length);
+  run.lines.forEach((line, i) => {
+    const [score, ids] = line.split('\t');
+    assert.equal(ids, want[i].tokens.join(' '));
+    assert.ok(Math.abs(Number(score) - want[i].score) < 1e-4, `score ${score} vs ${want[i].score}`);
+  });
+});
+
+test('text mode translates through the tokenizer, both directions', () => {
+  const ref = reference('residual-text');
+  for (const lang of ['en', 'es']) {
+    const run = cli(['--model', fixture('residual-text'), '--to', lang, '--beam', '1'], `${ref.texts.join('\n')}\n`);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.lines, ref.translations[lang].text);
+  }
+  const args = cli(['--model', fixture('residual-text'), '--to', 'en', '--beam', '1', ref.texts[0], ref.texts[1]]);
+  assert.deepEqual(args.lines, ref.translations.en.text.slice(0, 2));
+});
+
+test('tokenize and detokenize match spm_encode / spm_decode', () => {
+  const ref = reference('residual-text');
+  const tok = cli(['tokenize', '--model', fixture('residual-text')], `${ref.texts.join('\n')}\n`);
+  assert.equal(tok.code, 0, tok.stderr);
+  assert.deepEqual(tok.lines, ref.ids.map((ids) => ids.join(' ')));
+  const detok = cli(['detokenize', '--model', fixture('residual-text')], tok.stdout);
+  assert.deepEqual(detok.lines, ref.texts);
+});
+
+test('CLI errors are clear and exit non-zero', () => {
+  const cases = [
+    [['--model', fixture('residual-2x2'), '--ids', '--bogus'], /unknown option --bogus/],
+    [['--model', fixture('residual-2x2'), '--ids', '--beam', 'x'], /--beam expects a non-negative integer/],
+    [['--model', `${root}tests/fixtures/models/nope`, '--ids'], /cannot read .*config\.json: no such file/],
+    [['--model', fixture('residual-2x2'), '--ids'], /token id 500 .* outside the vocabulary/, '5 500\n'],
+    [['--model', fixture('residual-2x2'), '--ids'], /line 1: "a" is not a token id/, '5 a\n'],
+    [['--model', fixture('residual-2x2'), 'some text'], /cannot read .*spm\.model/],
+    [['--model', fixture('residual-text'), 'hi'], /name the target language/],
+    [['--model', fixture('residual-text'), '--to', 'fr', 'hi'], /cannot translate into "fr"/],
+  ];
+  for (const [args, pattern, input] of cases) {
+    const run = cli(args, input ?? '');
+    assert.equal(run.code, 1, `${args.join(' ')}: exit ${run.code}`);
+    assert.match(run.stderr, pattern);
+  }
+});
