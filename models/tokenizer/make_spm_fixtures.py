@@ -15,7 +15,7 @@ emoji/ZWJ, CJK, combining marks, whitespace runs, very long lines, random
 codepoints and invalid UTF-8.
 
 Outputs, per model NAME in tests/fixtures/spm/:
-  NAME.model        the model
+  NAME.model        the model (trained, or derived from one: see DERIVED)
   NAME.ids16        spm_encode --output_format=id of corpus.txt, packed: each
                     id as a little-endian uint16, each line ended by 0xFFFF
   NAME.decoded      spm_decode --input_format=id of NAME.ids; a line is "="
@@ -66,12 +66,88 @@ MODELS = {
                   '--unk_surface=<?>'],
 }
 
+# Models derived from trained ones by editing the ModelProto (spm_train never
+# makes UNUSED pieces): every 8th multi-character normal piece marked UNUSED,
+# and the charsmap dropped (identity normalization) to keep the files small.
+DERIVED = {'uni_unused': 'uni_nfkc', 'bpe_unused': 'bpe_nfkc'}
+
 NORM_TSV = [  # source code points -> target code points (hex)
     ('AB', '22'), ('BB', '22'), ('17F', '73'), ('FB01', '66 69'), ('3000', '20'),
     ('A0', '20'), ('9', '20'), ('2019', '27'), ('41 42 43', '61 62 63'),
     ('E9', '65 301'), ('FF21', '41'),
 ]
 DENORM_TSV = [('27', '2019'), ('61 62 63', '41 42 43'), ('65 301', 'E9')]
+
+
+def pb_varint(buf, pos):
+    value = shift = 0
+    while True:
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        shift += 7
+        if b < 0x80:
+            return value, pos
+
+
+def pb_encode_varint(v):
+    out = bytearray()
+    while True:
+        out.append((v & 0x7F) | (0x80 if v > 0x7F else 0))
+        v >>= 7
+        if not v:
+            return bytes(out)
+
+
+def pb_fields(buf):
+    """(field, wire, raw field bytes including the tag, payload) of a message."""
+    pos, out = 0, []
+    while pos < len(buf):
+        start = pos
+        tag, pos = pb_varint(buf, pos)
+        field, wire = tag >> 3, tag & 7
+        if wire == 0:
+            _, pos = pb_varint(buf, pos)
+            payload = None
+        elif wire == 2:
+            n, pos = pb_varint(buf, pos)
+            payload = buf[pos:pos + n]
+            pos += n
+        elif wire == 5:
+            payload = None
+            pos += 4
+        elif wire == 1:
+            payload = None
+            pos += 8
+        else:
+            raise ValueError('unsupported wire type')
+        out.append((field, wire, buf[start:pos], payload))
+    return out
+
+
+def pb_bytes_field(field, payload):
+    return pb_encode_varint(field << 3 | 2) + pb_encode_varint(len(payload)) + payload
+
+
+def derive_unused(base, out):
+    """Marks every 8th multi-character NORMAL piece UNUSED, normalizer -> identity."""
+    buf = open(base, 'rb').read()
+    result, k = bytearray(), 0
+    for field, wire, raw, payload in pb_fields(buf):
+        if field == 1:
+            sub = pb_fields(payload)
+            text = next(p for f, _, _, p in sub if f == 1).decode('utf-8', 'replace')
+            types = [r for f, _, r, _ in sub if f == 3]
+            if not types and len(text.lstrip('▁')) >= 2:  # NORMAL (the default)
+                k += 1
+                if k % 8 == 0:
+                    raw = pb_bytes_field(1, payload + pb_encode_varint(3 << 3) + pb_encode_varint(5))
+        elif field == 3:
+            kept = b''.join(r for f, _, r, _ in pb_fields(payload) if f not in (1, 2))
+            raw = pb_bytes_field(3, pb_bytes_field(1, b'identity') + kept)
+        result += raw
+    with open(out, 'wb') as f:
+        f.write(result)
 
 
 def run(cmd, **kw):
@@ -146,9 +222,9 @@ def exotic_lines(rng, es, en):
 
     def sentence():  # a verse, or a run of up to 12 words of one
         words = rng.choice(prose).split(' ')
-        if rng.random() < 0.1:
+        if rng.random() < 0.03:
             return ' '.join(words)
-        n = rng.randint(2, 12)
+        n = rng.randint(2, 10)
         i = rng.randrange(max(1, len(words) - n + 1))
         return ' '.join(words[i:i + n])
 
@@ -198,16 +274,16 @@ def exotic_lines(rng, es, en):
     for ws in ['', ' ', '  ', '\t', '\t\t', ' \t ', '\u3000', '\u00a0', '\u200b', '\ufeff']:
         out += [ws] * 3
     # Very long lines.
-    for n in (3000, 8000, 25000):
+    for n in (3000, 6000, 12000):
         s = ''
         while len(s.encode()) < n:
             s += rng.choice(prose) + ' '
         out.append(s.strip())
-    out.append('x' * 5000)
-    out.append('ab' * 3000)
-    out.append(''.join(rng.choice(emoji) for _ in range(800)))
-    out.append('a\u0301' * 2000)
-    out.append(' ' * 3000 + 'fin' + ' ' * 3000)
+    out.append('x' * 3000)
+    out.append('ab' * 1500)
+    out.append(''.join(rng.choice(emoji) for _ in range(300)))
+    out.append('a\u0301' * 1000)
+    out.append(' ' * 1500 + 'fin' + ' ' * 1500)
     # Random codepoints (many outside the training set).
     for _ in range(250):
         n = rng.randint(1, 30)
@@ -276,13 +352,13 @@ def main():
     # Test corpus: held-out and training prose, license text, generated lines.
     def span(s):  # a random run of words, so the corpus stays small
         words = s.split(' ')
-        if rng.random() < 0.05:
+        if rng.random() < 0.03:
             return s
         n = rng.randint(1, 9)
         i = rng.randrange(max(1, len(words) - n + 1))
         return ' '.join(words[i:i + n])
-    corpus = [span(s).encode() for s in rng.sample(es[1::2], 1700) + rng.sample(en[1::3], 1700)
-              + rng.sample(es[::2], 300) + rng.sample(en[::3], 300) + rng.sample(lic, 300)]
+    corpus = [span(s).encode() for s in rng.sample(es[1::2], 1300) + rng.sample(en[1::3], 1300)
+              + rng.sample(es[::2], 200) + rng.sample(en[::3], 200) + rng.sample(lic, 250)]
     corpus += [b''] * 20
     corpus += exotic_lines(rng, es, en)
     rng.shuffle(corpus)
@@ -293,13 +369,15 @@ def main():
     print(f'corpus: {len(corpus)} lines, {os.path.getsize(corpus_path)} bytes', file=sys.stderr)
 
     only = set(os.environ.get('SPM_MODELS', '').split(',')) - {''}
-    for name, flags in MODELS.items():
+    for name, flags in list(MODELS.items()) + list(DERIVED.items()):
         if only and name not in only:
             continue
         prefix = os.path.join(OUT, name)
-        flags = [f.replace('{work}', work) for f in flags]
         model = prefix + '.model'
-        if args.retrain or not os.path.exists(model):
+        if name in DERIVED:
+            derive_unused(os.path.join(OUT, flags + '.model'), model)
+        elif args.retrain or not os.path.exists(model):
+            flags = [f.replace('{work}', work) for f in flags]
             run(['spm_train', '--input=' + train_path, '--model_prefix=' + prefix,
                  '--num_threads=' + args.threads, '--input_sentence_size=200000',
                  '--shuffle_input_sentence=false', '--minloglevel=1'] + flags)
@@ -334,6 +412,7 @@ def main():
                    or len(p) < 2) and p != b'<0x0A>'] or [0]
         newline = vocab.index(b'<0x0A>') if b'<0x0A>' in vocab else -1
         lines = []
+        rng = random.Random(f'{SEED}-{name}')  # per model, so models can be remade alone
         for _ in range(150):
             n = rng.randint(1, 30)
             ids = [rng.choice(special) if rng.random() < 0.6 else rng.randrange(size)
