@@ -270,7 +270,8 @@ static int build_trie(rmt_spm *spm) {
   t->edges = calloc(size, sizeof *t->edges);
   t->norm_id = malloc(total * sizeof *t->norm_id);
   t->resv_id = malloc(total * sizeof *t->resv_id);
-  if (!t->edges || !t->norm_id || !t->resv_id) return rmt_error(RMT_E_NOMEM, "spm: out of memory");
+  t->user_path = calloc(total, 1);
+  if (!t->edges || !t->norm_id || !t->resv_id || !t->user_path) return rmt_error(RMT_E_NOMEM, "spm: out of memory");
   t->mask = size - 1;
   for (int b = 0; b < 256; b++) t->root[b] = -1;
   for (size_t i = 0; i < total; i++) t->norm_id[i] = t->resv_id[i] = -1;
@@ -279,7 +280,10 @@ static int build_trie(rmt_spm *spm) {
     const spm_piece *p = &spm->pieces[i];
     const uint8_t *s = (const uint8_t *)spm->strings + p->offset;
     int node = 0;
-    for (uint32_t k = 0; k < p->len; k++) trie_add_edge(t, node, s[k], &node);
+    for (uint32_t k = 0; k < p->len; k++) {
+      trie_add_edge(t, node, s[k], &node);
+      if (p->type == RMT_SPM_USER_DEFINED) t->user_path[node] = 1;
+    }
     bool normal = p->type == RMT_SPM_NORMAL || p->type == RMT_SPM_USER_DEFINED ||
                   p->type == RMT_SPM_UNUSED;
     int32_t *slot = normal ? &t->norm_id[node] : &t->resv_id[node];
@@ -312,7 +316,7 @@ size_t spm_match_user_defined(const rmt_spm *spm, const char *text, size_t len) 
   int node = 0;
   for (size_t i = 0; i < len; i++) {
     node = spm_trie_child(&spm->trie, node, (uint8_t)text[i]);
-    if (node < 0) break;
+    if (node < 0 || !spm->trie.user_path[node]) break;
     int id = spm->trie.norm_id[node];
     if (id >= 0 && spm->pieces[id].type == RMT_SPM_USER_DEFINED) best = i + 1;
   }
@@ -332,6 +336,7 @@ RMT_API void rmt_spm_free(rmt_spm *spm) {
   free(spm->trie.edges);
   free(spm->trie.norm_id);
   free(spm->trie.resv_id);
+  free(spm->trie.user_path);
   free(spm->unk_surface);
   normalizer_free(&spm->norm);
   normalizer_free(&spm->denorm);
@@ -564,12 +569,13 @@ static int encode_unigram(const rmt_spm *spm, spm_work *w) {
 typedef struct {
   int32_t prev, next;  // neighbouring symbols, -1 at the ends
   int32_t start, len;  // bytes of the normalized text; len 0 once merged away
+  int32_t node;        // trie node of its text, -1 when no piece starts so
   bool freeze;         // a user-defined piece: never merged
 } bpe_symbol;
 
 typedef struct {
   float score;
-  int32_t left, right, size;
+  int32_t left, right, size, node;  // node: of the merged text
 } bpe_pair;
 
 // Heap order: higher score first, then the leftmost.
@@ -613,10 +619,13 @@ static bpe_pair bpe_pop(bpe_state *st) {
 static void bpe_maybe_add(const rmt_spm *spm, const char *s, bpe_state *st, int left, int right) {
   if (left < 0 || right < 0 || st->sym[left].freeze || st->sym[right].freeze) return;
   int32_t start = st->sym[left].start, size = st->sym[left].len + st->sym[right].len;
-  int node = trie_find(&spm->trie, s + start, (size_t)size);
+  // Continue from the left symbol's node over the right symbol's bytes.
+  int node = st->sym[left].node;
+  for (int32_t k = st->sym[right].start, end = k + st->sym[right].len; k < end && node >= 0; k++)
+    node = spm_trie_child(&spm->trie, node, (uint8_t)s[k]);
   int id = node < 0 ? -1 : spm->trie.norm_id[node];
   if (id < 0) return;
-  bpe_push(st, (bpe_pair){spm->pieces[id].score, left, right, size});
+  bpe_push(st, (bpe_pair){spm->pieces[id].score, left, right, size, node});
   if (spm->pieces[id].type == RMT_SPM_UNUSED) {
     st->rev[id][0] = start;
     st->rev[id][1] = st->sym[left].len;
@@ -660,13 +669,15 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
   int n_sym = 0;
   for (int i = 0; i < n;) {
     size_t len = 0;
-    if (spm->has_user_defined) len = spm_match_user_defined(spm, s + i, (size_t)(n - i));
+    if (spm->has_user_defined && spm->user_first[(uint8_t)s[i]])
+      len = spm_match_user_defined(spm, s + i, (size_t)(n - i));
     bool freeze = len > 0;
     if (!len) {
       len = (size_t)"\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[(uint8_t)s[i] >> 4];
       if (len > (size_t)(n - i)) len = (size_t)(n - i);
     }
-    st.sym[n_sym] = (bpe_symbol){n_sym - 1, -1, i, (int32_t)len, freeze};
+    int node = trie_find(&spm->trie, s + i, len);
+    st.sym[n_sym] = (bpe_symbol){n_sym - 1, -1, i, (int32_t)len, node, freeze};
     if (n_sym > 0) st.sym[n_sym - 1].next = n_sym;
     n_sym++;
     i += (int)len;
@@ -677,6 +688,7 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
     bpe_symbol *l = &st.sym[top.left], *r = &st.sym[top.right];
     if (l->len == 0 || r->len == 0 || l->len + r->len != top.size) continue;  // stale
     l->len += r->len;
+    l->node = top.node;
     l->next = r->next;
     if (r->next >= 0) st.sym[r->next].prev = top.left;
     r->len = 0;

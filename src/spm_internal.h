@@ -47,6 +47,7 @@ typedef struct {
   uint32_t mask;      // table size - 1 (a power of two)
   int32_t *norm_id;   // per node, -1 when none
   int32_t *resv_id;   // per node, -1 when none
+  uint8_t *user_path; // per node: on the path of a user-defined piece
   int32_t root[256];  // children of the root, -1 when none (skips the hash)
   int n_nodes;
 } spm_trie;
