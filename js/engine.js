@@ -16,6 +16,24 @@ function checkInteger(name, value, min, max) {
   }
 }
 
+// Large batches are translated in chunks of sentences of similar length (a
+// chunk's cache is sized by its longest sentence and its row count), and the
+// results are put back in input order.
+const MAX_CHUNK_ROWS = 256; // sentences x beam per chunk
+
+function inChunks(items, length, options, translate) {
+  const beam = options.beam ?? DEFAULT_SEARCH.beam;
+  const perChunk = Math.max(1, Math.floor(MAX_CHUNK_ROWS / beam));
+  if (items.length <= perChunk) return translate(items);
+  const order = items.map((_, i) => i).sort((a, b) => length(items[a]) - length(items[b]));
+  const results = new Array(items.length);
+  for (let start = 0; start < order.length; start += perChunk) {
+    const chunk = order.slice(start, start + perChunk);
+    translate(chunk.map((i) => items[i])).forEach((result, k) => { results[chunk[k]] = result; });
+  }
+  return results;
+}
+
 export class Engine {
   constructor(wasm) {
     this.wasm = wasm;
@@ -155,25 +173,31 @@ export class Model {
 
   // Translates texts; returns per text its n-best list [{ text, score, hitMaxLength }].
   translateTexts(texts, options = {}) {
-    const tr = this.beginText(texts, options);
-    try {
-      tr.run();
-      return tr.results(true);
-    } finally {
-      tr.free();
-    }
+    if (!Array.isArray(texts) || texts.length === 0) throw new Error('residual-mt: empty input: no texts');
+    return inChunks(texts, (text) => text.length, options, (chunk) => {
+      const tr = this.beginText(chunk, options);
+      try {
+        tr.run();
+        return tr.results(true);
+      } finally {
+        tr.free();
+      }
+    });
   }
 
   // Translates sentences of ids; returns per sentence its n-best list
   // [{ ids, score, hitMaxLength }], best first.
   translateIds(sentences, options = {}) {
-    const tr = this.begin(sentences, options);
-    try {
-      tr.run();
-      return tr.results();
-    } finally {
-      tr.free();
-    }
+    if (!Array.isArray(sentences) || sentences.length === 0) throw new Error('residual-mt: empty input: no sentences');
+    return inChunks(sentences, (ids) => ids.length, options, (chunk) => {
+      const tr = this.begin(chunk, options);
+      try {
+        tr.run();
+        return tr.results();
+      } finally {
+        tr.free();
+      }
+    });
   }
 
   // ---- tokenizer (spm.model)

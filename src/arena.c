@@ -1,7 +1,6 @@
 #include "arena.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "error.h"
 
@@ -29,6 +28,5 @@ void *rmt_arena_alloc(rmt_arena *arena, size_t size) {
   if (!arena->base || arena->used + bytes > arena->size) return NULL;
   void *chunk = aligned + arena->used;
   arena->used += bytes;
-  memset(chunk, 0, bytes);
   return chunk;
 }

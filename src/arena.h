@@ -18,7 +18,7 @@ static inline size_t rmt_align_up(size_t n) { return (n + RMT_ALIGN - 1) & ~(siz
 // 0 on success, RMT_E_NOMEM (with a message) if the block cannot be allocated.
 int rmt_arena_init(rmt_arena *arena, size_t size);
 void rmt_arena_free(rmt_arena *arena);
-// An aligned, zeroed chunk, or NULL when the arena is exhausted (a sizing bug).
+// An aligned chunk (not zeroed), or NULL when the arena is exhausted (a sizing bug).
 void *rmt_arena_alloc(rmt_arena *arena, size_t size);
 #define RMT_ARENA_ARRAY(arena, type, count) ((type *)rmt_arena_alloc((arena), sizeof(type) * (size_t)(count)))
 #endif

@@ -31,26 +31,53 @@ void rmt_pack_weight(float *packed, const float *weight, int N, int K) {
   }
 }
 
+// Adds the bias to two accumulator vectors and stores the first `cols` of
+// them (a partial column panel goes through a small buffer).
+static inline void store_tile_row(float *dst, v128_t lo, v128_t hi, const float *bias, int cols) {
+  float tile[RMT_GEMM_NR] = {0};
+  if (bias) memcpy(tile, bias, sizeof(float) * (size_t)cols);
+  lo = wasm_f32x4_add(lo, wasm_v128_load(tile));
+  hi = wasm_f32x4_add(hi, wasm_v128_load(tile + 4));
+  if (cols == RMT_GEMM_NR) {
+    wasm_v128_store(dst, lo);
+    wasm_v128_store(dst + 4, hi);
+  } else {
+    wasm_v128_store(tile, lo);
+    wasm_v128_store(tile + 4, hi);
+    memcpy(dst, tile, sizeof(float) * (size_t)cols);
+  }
+}
+
+// One row of A against every panel: the tail when M is not a multiple of 4
+// (in decoding M is often 1..3, where a 4-row tile would waste most of its work).
+static void gemm_f32_1x8(float *C, const float *a, const float *packed_weight, const float *bias, int N, int K) {
+  for (int n = 0; n < N; n += RMT_GEMM_NR) {
+    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
+    v128_t c0 = wasm_f32x4_splat(0), c1 = c0;
+    for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
+      v128_t x = wasm_f32x4_splat(a[k]);
+      c0 = wasm_f32x4_add(c0, wasm_f32x4_mul(x, wasm_v128_load(w)));
+      c1 = wasm_f32x4_add(c1, wasm_f32x4_mul(x, wasm_v128_load(w + 4)));
+    }
+    int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
+    store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, cols);
+  }
+}
+
 // A 4x8 tile of C per iteration: 4 rows of A broadcast one element at a time
-// against 8 packed weights (two vectors), 8 accumulators. A partial row tile
-// repeats the last valid row (reads stay in bounds; the extra results are not
-// stored); a partial column panel goes through a small buffer.
+// against 8 packed weights (two vectors), 8 accumulators. Rows left over when
+// M is not a multiple of 4 go through the 1x8 kernel.
 void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                 int M, int N, int K) {
-  static const float zero_bias[RMT_GEMM_NR];
-  for (int m = 0; m < M; m += 4) {
-    const float *a0 = A + (size_t)m * K;
-    const float *a1 = m + 1 < M ? a0 + K : a0;
-    const float *a2 = m + 2 < M ? a1 + K : a1;
-    const float *a3 = m + 3 < M ? a2 + K : a2;
-    int rows = M - m < 4 ? M - m : 4;
+  int m = 0;
+  for (; m + 4 <= M; m += 4) {
+    const float *a0 = A + (size_t)m * K, *a1 = a0 + K, *a2 = a1 + K, *a3 = a2 + K;
     for (int n = 0; n < N; n += RMT_GEMM_NR) {
       const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
       v128_t c00 = wasm_f32x4_splat(0), c01 = c00, c10 = c00, c11 = c00;
       v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-      for (int k = 0; k < K; k++) {
+      for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
         v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 4);
-        w += RMT_GEMM_NR;
         v128_t x0 = wasm_f32x4_splat(a0[k]), x1 = wasm_f32x4_splat(a1[k]);
         v128_t x2 = wasm_f32x4_splat(a2[k]), x3 = wasm_f32x4_splat(a3[k]);
         c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, w0));
@@ -63,30 +90,15 @@ void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_we
         c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x3, w1));
       }
       int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
-      float bias_tile[RMT_GEMM_NR];
-      const float *b = zero_bias;
-      if (bias) {
-        memcpy(bias_tile, bias + n, sizeof(float) * cols);
-        for (int j = cols; j < RMT_GEMM_NR; j++) bias_tile[j] = 0.0f;
-        b = bias_tile;
-      }
-      v128_t b0 = wasm_v128_load(b), b1 = wasm_v128_load(b + 4);
-      v128_t acc[4][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}};
-      for (int r = 0; r < rows; r++) {
-        float *dst = C + (size_t)(m + r) * N + n;
-        v128_t lo = wasm_f32x4_add(acc[r][0], b0), hi = wasm_f32x4_add(acc[r][1], b1);
-        if (cols == RMT_GEMM_NR) {
-          wasm_v128_store(dst, lo);
-          wasm_v128_store(dst + 4, hi);
-        } else {
-          float tile[RMT_GEMM_NR];
-          wasm_v128_store(tile, lo);
-          wasm_v128_store(tile + 4, hi);
-          memcpy(dst, tile, sizeof(float) * cols);
-        }
-      }
+      const float *b = bias ? bias + n : NULL;
+      float *dst = C + (size_t)m * N + n;
+      store_tile_row(dst, c00, c01, b, cols);
+      store_tile_row(dst + N, c10, c11, b, cols);
+      store_tile_row(dst + 2 * (size_t)N, c20, c21, b, cols);
+      store_tile_row(dst + 3 * (size_t)N, c30, c31, b, cols);
     }
   }
+  for (; m < M; m++) gemm_f32_1x8(C + (size_t)m * N, A + (size_t)m * K, packed_weight, bias, N, K);
 }
 
 // ---------------------------------------------------------------- LayerNorm

@@ -149,6 +149,10 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   }
   if (rmt_arena_init(&tr->arena, layout(tr, NULL))) goto fail;
   layout(tr, &tr->arena);
+  // Only the search bookkeeping needs zeros; caches and scratch are written before read.
+  memset(tr->finished, 0, sizeof(int) * (size_t)n_sent);
+  memset(tr->n_hyps, 0, sizeof(int) * (size_t)n_sent);
+  memset(tr->ignore, 0, sizeof(int) * (size_t)n_sent * p.beam);
 
   const int32_t *in = ids;
   for (int s = 0; s < n_sent; s++) {

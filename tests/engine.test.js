@@ -157,3 +157,16 @@ test('bad translation input gives clear errors, and the engine stays usable', ()
   assert.equal(again.translateIds([[5, 6, 7]], { beam: 1 }).length, 1);
   again.dispose();
 });
+
+test('a batch larger than one chunk comes back in input order, equal to one-by-one', () => {
+  const { config, weights } = readFixture('post-3x1');
+  const model = engine.loadModel({ config, weights });
+  // 300 sentences of varied lengths at beam 1: more than one chunk of 256 rows.
+  const sentences = Array.from({ length: 300 }, (_, i) => Array.from({ length: 1 + ((i * 7) % 23) }, (_, t) => 4 + ((i * 31 + t * 17) % 90)));
+  const batch = model.translateIds(sentences, { beam: 1 });
+  assert.equal(batch.length, 300);
+  for (const i of [0, 1, 2, 150, 298, 299]) {
+    assert.deepEqual(batch[i], model.translateIds([sentences[i]], { beam: 1 })[0], `sentence ${i}`);
+  }
+  model.dispose();
+});

@@ -1,0 +1,140 @@
+// Translation throughput of the WASM engine: sentences/s and target tokens/s
+// for batch sizes 1, 8 and 32 at beam 1 and 5, batched vs one sentence at a
+// time, on a fixture-sized model, a default-sized model (random weights, the
+// shipped model's shape) and, when present, the shipped model on real text.
+// Then the tokenizer benchmark (tests/bench/spm_bench.js).
+//
+//   npm run bench                      (or: node tests/bench/bench.js [--quick])
+
+import { readFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { Engine } from '../../js/engine.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const quick = process.argv.includes('--quick');
+
+// ---- a random model of a given shape, written as safetensors in memory
+
+function tensorShapes(c) {
+  const shapes = { 'encoder.embed_tokens.weight': [c.vocab_size, c.d_model] };
+  const linear = (name, out, inp) => { shapes[`${name}.weight`] = [out, inp]; shapes[`${name}.bias`] = [out]; };
+  const norm = (name) => { shapes[`${name}.weight`] = [c.d_model]; shapes[`${name}.bias`] = [c.d_model]; };
+  const attention = (name) => ['q_proj', 'k_proj', 'v_proj', 'out_proj'].forEach((p) => linear(`${name}.${p}`, c.d_model, c.d_model));
+  for (const [stack, n] of [['encoder', c.encoder_layers], ['decoder', c.decoder_layers]]) {
+    for (let i = 0; i < n; i++) {
+      const p = `${stack}.layers.${i}`;
+      attention(`${p}.self_attn`);
+      norm(`${p}.self_attn_layer_norm`);
+      if (stack === 'decoder') { attention(`${p}.encoder_attn`); norm(`${p}.encoder_attn_layer_norm`); }
+      linear(`${p}.fc1`, c.ffn_dim, c.d_model);
+      linear(`${p}.fc2`, c.d_model, c.ffn_dim);
+      norm(`${p}.final_layer_norm`);
+    }
+    if (c.style !== 'post') norm(`${stack}.layer_norm`);
+  }
+  return shapes;
+}
+
+function randomModel(config, seed = 1) {
+  let state = seed;
+  const rand = () => { state = (state * 1664525 + 1013904223) >>> 0; return state / 2 ** 32 - 0.5; };
+  const header = {};
+  const blobs = [];
+  let offset = 0;
+  for (const [name, shape] of Object.entries(tensorShapes(config))) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const data = new Float32Array(n);
+    const scale = name.includes('layer_norm') ? 0 : 2 / Math.sqrt(shape[shape.length - 1]);
+    for (let i = 0; i < n; i++) data[i] = (name.endsWith('layer_norm.weight') ? 1 : 0) + rand() * scale;
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.byteLength] };
+    blobs.push(Buffer.from(data.buffer));
+    offset += data.byteLength;
+  }
+  let text = JSON.stringify(header);
+  text += ' '.repeat((8 - (text.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(text.length));
+  return { config: JSON.stringify(config), weights: Buffer.concat([len, Buffer.from(text), ...blobs]) };
+}
+
+// ---- measurement
+
+function randomSentences(count, vocab, seed) {
+  let state = seed;
+  const rand = () => { state = (state * 1103515245 + 12345) >>> 0; return state; };
+  return Array.from({ length: count }, () => Array.from({ length: 8 + (rand() % 25) }, () => 4 + (rand() % (vocab - 4))));
+}
+
+function measure(translate, sentences, batch) {
+  let tokens = 0;
+  const start = performance.now();
+  for (let i = 0; i < sentences.length; i += batch) {
+    for (const hyps of translate(sentences.slice(i, i + batch))) tokens += hyps[0].ids.length + 1; // + </s>
+  }
+  const seconds = (performance.now() - start) / 1000;
+  return { sentencesPerSecond: sentences.length / seconds, tokensPerSecond: tokens / seconds };
+}
+
+function benchModel(label, model, sentences, translate) {
+  console.log(`\n${label}`);
+  console.log('beam  batch  sentences/s  tokens/s  batched/one-by-one');
+  for (const beam of [1, 5]) {
+    const run = (batch) => measure((chunk) => translate(chunk, { beam }), sentences, batch);
+    const single = run(1);
+    console.log(`${String(beam).padStart(4)}  ${'1'.padStart(5)}  ${single.sentencesPerSecond.toFixed(1).padStart(11)}  ${single.tokensPerSecond.toFixed(0).padStart(8)}  1.00`);
+    for (const batch of [8, 32]) {
+      const r = run(batch);
+      console.log(`${String(beam).padStart(4)}  ${String(batch).padStart(5)}  ${r.sentencesPerSecond.toFixed(1).padStart(11)}  ${r.tokensPerSecond.toFixed(0).padStart(8)}  ${(r.sentencesPerSecond / single.sentencesPerSecond).toFixed(2)}`);
+    }
+  }
+}
+
+const engine = await Engine.load();
+const count = quick ? 32 : 64;
+
+{
+  const dir = `${root}tests/fixtures/models/residual-2x2/`;
+  const model = engine.loadModel({ config: readFileSync(`${dir}config.json`), weights: readFileSync(`${dir}model.safetensors`) });
+  const sentences = randomSentences(count, model.config.vocab_size, 7);
+  benchModel(`fixture model residual-2x2 (d=64, 2+2 layers, vocab 101), ${count} random sentences`, model, sentences,
+    (chunk, opts) => model.translateIds(chunk, opts));
+  model.dispose();
+}
+
+{
+  const config = {
+    format: 'residual-mt/1', style: 'residual', d_model: 256, ffn_dim: 1024, n_heads: 4, encoder_layers: 6,
+    decoder_layers: 2, vocab_size: 8000, max_positions: 256,
+  };
+  const model = engine.loadModel(randomModel(config));
+  // Random weights never choose </s>: fix the output length (20 tokens) so runs compare.
+  const sentences = randomSentences(count, config.vocab_size, 11);
+  benchModel(`default-sized model (random weights: d=256, ffn 1024, 6+2 layers, vocab 8000), ${count} sentences, 20 target tokens each`,
+    model, sentences, (chunk, opts) => model.translateIds(chunk, { ...opts, maxLenA: 0, maxLenB: 20, minLen: 20 }));
+  model.dispose();
+}
+
+const shipped = `${root}models/es-en/`;
+if (existsSync(`${shipped}model.safetensors`)) {
+  const read = (f) => readFileSync(`${shipped}${f}`);
+  const model = engine.loadModel({ config: read('config.json'), weights: read('model.safetensors'), spm: read('spm.model') });
+  const testFile = `${root}models/data/test.es`;
+  let texts = existsSync(testFile) ? readFileSync(testFile, 'utf8').split('\n').filter(Boolean) : [];
+  if (!texts.length) texts = ['En el principio creó Dios los cielos y la tierra.'];
+  while (texts.length < count) texts = texts.concat(texts);
+  texts = texts.slice(0, count);
+  const langs = model.config.languages?.target_lang_tokens;
+  const targetLanguage = langs ? 'en' : undefined;
+  benchModel(`shipped model models/es-en on ${count} Spanish sentences`, model, texts,
+    (chunk, opts) => model.translateTexts(chunk, { ...opts, targetLanguage }));
+  model.dispose();
+} else {
+  console.log('\n(models/es-en not present: shipped-model benchmark skipped)');
+}
+
+const spmBench = `${root}tests/bench/spm_bench.js`;
+if (existsSync(spmBench) && !quick) {
+  console.log('');
+  spawnSync(process.execPath, [spmBench], { stdio: 'inherit' });
+}
