@@ -654,8 +654,9 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
   const char *s = w->norm.data;
   int n = (int)w->norm.len;
   size_t rev_bytes = spm->has_unused ? (size_t)spm->n_pieces * sizeof(int32_t[2]) : 0;
-  size_t bytes = (size_t)n * (sizeof(bpe_symbol) + sizeof(spm_seg) + 3 * sizeof(bpe_pair)) +
-                 rev_bytes + 16;
+  // At most n symbols and segments; n - 1 initial pairs and 2 per merge.
+  size_t bytes = (3 * (size_t)n + 1) * sizeof(bpe_pair) +
+                 (size_t)n * (sizeof(bpe_symbol) + sizeof(spm_seg)) + rev_bytes;
   w->block = malloc(bytes);
   if (!w->block) return rmt_error(RMT_E_NOMEM, "spm: out of memory (%zu bytes)", bytes);
   bpe_state st = {0};
