@@ -3,7 +3,8 @@
 #   wasm    dist/residual-mt.wasm   (Emscripten, -O3 -msimd128, standalone module)
 #   native  build/native/           (gcc/clang + SIMDe for the wasm intrinsics):
 #           librmt.a, the CLI tool rmt, and one executable per tests/c/test_*.c
-# Usage: bash build.sh [all|wasm|native|deps]
+#   sanitize build/sanitize/        the same under ASan + UBSan
+# Usage: bash build.sh [all|wasm|native|sanitize|deps]
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -32,7 +33,7 @@ lib_sources() { ls src/*.c | grep -v '^src/cli_native\.c$'; }
 CFLAGS_COMMON="-std=c11 -Wall -Wextra -Wno-unused-parameter -Isrc"
 
 build_native() {
-  local out=build/native cc="${CC:-cc}" flags="${NATIVE_CFLAGS:--O2 -g}"
+  local out="${NATIVE_OUT:-build/native}" cc="${CC:-cc}" flags="${NATIVE_CFLAGS:--O2 -g}"
   mkdir -p "$out/obj"
   local objs=()
   for src in $(lib_sources); do
@@ -72,10 +73,17 @@ build_wasm() {
     -sEXPORTED_FUNCTIONS=_malloc,_free -sERROR_ON_UNDEFINED_SYMBOLS=1
 }
 
+# The native tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+build_sanitize() {
+  NATIVE_OUT=build/sanitize NATIVE_CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
+    build_native
+}
+
 case "$target" in
   deps) ensure_deps ;;
   native) ensure_deps; build_native ;;
+  sanitize) ensure_deps; build_sanitize ;;
   wasm) ensure_deps; build_wasm ;;
-  all) ensure_deps; build_native; build_wasm ;;
-  *) echo "usage: bash build.sh [all|wasm|native|deps]" >&2; exit 2 ;;
+  all) ensure_deps; build_native; build_sanitize; build_wasm ;;
+  *) echo "usage: bash build.sh [all|wasm|native|sanitize|deps]" >&2; exit 2 ;;
 esac
