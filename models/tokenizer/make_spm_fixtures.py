@@ -59,7 +59,7 @@ MODELS = {
                      '--user_defined_symbols=<sep>,ﬁ,...',
                      '--treat_whitespace_as_suffix=true', '--add_dummy_prefix=false',
                      '--pad_id=3'],
-    # Custom normalization and denormalization rules (TSV), spaces not escaped.
+    # Custom normalization and denormalization rules (TSV), an unk surface.
     'uni_rules': ['--model_type=unigram', '--vocab_size=2000',
                   '--normalization_rule_tsv={work}/norm.tsv',
                   '--denormalization_rule_tsv={work}/denorm.tsv',
@@ -69,7 +69,8 @@ MODELS = {
 # Models derived from trained ones by editing the ModelProto (spm_train never
 # makes UNUSED pieces): every 8th multi-character normal piece marked UNUSED,
 # and the charsmap dropped (identity normalization) to keep the files small.
-DERIVED = {'uni_unused': 'uni_nfkc', 'bpe_unused': 'bpe_nfkc'}
+# derive_unused(..., escape=False) also turns escape_whitespaces off.
+DERIVED = {'uni_unused': ('uni_nfkc', True), 'bpe_unused': ('bpe_nfkc', True)}
 
 NORM_TSV = [  # source code points -> target code points (hex)
     ('AB', '22'), ('BB', '22'), ('17F', '73'), ('FB01', '66 69'), ('3000', '20'),
@@ -129,7 +130,7 @@ def pb_bytes_field(field, payload):
     return pb_encode_varint(field << 3 | 2) + pb_encode_varint(len(payload)) + payload
 
 
-def derive_unused(base, out):
+def derive_unused(base, out, escape):
     """Marks every 8th multi-character NORMAL piece UNUSED, normalizer -> identity."""
     buf = open(base, 'rb').read()
     result, k = bytearray(), 0
@@ -144,6 +145,8 @@ def derive_unused(base, out):
                     raw = pb_bytes_field(1, payload + pb_encode_varint(3 << 3) + pb_encode_varint(5))
         elif field == 3:
             kept = b''.join(r for f, _, r, _ in pb_fields(payload) if f not in (1, 2))
+            if not escape:  # escape_whitespaces (field 5) = false; the last value wins
+                kept += pb_encode_varint(5 << 3) + pb_encode_varint(0)
             raw = pb_bytes_field(3, pb_bytes_field(1, b'identity') + kept)
         result += raw
     with open(out, 'wb') as f:
@@ -375,7 +378,7 @@ def main():
         prefix = os.path.join(OUT, name)
         model = prefix + '.model'
         if name in DERIVED:
-            derive_unused(os.path.join(OUT, flags + '.model'), model)
+            derive_unused(os.path.join(OUT, flags[0] + '.model'), model, flags[1])
         elif args.retrain or not os.path.exists(model):
             flags = [f.replace('{work}', work) for f in flags]
             run(['spm_train', '--input=' + train_path, '--model_prefix=' + prefix,
