@@ -70,6 +70,16 @@ static void attend(rmt_translation *tr, int row, int n_keys) {
                                   tr->value_rows, n_keys, c->n_heads, c->head_dim, tr->scores);
 }
 
+// Lists rows first..first+n-1 of the key and value matrices (width D) as the
+// keys to attend over: a sentence's own rows, which is all the masking needed.
+static void list_sentence_rows(rmt_translation *tr, const float *keys, const float *values, int first, int n) {
+  int D = tr->model->config.d_model;
+  for (int t = 0; t < n; t++) {
+    tr->key_rows[t] = keys + (size_t)(first + t) * D;
+    tr->value_rows[t] = values + (size_t)(first + t) * D;
+  }
+}
+
 static void project_q(rmt_translation *tr, const rmt_attention *attn, const float *in, int M) {
   const rmt_config *c = &tr->model->config;
   linear(tr->q, in, &attn->q_proj, M);
@@ -99,10 +109,7 @@ void rmt_encode(rmt_translation *tr) {
     linear(tr->v, in, &layer->self_attn.v_proj, M);
     for (int s = 0; s < tr->n_sent; s++) {
       int first = tr->src_offset[s], n = tr->src_len[s];
-      for (int t = 0; t < n; t++) {
-        tr->key_rows[t] = tr->k + (size_t)(first + t) * D;
-        tr->value_rows[t] = tr->v + (size_t)(first + t) * D;
-      }
+      list_sentence_rows(tr, tr->k, tr->v, first, n);
       for (int t = 0; t < n; t++) attend(tr, first + t, n);
     }
     linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
@@ -161,12 +168,9 @@ void rmt_decoder_step(rmt_translation *tr) {
     project_q(tr, &layer->encoder_attn, in, R);
     const float *ck = tr->cross_k + (size_t)l * tr->src_rows * D, *cv = tr->cross_v + (size_t)l * tr->src_rows * D;
     for (int r = 0; r < R; r++) {
-      int s = tr->row_sent[r], first = tr->src_offset[s], n = tr->src_len[s];
-      for (int j = 0; j < n; j++) {
-        tr->key_rows[j] = ck + (size_t)(first + j) * D;
-        tr->value_rows[j] = cv + (size_t)(first + j) * D;
-      }
-      attend(tr, r, n);
+      int s = tr->row_sent[r];
+      list_sentence_rows(tr, ck, cv, tr->src_offset[s], tr->src_len[s]);
+      attend(tr, r, tr->src_len[s]);
     }
     linear(tr->sub_out, tr->attn, &layer->encoder_attn.out_proj, R);
     sublayer_output(c, &layer->encoder_attn_norm, x, tr->dual, tr->sub_out, R);
