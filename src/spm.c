@@ -587,7 +587,8 @@ typedef struct {
   bpe_pair *heap;
   int n;
   bpe_symbol *sym;
-  int32_t (*rev)[2];  // per unused piece: [start, left length] of its last candidate merge
+  int32_t *rev_left;  // per piece: left length of its last candidate merge (unused pieces)
+  spm_seg *pending;    // resegmentation stack
 } bpe_state;
 
 static void bpe_push(bpe_state *st, bpe_pair pair) {
@@ -618,7 +619,7 @@ static bpe_pair bpe_pop(bpe_state *st) {
 
 static void bpe_maybe_add(const rmt_spm *spm, const char *s, bpe_state *st, int left, int right) {
   if (left < 0 || right < 0 || st->sym[left].freeze || st->sym[right].freeze) return;
-  int32_t start = st->sym[left].start, size = st->sym[left].len + st->sym[right].len;
+  int32_t size = st->sym[left].len + st->sym[right].len;
   // Continue from the left symbol's node over the right symbol's bytes.
   int node = st->sym[left].node;
   for (int32_t k = st->sym[right].start, end = k + st->sym[right].len; k < end && node >= 0; k++)
@@ -626,26 +627,27 @@ static void bpe_maybe_add(const rmt_spm *spm, const char *s, bpe_state *st, int 
   int id = node < 0 ? -1 : spm->trie.norm_id[node];
   if (id < 0) return;
   bpe_push(st, (bpe_pair){spm->pieces[id].score, left, right, size, node});
-  if (spm->pieces[id].type == RMT_SPM_UNUSED) {
-    st->rev[id][0] = start;
-    st->rev[id][1] = st->sym[left].len;
-  }
+  if (spm->pieces[id].type == RMT_SPM_UNUSED) st->rev_left[id] = st->sym[left].len;
 }
 
 // Appends the segment of [start, start+len), splitting unused pieces back
-// into the two pieces they were last merged from.
+// into the two pieces they were last merged from (their texts are this
+// piece's, split at the recorded length), depth first, left first.
 static void bpe_resegment(const rmt_spm *spm, const char *s, const bpe_state *st, spm_work *w,
                           int32_t start, int32_t len) {
-  int id = piece_to_id(spm, s + start, (size_t)len);
-  if (spm->pieces[id].type == RMT_SPM_UNUSED && st->rev && st->rev[id][1] > 0 &&
-      st->rev[id][1] < len) {
-    // The recorded halves have the same text as this piece split there.
-    int32_t left_len = st->rev[id][1];
-    bpe_resegment(spm, s, st, w, start, left_len);
-    bpe_resegment(spm, s, st, w, start + left_len, len - left_len);
-    return;
+  int top = 0;
+  st->pending[top++] = (spm_seg){start, len, 0};
+  while (top > 0) {
+    spm_seg g = st->pending[--top];
+    int id = piece_to_id(spm, s + g.start, (size_t)g.len);
+    int32_t left = st->rev_left ? st->rev_left[id] : 0;
+    if (spm->pieces[id].type == RMT_SPM_UNUSED && left > 0 && left < g.len) {
+      st->pending[top++] = (spm_seg){g.start + left, g.len - left, 0};
+      st->pending[top++] = (spm_seg){g.start, left, 0};
+    } else {
+      w->segs[w->n_segs++] = (spm_seg){g.start, g.len, id};
+    }
   }
-  w->segs[w->n_segs++] = (spm_seg){start, len, id};
 }
 
 // BPE: start from characters (user-defined pieces whole and frozen), then
@@ -653,19 +655,21 @@ static void bpe_resegment(const rmt_spm *spm, const char *s, const bpe_state *st
 static int encode_bpe(const rmt_spm *spm, spm_work *w) {
   const char *s = w->norm.data;
   int n = (int)w->norm.len;
-  size_t rev_bytes = spm->has_unused ? (size_t)spm->n_pieces * sizeof(int32_t[2]) : 0;
-  // At most n symbols and segments; n - 1 initial pairs and 2 per merge.
+  size_t rev_bytes = spm->has_unused ? (size_t)spm->n_pieces * sizeof(int32_t) : 0;
+  // At most n symbols, segments and pending ranges (all non-empty and
+  // disjoint); n - 1 initial pairs and 2 per merge.
   size_t bytes = (3 * (size_t)n + 1) * sizeof(bpe_pair) +
-                 (size_t)n * (sizeof(bpe_symbol) + sizeof(spm_seg)) + rev_bytes;
+                 (size_t)n * (sizeof(bpe_symbol) + 2 * sizeof(spm_seg)) + rev_bytes;
   w->block = malloc(bytes);
   if (!w->block) return rmt_error(RMT_E_NOMEM, "spm: out of memory (%zu bytes)", bytes);
   bpe_state st = {0};
   st.heap = w->block;
   st.sym = (bpe_symbol *)(st.heap + 3 * (size_t)n + 1);
   w->segs = (spm_seg *)(st.sym + n);
+  st.pending = w->segs + n;
   if (rev_bytes) {
-    st.rev = (int32_t(*)[2])(w->segs + n);
-    memset(st.rev, 0, rev_bytes);
+    st.rev_left = (int32_t *)(st.pending + n);
+    memset(st.rev_left, 0, rev_bytes);
   }
   int n_sym = 0;
   for (int i = 0; i < n;) {
