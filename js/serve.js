@@ -1,0 +1,138 @@
+#!/usr/bin/env node
+// A small static server for the demo (npm start): web/ at "/", and what the
+// page needs from the package at the same relative paths (js/, dist/, model
+// directories). application/wasm, COOP/COEP (cross-origin isolated), ETags.
+//
+//   node js/serve.js [--port 8080] [--host 127.0.0.1]     (PORT overrides the default)
+
+import { createServer } from 'node:http';
+import { createReadStream, promises as fs } from 'node:fs';
+import { extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/markdown; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8',
+  '.safetensors': 'application/octet-stream',
+  '.model': 'application/octet-stream',
+};
+
+// The demo's layout: URL prefix -> directory, and which files may be served.
+const MODEL_FILE = /^[^/]+\/(config\.json|manifest\.json|model\.safetensors|spm\.model)$/;
+export function demoMounts(root = ROOT) {
+  return [
+    { prefix: '/js/', dir: join(root, 'js') },
+    { prefix: '/dist/', dir: join(root, 'dist') },
+    { prefix: '/models/', dir: join(root, 'models'), allow: (rest) => MODEL_FILE.test(rest) },
+    { prefix: '/tests/fixtures/models/', dir: join(root, 'tests/fixtures/models'), allow: (rest) => MODEL_FILE.test(rest) },
+    { prefix: '/', dir: join(root, 'web') },
+  ];
+}
+
+// Resolves a URL path to a file inside a mount, or null.
+function locate(mounts, pathname) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(pathname);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0') || decoded.split('/').includes('..')) return null;
+  for (const mount of mounts) {
+    if (!decoded.startsWith(mount.prefix)) continue;
+    const rest = decoded.slice(mount.prefix.length);
+    if (mount.allow && !mount.allow(rest)) return null;
+    const dir = resolve(mount.dir);
+    const file = normalize(join(dir, rest));
+    if (file !== dir && !file.startsWith(dir + sep)) return null;
+    return file;
+  }
+  return null;
+}
+
+// mounts: [{ prefix, dir, allow? }] (first match wins). Returns an
+// http.Server with .stats = { requests, bytes } (response bytes sent).
+export function createStaticServer({ mounts = demoMounts(), log = false } = {}) {
+  const stats = { requests: 0, bytes: 0 };
+  const server = createServer(async (req, res) => {
+    stats.requests++;
+    const headers = {
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+      'Cross-Origin-Resource-Policy': 'same-origin',
+      'X-Content-Type-Options': 'nosniff',
+      'Cache-Control': 'no-cache',
+    };
+    const send = (status, body, type = 'text/plain; charset=utf-8') => {
+      res.writeHead(status, { ...headers, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+      stats.bytes += Buffer.byteLength(body);
+      res.end(req.method === 'HEAD' ? undefined : body);
+      if (log) console.log(`${status} ${req.method} ${req.url}`);
+    };
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
+    const url = new URL(req.url, 'http://localhost');
+    let file = locate(mounts, url.pathname);
+    if (!file) return send(404, 'not found\n');
+    let info;
+    try {
+      info = await fs.stat(file);
+      if (info.isDirectory()) {
+        if (!url.pathname.endsWith('/')) {
+          res.writeHead(301, { ...headers, Location: `${url.pathname}/${url.search}` });
+          return res.end();
+        }
+        file = join(file, 'index.html');
+        info = await fs.stat(file);
+      }
+    } catch {
+      return send(404, 'not found\n');
+    }
+    const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+    const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
+    if (req.headers['if-none-match'] === etag) {
+      res.writeHead(304, { ...headers, ETag: etag });
+      if (log) console.log(`304 ${req.method} ${req.url}`);
+      return res.end();
+    }
+    res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': info.size, ETag: etag });
+    if (log) console.log(`200 ${req.method} ${req.url}`);
+    if (req.method === 'HEAD') return res.end();
+    const stream = createReadStream(file);
+    stream.on('data', (chunk) => { stats.bytes += chunk.length; });
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  });
+  server.stats = stats;
+  return server;
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const arg = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+  const port = Number(arg('--port') ?? process.env.PORT ?? 8080);
+  const host = arg('--host') ?? process.env.HOST ?? '127.0.0.1';
+  const server = createStaticServer({ log: args.includes('--log') });
+  server.on('error', (err) => {
+    console.error(`residual-mt serve: ${err.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT)` : err.message}`);
+    process.exit(1);
+  });
+  server.listen(port, host, () => {
+    const { port: actual } = server.address();
+    console.log(`residual-mt demo: http://localhost:${actual}/`);
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) main();

@@ -1,0 +1,74 @@
+// The worker side of a translator (a Web Worker in browsers, a
+// worker_thread in Node). Messages from the page:
+//   { id, type: 'load', wasm, config, weights, spm }   -> { id, type: 'done', value: info }
+//   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
+//   { id, type: 'measure', text, options }             -> done with a token count
+//   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
+//   { id, type: 'dispose' }                            -> done; the worker then closes
+// Failures answer { id, type: 'error', error: { name, message } }.
+
+import { Runner, abortError } from './runner.js';
+
+async function connect() {
+  if (typeof WorkerGlobalScope !== 'undefined' && typeof self !== 'undefined') {
+    return {
+      post: (message, transfer) => self.postMessage(message, transfer ?? []),
+      listen: (handler) => { self.onmessage = (event) => handler(event.data); },
+      close: () => self.close(),
+    };
+  }
+  const { parentPort } = await import('node:worker_threads');
+  return {
+    post: (message, transfer) => parentPort.postMessage(message, transfer ?? []),
+    listen: (handler) => parentPort.on('message', handler),
+    close: () => parentPort.close(),
+  };
+}
+
+const port = await connect();
+const runner = new Runner();
+const cancels = new Map(); // job id -> reason once cancelled
+
+function serializeError(err) {
+  return { name: err?.name ?? 'Error', message: err?.message ?? String(err) };
+}
+
+async function handle(msg) {
+  const { id, type } = msg;
+  switch (type) {
+    case 'load':
+      return runner.load(msg);
+    case 'translate':
+      cancels.set(id, null);
+      try {
+        return await runner.translate(msg.texts, msg.options, {
+          cancelled: () => cancels.get(id),
+          onPartial: msg.stream ? (text) => port.post({ id, type: 'partial', text }) : undefined,
+        });
+      } finally {
+        cancels.delete(id);
+      }
+    case 'measure':
+      return runner.measure(msg.text, msg.options);
+    case 'dispose':
+      await runner.exclusive(() => runner.dispose());
+      return true;
+    default:
+      throw new Error(`residual-mt: unknown worker message ${type}`);
+  }
+}
+
+port.listen(async (msg) => {
+  if (msg.type === 'cancel') {
+    if (cancels.has(msg.target)) cancels.set(msg.target, abortError(msg.message));
+    return;
+  }
+  try {
+    const value = await handle(msg);
+    port.post({ id: msg.id, type: 'done', value });
+  } catch (err) {
+    port.post({ id: msg.id, type: 'error', error: serializeError(err) });
+  }
+  if (msg.type === 'dispose') port.close();
+});
+port.post({ type: 'ready' });
