@@ -1,0 +1,291 @@
+// The ES module API (js/index.js) in Node: translate, batch, streaming,
+// abort, destroy, queueing, sentence splitting, loading errors, progress, the
+// worker_threads path, package exports, and the demo's static server. Uses the
+// fixture model residual-text (tiny random weights: nonsense but
+// deterministic output; reference.json has its greedy translations).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { createTranslator, availability, modelInfo, languagePairs, segmentText } from '../js/index.js';
+import { ruleSentences, splitLong } from '../js/segment.js';
+import { loadFiles, toLocation } from '../js/loader.js';
+import { createStaticServer } from '../js/serve.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const FIXTURE = `${root}tests/fixtures/models/residual-text/`;
+const ref = JSON.parse(readFileSync(`${FIXTURE}reference.json`, 'utf8'));
+const GREEDY = { beam: 1 };
+const tmp = mkdtempSync(join(tmpdir(), 'rmt-api-'));
+
+let t; // en -> es, in-process
+before(async () => {
+  t = await createTranslator({ model: FIXTURE, sourceLanguage: 'en', targetLanguage: 'es' });
+});
+after(() => {
+  t?.destroy();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+const isAbort = (err) => err?.name === 'AbortError';
+
+test('translate() matches the reference greedy translations, both directions', async () => {
+  for (const [i, text] of ref.texts.entries()) {
+    assert.equal(await t.translate(text, GREEDY), ref.translations.es.text[i], text);
+  }
+  const toEn = await createTranslator({ model: FIXTURE, sourceLanguage: 'es', targetLanguage: 'en' });
+  assert.equal(await toEn.translate(ref.texts[1], GREEDY), ref.translations.en.text[1]);
+  toEn.destroy();
+  // Default search (beam 5) works too and returns a string.
+  assert.equal(typeof await t.translate('Hello, world!'), 'string');
+});
+
+test('translate([texts]) is one batch, in order; empty texts give "" without the engine', async () => {
+  const texts = [...ref.texts, '', '   '];
+  assert.deepEqual(await t.translate(texts, GREEDY), [...ref.translations.es.text, '', '']);
+  assert.equal(await t.translate(''), '');
+  assert.deepEqual(await t.translate([]), []);
+  const details = await t.translate(['Hello, world!'], { ...GREEDY, details: true });
+  assert.equal(details[0].text, ref.translations.es.text[2]);
+  assert.equal(details[0].sentences, 1);
+  assert.ok(details[0].outputTokens > 0 && details[0].ms >= 0);
+});
+
+test('long input is split into sentences and joined, keeping paragraph and line breaks', async () => {
+  const [a, b, c] = [ref.texts[0], ref.texts[2], ref.texts[3]];
+  const text = `${a} ${b}\n\n${c}\n${a}`;
+  const parts = await t.translate([a, b, c], GREEDY);
+  assert.equal(await t.translate(text, GREEDY), `${parts[0]} ${parts[1]}\n\n${parts[2]}\n${parts[0]}`);
+  // Longer than the model's max_positions (128) after tokenization: split by words, not an error.
+  const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+  const out = await t.translate(long, { ...GREEDY, maxLength: 8 });
+  assert.ok(out.length > 0);
+});
+
+test('sentence splitting: Intl.Segmenter and the rule-based fallback agree on plain text', () => {
+  const text = 'Hello, Dr. Smith. How are you?  Fine!\nNew line.\n\n\nSecond paragraph. ¿Qué tal? Bien.';
+  const want = ['Hello, Dr. Smith.', 'How are you?', 'Fine!', 'New line.', 'Second paragraph.', '¿Qué tal?', 'Bien.'];
+  for (const rules of [false, true]) {
+    const pieces = segmentText(text, { rules });
+    assert.equal(pieces.map((p) => p.text).join(''), text, 'pieces concatenate back to the input');
+    assert.deepEqual(pieces.filter((p) => p.translate).map((p) => p.text), want, rules ? 'rules' : 'Intl.Segmenter');
+  }
+  assert.deepEqual(ruleSentences('It costs 3.5 euros. Then e.g. this. End'), ['It costs 3.5 euros. ', 'Then e.g. this. ', 'End']);
+  assert.deepEqual(segmentText(''), []);
+  const parts = splitLong('a b c d e f g', 3, (s) => s.split(' ').length);
+  assert.deepEqual(parts, ['a b c', 'd e f', 'g']);
+});
+
+test('translateStreaming() yields the growing output; the last chunk equals translate()', async () => {
+  const text = `${ref.texts[0]} ${ref.texts[3]}`;
+  const chunks = [];
+  for await (const chunk of t.translateStreaming(text, GREEDY)) chunks.push(chunk);
+  assert.ok(chunks.length > 5, `${chunks.length} chunks`);
+  assert.equal(chunks.at(-1), await t.translate(text, GREEDY));
+  assert.ok(chunks[0].length < chunks.at(-1).length);
+  assert.ok(t.translateStreaming('Hi') instanceof ReadableStream);
+  const empty = [];
+  for await (const chunk of t.translateStreaming('')) empty.push(chunk);
+  assert.deepEqual(empty, ['']);
+});
+
+test('concurrent calls are queued and give the same answers as one at a time', async () => {
+  const texts = ref.texts;
+  const alone = [];
+  for (const text of texts) alone.push(await t.translate(text, GREEDY));
+  const streamed = (async () => {
+    let last;
+    for await (const chunk of t.translateStreaming(texts[0], GREEDY)) last = chunk;
+    return last;
+  })();
+  const together = await Promise.all([...texts.map((text) => t.translate(text, GREEDY)), streamed, t.translate(texts, GREEDY)]);
+  assert.deepEqual(together, [...alone, alone[0], alone]);
+});
+
+test('an aborted signal cancels queued and running work; the queue goes on', async () => {
+  const long = `${ref.texts[0]} `.repeat(30);
+  // Already aborted.
+  await assert.rejects(t.translate('x', { signal: AbortSignal.abort() }), isAbort);
+  // Running: abort while the engine works.
+  const running = new AbortController();
+  const p1 = t.translate(long, { signal: running.signal });
+  // Queued behind it.
+  const queued = new AbortController();
+  const p2 = t.translate('x', { signal: queued.signal });
+  const p3 = t.translate(ref.texts[3], GREEDY);
+  const checks = [assert.rejects(p1, isAbort), assert.rejects(p2, isAbort)];
+  queued.abort();
+  setTimeout(() => running.abort(), 5);
+  const started = Date.now();
+  await Promise.all(checks);
+  assert.equal(await p3, ref.translations.es.text[3]);
+  assert.ok(Date.now() - started < 5000);
+  // A custom reason is passed through; a stream errors with it.
+  const reason = new Error('stop');
+  await assert.rejects(t.translate('x', { signal: AbortSignal.abort(reason) }), (err) => err === reason);
+  const controller = new AbortController();
+  const reader = t.translateStreaming(long, { signal: controller.signal }).getReader();
+  await reader.read();
+  controller.abort();
+  await assert.rejects(async () => { for (;;) { const { done } = await reader.read(); if (done) break; } }, isAbort);
+  // Cancelling the stream stops its work.
+  const stream = t.translateStreaming(long);
+  for await (const _ of stream) break; // eslint-disable-line no-unused-vars
+  assert.equal(await t.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+});
+
+test('destroy() rejects queued and later calls with an AbortError; other translators keep working', async () => {
+  const a = await createTranslator({ model: FIXTURE, sourceLanguage: 'en', targetLanguage: 'es' });
+  const b = await createTranslator({ model: FIXTURE, sourceLanguage: 'es', targetLanguage: 'en' });
+  const pending = [a.translate(`${ref.texts[0]} `.repeat(10)), a.translate('x')];
+  a.destroy();
+  for (const p of pending) await assert.rejects(p, isAbort);
+  await assert.rejects(a.translate('x'), isAbort);
+  await assert.rejects(a.measureInputUsage('x'), isAbort);
+  await assert.rejects(async () => { for await (const _ of a.translateStreaming('x')); }, isAbort); // eslint-disable-line no-unused-vars
+  a.destroy(); // idempotent
+  assert.equal(await b.translate(ref.texts[1], GREEDY), ref.translations.en.text[1]);
+  b.destroy();
+  // create()'s signal aborted later destroys the translator, as in the Translator API.
+  const controller = new AbortController();
+  const c = await createTranslator({ model: FIXTURE, targetLanguage: 'es', signal: controller.signal });
+  controller.abort();
+  await assert.rejects(c.translate('x'), isAbort);
+  await assert.rejects(createTranslator({ model: FIXTURE, targetLanguage: 'es', signal: AbortSignal.abort() }), isAbort);
+});
+
+test('worker mode (worker_threads) gives the same answers, streams, aborts and destroys', async () => {
+  const w = await createTranslator({ model: FIXTURE, sourceLanguage: 'en', targetLanguage: 'es', worker: true });
+  assert.equal(w.inWorker, true);
+  assert.deepEqual(await w.translate(ref.texts, GREEDY), ref.translations.es.text);
+  const chunks = [];
+  for await (const chunk of w.translateStreaming(ref.texts[2], GREEDY)) chunks.push(chunk);
+  assert.equal(chunks.at(-1), ref.translations.es.text[2]);
+  const controller = new AbortController();
+  const p = w.translate(`${ref.texts[0]} `.repeat(30), { signal: controller.signal });
+  setTimeout(() => controller.abort(), 5);
+  await assert.rejects(p, isAbort);
+  assert.equal(await w.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+  await assert.rejects(w.translate('x', { beam: 0 }), RangeError);
+  const q = w.translate('x');
+  w.destroy();
+  await assert.rejects(q, isAbort);
+});
+
+test('languages: pairs from the config, targetLanguage required for a bidirectional model, clear errors', async () => {
+  assert.deepEqual(t.languagePairs, [['en', 'es'], ['es', 'en']]);
+  assert.equal(t.sourceLanguage, 'en');
+  assert.equal(t.targetLanguage, 'es');
+  assert.equal(t.inputQuota, Infinity);
+  assert.equal(await t.measureInputUsage('Hello, world!'), ref.ids[2].length + 1);
+  await assert.rejects(createTranslator({ model: FIXTURE }), /targetLanguage is required/);
+  await assert.rejects(createTranslator({ model: FIXTURE, sourceLanguage: 'en', targetLanguage: 'fr' }),
+    (err) => err.name === 'NotSupportedError' && /into "fr"/.test(err.message));
+  await assert.rejects(createTranslator({ model: FIXTURE, sourceLanguage: 'de', targetLanguage: 'es' }), { name: 'NotSupportedError' });
+  assert.equal(await availability({ model: FIXTURE, sourceLanguage: 'en', targetLanguage: 'es' }), 'available');
+  assert.equal(await availability({ model: FIXTURE, sourceLanguage: 'en', targetLanguage: 'fr' }), 'unavailable');
+  assert.equal(await availability({ model: `${tmp}/nothing-here` }), 'unavailable');
+  assert.deepEqual(languagePairs({}, 'https://x/models/es-en/'), [['es', 'en']]);
+  const info = await modelInfo({ model: FIXTURE });
+  assert.equal(info.config.d_model, 32);
+  // Only one target: it is implied.
+  assert.deepEqual(languagePairs({ languages: { source: ['es'], target: ['en'] } }), [['es', 'en']]);
+});
+
+test('the default model is models/es-en when present, else the fixture', async () => {
+  const info = await modelInfo();
+  assert.match(info.url, /\/(models\/es-en|tests\/fixtures\/models\/residual-text)\/$/);
+});
+
+test('loading: progress events in bytes; SHA-256 manifest check; clear errors', async () => {
+  const events = [];
+  const fresh = await createTranslator({
+    model: FIXTURE, targetLanguage: 'es', verify: 'require', wasm: `${root}dist/residual-mt.wasm`,
+    monitor(m) { m.addEventListener('downloadprogress', (e) => events.push([e.loaded, e.total])); },
+  });
+  fresh.destroy();
+  assert.ok(events.length >= 2);
+  const [loaded, total] = events.at(-1);
+  assert.equal(loaded, total);
+  assert.ok(total > 200_000, `total ${total}`);
+  assert.ok(events.every(([l], i) => i === 0 || l >= events[i - 1][0]), 'monotonic');
+
+  // A corrupt copy (one byte changed) fails verification, naming the file.
+  const bad = join(tmp, 'corrupt/');
+  cpSync(FIXTURE, bad, { recursive: true });
+  const weights = readFileSync(join(bad, 'model.safetensors'));
+  weights[weights.length - 1] ^= 1;
+  writeFileSync(join(bad, 'model.safetensors'), weights);
+  await assert.rejects(createTranslator({ model: bad, targetLanguage: 'es' }), /model\.safetensors .*SHA-256/);
+  // Without a manifest it loads unverified, unless verify: 'require'.
+  rmSync(join(bad, 'manifest.json'));
+  await assert.rejects(createTranslator({ model: bad, targetLanguage: 'es', verify: 'require' }), /manifest\.json not found/);
+  // Missing directory and wrong content.
+  await assert.rejects(createTranslator({ model: join(tmp, 'missing'), targetLanguage: 'es' }), /not found/);
+  const html = join(tmp, 'html/');
+  cpSync(FIXTURE, html, { recursive: true });
+  rmSync(join(html, 'manifest.json'));
+  writeFileSync(join(html, 'model.safetensors'), '<!doctype html><title>index</title>');
+  await assert.rejects(createTranslator({ model: html, targetLanguage: 'es' }), /HTML page/);
+  await assert.rejects(loadFiles(await toLocation(FIXTURE), { wasm: Buffer.from('not wasm') }).then((f) => {
+    if (f.wasm[0] !== 0) throw new Error('residual-mt: not a WebAssembly module');
+  }), /WebAssembly/);
+});
+
+test('loading over HTTP: fetch with progress, HTTP errors named, wrong MIME/content detected', async () => {
+  const server = createStaticServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${server.address().port}`;
+  try {
+    const events = [];
+    const remote = await createTranslator({
+      model: `${base}/tests/fixtures/models/residual-text/`, wasm: `${base}/dist/residual-mt.wasm`, targetLanguage: 'es',
+      monitor(m) { m.ondownloadprogress = (e) => events.push(e.loaded / e.total); },
+    });
+    assert.equal(await remote.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+    assert.equal(events.at(-1), 1);
+    remote.destroy();
+    await assert.rejects(createTranslator({ model: `${base}/models/nope/`, targetLanguage: 'es' }), /HTTP 404/);
+    await assert.rejects(createTranslator({ model: `${base}/tests/fixtures/models/residual-text/`, wasm: `${base}/dist/missing.wasm`, targetLanguage: 'es' }),
+      /residual-mt\.wasm.*HTTP 404/);
+    await assert.rejects(createTranslator({ model: 'http://127.0.0.1:1/m/', targetLanguage: 'es' }), /cannot download|network error/);
+    // Headers the demo needs.
+    const wasm = await fetch(`${base}/dist/residual-mt.wasm`);
+    assert.equal(wasm.headers.get('content-type'), 'application/wasm');
+    assert.equal(wasm.headers.get('cross-origin-opener-policy'), 'same-origin');
+    assert.equal(wasm.headers.get('cross-origin-embedder-policy'), 'require-corp');
+    const page = await fetch(`${base}/`);
+    assert.match(page.headers.get('content-type'), /^text\/html/);
+    assert.match(await page.text(), /data-testid="status"/);
+    assert.equal((await fetch(`${base}/manifest.webmanifest`)).headers.get('content-type'), 'application/manifest+json; charset=utf-8');
+    assert.equal((await fetch(`${base}/js/index.js`)).headers.get('content-type'), 'text/javascript; charset=utf-8');
+    const etag = wasm.headers.get('etag');
+    assert.equal((await fetch(`${base}/dist/residual-mt.wasm`, { headers: { 'If-None-Match': etag } })).status, 304);
+    for (const path of ['/../package.json', '/js/%2e%2e/package.json', '/models/data/x.txt', '/models/train.py', '/nope.html']) {
+      assert.equal((await fetch(`${base}${path}`)).status, 404, path);
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test('the package works from outside the repo (import "residual-mt", three lines)', async () => {
+  const app = join(tmp, 'app');
+  mkdirSync(join(app, 'node_modules'), { recursive: true });
+  symlinkSync(root, join(app, 'node_modules', 'residual-mt'), 'dir');
+  writeFileSync(join(app, 'main.mjs'), [
+    "import { createTranslator } from 'residual-mt';",
+    "const translator = await createTranslator({ sourceLanguage: 'en', targetLanguage: 'es' });",
+    "console.log(JSON.stringify(await translator.translate(process.argv[2], { beam: 1 })));",
+    'translator.destroy();',
+  ].join('\n'));
+  const run = spawnSync(process.execPath, ['main.mjs', 'Hello, world!'], { cwd: app, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 0, run.stderr);
+  const out = JSON.parse(run.stdout);
+  assert.equal(typeof out, 'string');
+  // With the fixture as the default model the answer is known.
+  if ((await modelInfo()).url.endsWith('/residual-text/')) assert.equal(out, ref.translations.es.text[2]);
+});
