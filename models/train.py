@@ -209,12 +209,16 @@ def main():
     ap.add_argument("--valid-minutes", type=float, default=15.0)
     ap.add_argument("--valid-limit", type=int, default=40, help="valid sentences per direction for BLEU")
     ap.add_argument("--log-every", type=int, default=50)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", default="2",
+                    help="intra-op threads, or 'auto': 2 while the machine's load leaves room, else 1 "
+                         "(oversubscribed threads that wait on each other run slower than one)")
     ap.add_argument("--no-bf16", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
 
-    torch.set_num_threads(args.threads)
+    auto_threads = args.threads == "auto"
+    threads = 2 if auto_threads else int(args.threads)
+    torch.set_num_threads(threads)
     torch.manual_seed(args.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     use_bf16 = not args.no_bf16
@@ -299,6 +303,13 @@ def main():
                      "train_minutes": (state["train_seconds"] + elapsed) / 60})
                 acc = {"loss": 0.0, "nll": 0.0, "tok": 0, "n": 0}
                 t_log = time.time()
+                if auto_threads:
+                    others = os.getloadavg()[0] - threads  # load that is not this process
+                    want = 2 if others < 0.7 else 1
+                    if want != threads:
+                        threads = want
+                        torch.set_num_threads(threads)
+                        log({"event": "threads", "threads": threads, "load": os.getloadavg()[0]})
             out_of_time = (elapsed >= budget or (args.max_updates and state["step"] >= args.max_updates)
                            or (deadline is not None and now >= deadline))
             if now - last_valid >= args.valid_minutes * 60 or out_of_time:
