@@ -166,6 +166,9 @@ test('language tokens and special ids', () => {
   assert.deepEqual([0, 1, 2, 3].map((k) => ex.rmt_spm_special_id(spm.ptr, k)), [0, 1, 2, -1]);
   assert.equal(spm.decode([en]).toString(), '', 'control pieces decode to nothing');
   spm.free();
+  const cf = new Spm(readFileSync(new URL('bpe_bytes_cf.model', DIR)));  // trained with --pad_id=3
+  assert.deepEqual([0, 1, 2, 3].map((k) => ex.rmt_spm_special_id(cf.ptr, k)), [0, 1, 2, 3]);
+  cf.free();
 });
 
 test('corrupt and truncated models fail with a clear error', () => {
