@@ -9,9 +9,6 @@
 // into sentences, translated as one batch and joined again.
 
 import {
-  abortError,
-} from './runner.js';
-import {
   isNode, loadFiles, makeError, missingFeatures, notSupported, readConfig, resolveDefaultModel, toLocation,
 } from './loader.js';
 
@@ -48,6 +45,10 @@ class CreateMonitor extends EventTarget {
 }
 
 // ---- errors
+
+function abortError(message) {
+  return makeError('AbortError', message);
+}
 
 function destroyedError() {
   return abortError('residual-mt: the translator has been destroyed');
@@ -252,13 +253,21 @@ class Host {
   }
 
   async open({ base, wasm, useWorker, verify }) {
-    const files = await loadFiles(base, {
-      wasm, verify, signal: this.loadController.signal, onProgress: (p) => this.progress(p),
-    });
+    // The worker starts while the files download.
+    const backend = useWorker ? new WorkerBackend() : new InProcessBackend();
+    const started = backend.start();
+    let files;
+    try {
+      [files] = await Promise.all([
+        loadFiles(base, { wasm, verify, signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
+        started,
+      ]);
+    } catch (err) {
+      started.then(() => backend.dispose(), () => backend.terminate?.()).catch(() => {});
+      throw err;
+    }
     this.manifest = files.manifest;
     this.bytes = files.bytes;
-    const backend = useWorker ? new WorkerBackend() : new InProcessBackend();
-    await backend.start();
     try {
       const info = await backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm });
       if (this.loadController.signal.aborted) throw this.loadController.signal.reason;

@@ -8,6 +8,10 @@
 // Failures answer { id, type: 'error', error: { name, message } }.
 
 import { Runner, abortError } from './runner.js';
+// Named here too so that all modules are fetched at once, not one level at a time.
+import './engine.js';
+import './wasm.js';
+import './segment.js';
 
 async function connect() {
   if (typeof WorkerGlobalScope !== 'undefined' && typeof self !== 'undefined') {

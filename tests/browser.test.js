@@ -9,11 +9,12 @@
 // timings it measures: first load, warm load, first translation, bytes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createStaticServer } from '../js/serve.js';
+import { createStaticServer, demoMounts } from '../js/serve.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -181,5 +182,65 @@ test('a page outside the repo uses the package with three lines', { skip, timeou
   } finally {
     await close();
     rmSync(site, { recursive: true, force: true });
+  }
+});
+
+test('a new model replaces the cached one as a whole; each page sees one version', { skip, timeout: 90_000 }, async () => {
+  // The default model is a copy of the fixture that the test then changes
+  // (models/es-en/ hidden, so that this holds with the shipped model too).
+  const dir = mkdtempSync(join(tmpdir(), 'rmt-model-'));
+  cpSync(`${root}tests/fixtures/models/residual-text/`, dir, { recursive: true });
+  const mounts = [{ prefix: '/models/es-en/', dir, allow: () => false },
+    { prefix: '/tests/fixtures/models/residual-text/', dir }, ...demoMounts()];
+  const { context, close } = await launch();
+  const page = context.pages()[0] ?? await context.newPage();
+  const ready = () => page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
+  const offlineText = (pattern) => page.waitForFunction((p) => new RegExp(p).test(document.querySelector('[data-testid=offline]').textContent), pattern, { timeout: 30_000 });
+  const config = () => page.evaluate(() => fetch('/tests/fixtures/models/residual-text/config.json').then((r) => r.json()));
+  const versions = () => page.evaluate(async () => (await caches.keys()).filter((n) => /^residual-mt-v/.test(n)).sort());
+  try {
+    await withServer({ mounts }, async (base) => {
+      await page.goto(`${base}?beam=1`);
+      await ready();
+      await offlineText('available offline');
+      const [v1] = await versions();
+      assert.ok(v1, 'a versioned cache');
+
+      // The server gets a new model (here: config.json changes, manifest.json follows).
+      const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+      writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...cfg, note: 'v2' }, null, 1));
+      const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+      const bytes = readFileSync(join(dir, 'config.json'));
+      manifest.files['config.json'] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+      writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+
+      // Next visit: served the cached version (whole), while the new one downloads.
+      await page.reload();
+      await ready();
+      assert.equal((await config()).note, undefined);
+      await offlineText('new version');
+      assert.equal((await config()).note, undefined, 'this page stays on the version it started with');
+      const both = await versions();
+      assert.equal(both.length, 2, `old (in use) and new: ${both}`);
+      const [v2] = both.filter((n) => n !== v1);
+      assert.equal(v2.split('-').slice(0, 3).join('-'), v1.split('-').slice(0, 3).join('-'), 'same shell');
+
+      // The visit after: the new model, and the old cache is gone.
+      await page.reload();
+      await ready();
+      assert.equal((await config()).note, 'v2');
+      await offlineText('available offline');
+      assert.deepEqual(await versions(), [v2]);
+      await context.setOffline(true);
+      await page.reload();
+      await ready();
+      await page.selectOption('[data-testid=direction]', 'en-es');
+      await page.fill('[data-testid=source]', ref.texts[3]);
+      await page.click('[data-testid=translate]');
+      await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, ref.translations.es.text[3]);
+    });
+  } finally {
+    await close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

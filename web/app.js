@@ -39,29 +39,19 @@ function showProgress(e) {
 }
 
 // The service worker caches the app, the engine and the model for offline use.
-async function startServiceWorker() {
+function startServiceWorker() {
   if (!('serviceWorker' in navigator) || params.get('sw') === '0') return null;
   const sw = navigator.serviceWorker;
   sw.addEventListener('message', (event) => {
     const msg = event.data ?? {};
     if (msg.type === 'precached') ui.offline.textContent = msg.ok ? 'available offline' : '';
-    if (msg.type === 'model-updated') ui.offline.textContent = 'a new model was downloaded: reload to use it';
+    if (msg.type === 'updated') ui.offline.textContent = 'a new version was downloaded: reload to use it';
   });
-  try {
-    const registration = await sw.register('./sw.js', { type: 'module' });
-    if (!sw.controller) {
-      // First visit: wait (briefly) until it controls the page, so that the
-      // model downloads through it once and lands in its cache.
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, 10_000);
-        sw.addEventListener('controllerchange', () => { clearTimeout(timer); resolve(); }, { once: true });
-      });
-    }
-    return registration;
-  } catch (err) {
+  // Not awaited: the page loads the model itself meanwhile (with the progress bar).
+  return sw.register('./sw.js', { type: 'module' }).catch((err) => {
     console.warn(`residual-mt demo: no offline support (${err.message})`);
     return null;
-  }
+  });
 }
 
 function translatorFor(pair) {
@@ -128,9 +118,10 @@ async function main() {
     setStatus(`unsupported: ${missing}`, true);
     return;
   }
-  const registration = await startServiceWorker();
+  const registration = startServiceWorker();
   setStatus('loading…');
   const info = await modelInfo({ model: options.model });
+  performance.mark('rmt-info');
   ui.modelName.textContent = info.url.replace(location.origin, '');
   const pairs = info.pairs.length ? info.pairs : [['?', '?']];
   for (const [s, t] of pairs) {
@@ -139,6 +130,7 @@ async function main() {
   const preferred = pairs.findIndex(([s, t]) => s === 'es' && t === 'en');
   ui.direction.selectedIndex = Math.max(0, preferred);
   await translatorFor(selectedPair());
+  performance.mark('rmt-ready');
   ui.progress.hidden = true;
   ui.direction.disabled = false;
   ui.translate.disabled = false;
@@ -157,9 +149,12 @@ async function main() {
   ui.direction.dispatchEvent(new Event('change'));
   if (ui.source.value) schedule();
 
-  // Make sure everything needed offline is cached (and look for a newer model).
-  const worker = registration && (navigator.serviceWorker.controller ?? registration.active);
-  worker?.postMessage({ type: 'precache' });
+  // Once the service worker runs, have it cache the model the page has just
+  // downloaded (from the HTTP cache), and look for a newer version.
+  if (await registration) {
+    const { active } = await navigator.serviceWorker.ready;
+    active.postMessage({ type: 'precache' });
+  }
 }
 
 main().catch((err) => {

@@ -1,18 +1,23 @@
 // Service worker (a module): keeps the app shell, the engine and the default
 // model in one versioned cache so that the demo loads and translates offline.
 //
-// - The cache name is residual-mt-<SHELL_VERSION>-<first 16 hex of the
-//   SHA-256 of the model's manifest.json>.
-// - Model files (and their manifest) are served cache-first from the current
-//   cache only, and stored there only when their SHA-256 matches that
-//   manifest. A new model is downloaded into a new cache, checked completely,
-//   and only then made current (the old cache is deleted): a page never gets
-//   files of two model versions.
-// - The shell (HTML, JS, CSS, wasm, icons) is network-first, falling back to
-//   the cache when offline.
+// - One cache per version: residual-mt-v1-<hash of the shell files>-<first
+//   16 hex of the SHA-256 of the model's manifest.json>. Everything in the
+//   current cache is served cache-first, so a page gets one consistent
+//   version; other requests go to the network.
+// - Install caches the shell (HTML, JS, CSS, wasm, icons) and the model's
+//   manifest; the page downloads the model itself (with its progress bar) and,
+//   once ready, asks for 'precache': the model files are then taken from the
+//   HTTP cache (no second download) and stored only if their SHA-256 matches
+//   the manifest.
+// - 'precache' also looks for a newer shell or model: a new version is built
+//   completely in a new cache (unchanged files copied, changed ones downloaded
+//   and verified) and only then made current; the old cache is deleted. A page
+//   never gets files of two versions: each page (and its worker) keeps being
+//   served from the cache it started with, which is deleted once it is gone.
 import { DEFAULT_MODELS, MANIFEST, MODEL_FILES } from '../js/defaults.js';
 
-const SHELL_VERSION = 'v1';
+const SCHEMA = 'v1';
 const PREFIX = 'residual-mt-';
 const STATE_CACHE = `${PREFIX}state`;
 const STATE_KEY = new URL('./__residual-mt-state__', self.location).href;
@@ -22,9 +27,9 @@ const SHELL = [
   '../js/index.js', '../js/loader.js', '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js',
   '../js/segment.js', '../js/defaults.js', '../dist/residual-mt.wasm',
 ].map((path) => new URL(path, self.location).href);
-// DEFAULT_MODELS are relative to the package root, which js/ sits in.
-const PACKAGE_ROOT = new URL('../', self.location);
-const MODEL_CANDIDATES = DEFAULT_MODELS.map((path) => new URL(path, PACKAGE_ROOT).href);
+// DEFAULT_MODELS are relative to the package root, the parent of js/.
+const MODEL_CANDIDATES = DEFAULT_MODELS.map((path) => new URL(path, new URL('../', self.location)).href);
+const JSON_HEADERS = { 'Content-Type': 'application/json' };
 
 let state = null; // { cache, model, manifest } of the current version
 
@@ -36,38 +41,60 @@ async function loadState() {
 }
 
 async function saveState(next) {
-  await (await caches.open(STATE_CACHE)).put(STATE_KEY, new Response(JSON.stringify(next), { headers: { 'Content-Type': 'application/json' } }));
+  await (await caches.open(STATE_CACHE)).put(STATE_KEY, new Response(JSON.stringify(next), { headers: JSON_HEADERS }));
   state = next;
 }
 
-async function sha256Hex(buffer) {
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', buffer));
+async function sha256Hex(data) {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', data));
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-// The default model as the network has it now: { model, manifest, text, version }, or null.
+// The shell as the network has it: { responses: [[url, Response]], hash }, or null offline.
+async function fetchShell() {
+  try {
+    const responses = await Promise.all(SHELL.map(async (url) => {
+      const response = await fetch(url, { cache: 'no-cache' });
+      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+      return [url, response];
+    }));
+    const hashes = await Promise.all(responses.map(async ([, response]) => sha256Hex(await response.clone().arrayBuffer())));
+    return { responses, hash: (await sha256Hex(new TextEncoder().encode(hashes.join('')))).slice(0, 8) };
+  } catch {
+    return null;
+  }
+}
+
+// The default model as the network has it: { model, manifest, text, version },
+// null when there is none, { offline: true } when the network fails.
 async function findModel() {
   for (const model of MODEL_CANDIDATES) {
+    let response;
     try {
-      const response = await fetch(new URL(MANIFEST, model), { cache: 'no-cache' });
-      if (!response.ok) continue;
-      const text = await response.text();
+      response = await fetch(new URL(MANIFEST, model), { cache: 'no-cache' });
+    } catch {
+      return { offline: true };
+    }
+    if (!response.ok) continue;
+    const text = await response.text();
+    try {
       const manifest = JSON.parse(text);
       const version = (await sha256Hex(new TextEncoder().encode(text))).slice(0, 16);
       return { model, manifest, text, version };
     } catch {
-      return null; // offline
+      continue;
     }
   }
   return null;
 }
 
-const cacheName = (version) => `${PREFIX}${SHELL_VERSION}-${version}`;
+const cacheName = (shellHash, modelVersion) => `${PREFIX}${SCHEMA}-${shellHash}-${modelVersion}`;
 
 // Puts a model file in `cache` if its bytes match the manifest entry.
 async function storeVerified(cache, url, response, entry) {
+  if (!response.ok || !entry) return false;
   const buffer = await response.arrayBuffer();
-  if (!entry || (entry.size !== undefined && entry.size !== buffer.byteLength) || await sha256Hex(buffer) !== entry.sha256) return false;
+  if ((entry.size !== undefined && entry.size !== buffer.byteLength) || await sha256Hex(buffer) !== entry.sha256) return false;
   const headers = new Headers(response.headers);
   headers.set('Content-Length', String(buffer.byteLength));
   headers.delete('Content-Encoding');
@@ -75,68 +102,86 @@ async function storeVerified(cache, url, response, entry) {
   return true;
 }
 
-// Fills `cache` with whatever of the shell and the model it lacks.
-async function fill(cache, found) {
-  await Promise.all(SHELL.map(async (url) => {
-    if (await cache.match(url)) return;
-    const response = await fetch(url, { cache: 'no-cache' });
-    if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-    await cache.put(url, response);
-  }));
-  if (!found) return;
+// Adds the model files `cache` lacks: from `previous` (the old cache) when the
+// manifest says the file did not change, else from the HTTP cache (the page
+// has just downloaded them), else from the network.
+async function fillModel(cache, found, previous) {
   for (const name of MODEL_FILES) {
     const url = new URL(name, found.model).href;
     if (await cache.match(url)) continue;
+    const entry = found.manifest.files?.[name];
+    const old = previous && previous.state.model === found.model && previous.state.manifest?.files?.[name]?.sha256 === entry?.sha256
+      ? await previous.cache.match(url) : undefined;
+    if (old && await storeVerified(cache, url, old, entry)) continue;
+    if (await storeVerified(cache, url, await fetch(url, { cache: 'force-cache' }), entry)) continue;
     const response = await fetch(url, { cache: 'no-cache' });
-    if (!response.ok || !await storeVerified(cache, url, response, found.manifest.files?.[name])) {
+    if (!await storeVerified(cache, url, response, entry)) {
       throw new Error(`${url} could not be cached (HTTP ${response.status}, or it does not match ${MANIFEST})`);
     }
   }
-  await cache.put(new URL(MANIFEST, found.model).href, new Response(found.text, { headers: { 'Content-Type': 'application/json' } }));
+}
+
+// Whether the current cache holds the whole model.
+async function complete(current) {
+  if (!current.cache || !current.model) return false;
+  const cache = await caches.open(current.cache);
+  for (const name of MODEL_FILES) if (!await cache.match(new URL(name, current.model).href)) return false;
+  return true;
+}
+
+// Each page (client) is served from the version it started with, even if a
+// newer one becomes current while it loads; that cache is kept while it lives.
+const pins = new Map(); // client id -> cache name
+
+async function cacheFor(event, current) {
+  const id = event.resultingClientId || event.clientId;
+  let name = id ? pins.get(id) : undefined;
+  if (!name || !await caches.has(name)) {
+    name = current.cache;
+    if (id && name) pins.set(id, name);
+  }
+  return name ? caches.open(name) : null;
 }
 
 async function deleteOtherCaches(keep) {
+  const alive = new Set((await self.clients.matchAll({ includeUncontrolled: true, type: 'all' })).map((c) => c.id));
+  for (const id of pins.keys()) if (!alive.has(id)) pins.delete(id);
+  const inUse = new Set(pins.values());
   for (const name of await caches.keys()) {
-    if (name.startsWith(PREFIX) && name !== keep && name !== STATE_CACHE) await caches.delete(name);
+    if (name.startsWith(PREFIX) && name !== keep && name !== STATE_CACHE && !inUse.has(name)) await caches.delete(name);
   }
 }
 
-// Makes the current cache complete, or builds the cache of a newer model and
-// switches to it. Returns { ok, updated }.
+// Builds (or completes) the cache of what the network has now and makes it
+// current. withModel: also cache the model files. Returns { ok, updated }.
 let updating = null;
-function update() {
-  updating ??= (async () => {
+function update({ withModel }) {
+  const run = (updating ?? Promise.resolve()).catch(() => {}).then(async () => {
     const now = await loadState();
-    const found = await findModel();
-    if (!found) {
-      // Offline (or no model): what we have is what we serve.
-      return { ok: !!now.cache && !!now.manifest, updated: false };
-    }
-    const name = cacheName(found.version);
+    const [shell, found] = await Promise.all([fetchShell(), findModel()]);
+    // Offline, or no model on the server: what we have is what we serve.
+    if (!shell || found?.offline || (!found && now.cache)) return { ok: await complete(now), updated: false };
+    const name = cacheName(shell.hash, found?.version ?? 'none');
     const cache = await caches.open(name);
-    await fill(cache, found);
-    const updated = now.cache !== null && now.cache !== name;
-    if (now.cache !== name || !now.manifest) await saveState({ cache: name, model: found.model, manifest: found.manifest });
-    await deleteOtherCaches(name);
-    return { ok: true, updated };
-  })().finally(() => { updating = null; });
-  return updating;
+    if (name !== now.cache) {
+      await Promise.all(shell.responses.map(([url, response]) => cache.put(url, response)));
+      if (found) await cache.put(new URL(MANIFEST, found.model).href, new Response(found.text, { headers: JSON_HEADERS }));
+    }
+    const previous = now.cache && now.cache !== name ? { cache: await caches.open(now.cache), state: now } : null;
+    if (found && withModel) await fillModel(cache, found, previous);
+    const updated = !!now.cache && now.cache !== name && withModel;
+    if (name !== now.cache && (withModel || !now.cache)) {
+      await saveState({ cache: name, model: found?.model ?? null, manifest: found?.manifest ?? null });
+    }
+    if (withModel) await deleteOtherCaches(state.cache);
+    return { ok: !!found || !!now.manifest, updated };
+  });
+  updating = run;
+  return run;
 }
 
 self.addEventListener('install', (event) => {
-  // Only the shell (small) is fetched here; the page then downloads the model
-  // through this worker (with its progress bar), and the model lands in the
-  // cache as it passes. The page asks for 'precache' when ready.
-  event.waitUntil((async () => {
-    const now = await loadState();
-    const found = await findModel();
-    const name = found ? cacheName(found.version) : now.cache ?? cacheName('none');
-    const cache = await caches.open(name);
-    await fill(cache, null);
-    if (found) await cache.put(new URL(MANIFEST, found.model).href, new Response(found.text, { headers: { 'Content-Type': 'application/json' } }));
-    if (!now.cache) await saveState({ cache: name, model: found?.model ?? null, manifest: found?.manifest ?? null });
-    await self.skipWaiting();
-  })());
+  event.waitUntil(update({ withModel: false }).then(() => self.skipWaiting()));
 });
 
 self.addEventListener('activate', (event) => {
@@ -149,10 +194,10 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('message', (event) => {
   if (event.data?.type !== 'precache') return;
-  event.waitUntil(update().then(async (result) => {
+  event.waitUntil(update({ withModel: true }).then(async (result) => {
     event.source?.postMessage({ type: 'precached', ...result });
     if (result.updated) {
-      for (const client of await self.clients.matchAll()) client.postMessage({ type: 'model-updated' });
+      for (const client of await self.clients.matchAll()) client.postMessage({ type: 'updated' });
     }
   }, (err) => {
     event.source?.postMessage({ type: 'precached', ok: false, error: String(err?.message ?? err) });
@@ -162,7 +207,11 @@ self.addEventListener('message', (event) => {
 function modelFileName(current, url) {
   if (!current.model || !url.startsWith(current.model)) return null;
   const name = url.slice(current.model.length);
-  return name === MANIFEST || MODEL_FILES.includes(name) ? name : null;
+  return MODEL_FILES.includes(name) ? name : null;
+}
+
+function offline(url) {
+  return new Response(`offline, and ${url} is not cached\n`, { status: 503, statusText: 'Offline', headers: { 'Content-Type': 'text/plain' } });
 }
 
 async function respond(event) {
@@ -170,33 +219,19 @@ async function respond(event) {
   const url = new URL(request.url);
   const key = url.origin + url.pathname;
   const current = await loadState();
-  const cache = current.cache ? await caches.open(current.cache) : null;
-  const modelFile = cache && modelFileName(current, key);
-  if (modelFile) {
-    const hit = await cache.match(key);
-    if (hit) return hit;
-    try {
-      const response = await fetch(request);
-      if (response.ok && modelFile !== MANIFEST) {
-        event.waitUntil(storeVerified(cache, key, response.clone(), current.manifest?.files?.[modelFile]).catch(() => {}));
-      }
-      return response;
-    } catch {
-      return offline(key);
-    }
-  }
+  const cache = await cacheFor(event, current);
+  const hit = cache && await cache.match(key);
+  if (hit) return hit;
   try {
     const response = await fetch(request);
-    if (cache && response.ok && SHELL.includes(key)) event.waitUntil(cache.put(key, response.clone()).catch(() => {}));
+    // A model file of the current version downloaded by a controlled page: keep it.
+    const name = cache && response.ok && modelFileName(current, key);
+    if (name) event.waitUntil(storeVerified(cache, key, response.clone(), current.manifest?.files?.[name]).catch(() => {}));
     return response;
   } catch {
-    const hit = cache && (await cache.match(key) ?? (request.mode === 'navigate' ? await cache.match(SHELL[0]) : undefined));
-    return hit ?? offline(key);
+    const fallback = cache && request.mode === 'navigate' ? await cache.match(SHELL[0]) : undefined;
+    return fallback ?? offline(key);
   }
-}
-
-function offline(url) {
-  return new Response(`offline, and ${url} is not cached\n`, { status: 503, statusText: 'Offline', headers: { 'Content-Type': 'text/plain' } });
 }
 
 self.addEventListener('fetch', (event) => {
