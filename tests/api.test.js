@@ -195,6 +195,18 @@ test('languages: pairs from the config, targetLanguage required for a bidirectio
   assert.deepEqual(languagePairs({ languages: { source: ['es'], target: ['en'] } }), [['es', 'en']]);
 });
 
+test('a runtime without WebAssembly SIMD is told so before anything downloads', async () => {
+  const validate = WebAssembly.validate;
+  WebAssembly.validate = () => false;
+  try {
+    await assert.rejects(createTranslator({ model: `${tmp}/not-there`, targetLanguage: 'es' }),
+      (err) => err.name === 'NotSupportedError' && /WebAssembly SIMD/.test(err.message));
+    assert.equal(await availability({ model: FIXTURE, targetLanguage: 'es' }), 'unavailable');
+  } finally {
+    WebAssembly.validate = validate;
+  }
+});
+
 test('the default model is models/es-en when present, else the fixture', async () => {
   const info = await modelInfo();
   assert.match(info.url, /\/(models\/es-en|tests\/fixtures\/models\/residual-text)\/$/);

@@ -117,6 +117,11 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
         await page.selectOption('[data-testid=direction]', 'es-en');
         await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, ref.translations.en.text[3]);
         assert.match(await page.textContent('[data-testid=stats]'), /ms .* tokens\/s/);
+        // Streaming: the output grows, then equals the full translation.
+        await page.check('[data-testid=stream]');
+        await page.fill('[data-testid=source]', ref.texts[1]);
+        await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, ref.translations.en.text[1]);
+        await page.uncheck('[data-testid=stream]');
       } else {
         await page.fill('[data-testid=source]', 'Hola, mundo.');
         started = Date.now();
@@ -146,8 +151,15 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
         await page.waitForFunction(() => document.querySelector('[data-testid=target]').textContent.trim().length > 0, null, { timeout: 20_000 });
       }
       await context.setOffline(false);
-
       assert.deepEqual(errors, [], 'console errors');
+
+      // A browser without WebAssembly SIMD is told what is missing.
+      const noSimd = await context.newPage();
+      await noSimd.addInitScript(() => { WebAssembly.validate = () => false; });
+      await noSimd.goto(base);
+      await noSimd.waitForFunction(() => /unsupported: .*WebAssembly SIMD/.test(document.querySelector('[data-testid=status]').textContent));
+      await noSimd.close();
+
       console.log(`browser timings (Chromium ${await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1])}): first load ${firstLoad} ms, ` +
         `warm load ${warmLoad} ms, offline load ${offlineLoad} ms, first translation ${firstTranslation} ms, ` +
         `first visit downloaded ${firstVisitBytes} bytes in ${firstVisitRequests} requests ` +
