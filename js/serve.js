@@ -64,9 +64,9 @@ function locate(mounts, pathname) {
 }
 
 // mounts: [{ prefix, dir, allow? }] (first match wins). Returns an
-// http.Server with .stats = { requests, bytes } (response bytes sent).
+// http.Server with .stats = { requests, bytes (response bytes sent), full }.
 export function createStaticServer({ mounts = demoMounts(), log = false } = {}) {
-  const stats = { requests: 0, bytes: 0 };
+  const stats = { requests: 0, bytes: 0, full: {} }; // full: path -> 200 responses with a body
   const server = createServer(async (req, res) => {
     stats.requests++;
     const headers = {
@@ -110,6 +110,7 @@ export function createStaticServer({ mounts = demoMounts(), log = false } = {}) 
     res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': info.size, ETag: etag });
     if (log) console.log(`200 ${req.method} ${req.url}`);
     if (req.method === 'HEAD') return res.end();
+    stats.full[url.pathname] = (stats.full[url.pathname] ?? 0) + 1;
     const stream = createReadStream(file);
     stream.on('data', (chunk) => { stats.bytes += chunk.length; });
     stream.on('error', () => res.destroy());

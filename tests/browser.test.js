@@ -102,6 +102,10 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
       await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 30_000 });
       const firstVisitBytes = server.stats.bytes;
       const firstVisitRequests = server.stats.requests;
+      // Each model file and the engine came down once (the service worker kept the page's download).
+      for (const [path, n] of Object.entries(server.stats.full)) {
+        if (/\.(safetensors|wasm)$|spm\.model$/.test(path)) assert.equal(n, 1, `${path} downloaded ${n} times`);
+      }
 
       const options = await page.$$eval('[data-testid=direction] option', (os) => os.map((o) => o.value));
       if (fixtureIsDefault) assert.deepEqual(options, ['en-es', 'es-en']);

@@ -129,6 +129,14 @@ async function main() {
   }
   const preferred = pairs.findIndex(([s, t]) => s === 'es' && t === 'en');
   ui.direction.selectedIndex = Math.max(0, preferred);
+  // First visit: let the service worker (installing meanwhile: shell only)
+  // take control, so that the model downloads once, through it, into its cache.
+  if (await registration && !navigator.serviceWorker.controller) {
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 5000);
+      navigator.serviceWorker.addEventListener('controllerchange', () => { clearTimeout(timer); resolve(); }, { once: true });
+    });
+  }
   await translatorFor(selectedPair());
   performance.mark('rmt-ready');
   ui.progress.hidden = true;

@@ -6,10 +6,10 @@
 //   current cache is served cache-first, so a page gets one consistent
 //   version; other requests go to the network.
 // - Install caches the shell (HTML, JS, CSS, wasm, icons) and the model's
-//   manifest; the page downloads the model itself (with its progress bar) and,
-//   once ready, asks for 'precache': the model files are then taken from the
-//   HTTP cache (no second download) and stored only if their SHA-256 matches
-//   the manifest.
+//   manifest; the page then downloads the model through this worker (with its
+//   progress bar), which keeps a copy of each file whose SHA-256 matches the
+//   manifest. Once ready the page asks for 'precache', which completes the
+//   cache (from the HTTP cache if the page's download did not pass here).
 // - 'precache' also looks for a newer shell or model: a new version is built
 //   completely in a new cache (unchanged files copied, changed ones downloaded
 //   and verified) and only then made current; the old cache is deleted. A page
@@ -102,12 +102,22 @@ async function storeVerified(cache, url, response, entry) {
   return true;
 }
 
+// Model files being stored from a page's download: url -> Promise.
+const storing = new Map();
+
+function storeFromPage(cache, url, response, entry) {
+  const done = storeVerified(cache, url, response, entry).catch(() => false).finally(() => storing.delete(url));
+  storing.set(url, done);
+  return done;
+}
+
 // Adds the model files `cache` lacks: from `previous` (the old cache) when the
 // manifest says the file did not change, else from the HTTP cache (the page
 // has just downloaded them), else from the network.
 async function fillModel(cache, found, previous) {
   for (const name of MODEL_FILES) {
     const url = new URL(name, found.model).href;
+    await storing.get(url);
     if (await cache.match(url)) continue;
     const entry = found.manifest.files?.[name];
     const old = previous && previous.state.model === found.model && previous.state.manifest?.files?.[name]?.sha256 === entry?.sha256
@@ -226,7 +236,7 @@ async function respond(event) {
     const response = await fetch(request);
     // A model file of the current version downloaded by a controlled page: keep it.
     const name = cache && response.ok && modelFileName(current, key);
-    if (name) event.waitUntil(storeVerified(cache, key, response.clone(), current.manifest?.files?.[name]).catch(() => {}));
+    if (name && !storing.has(key)) event.waitUntil(storeFromPage(cache, key, response.clone(), current.manifest?.files?.[name]));
     return response;
   } catch {
     const fallback = cache && request.mode === 'navigate' ? await cache.match(SHELL[0]) : undefined;
