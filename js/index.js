@@ -282,8 +282,14 @@ class Host {
   }
 
   release() {
-    if (--this.refs > 0) return;
-    hosts.delete(this.key);
+    this.refs--;
+    this.closeIfUnused();
+  }
+
+  // Frees the engine when no translator uses it and no create() waits for it.
+  closeIfUnused() {
+    if (this.refs > 0 || this.waiting > 0 || this.state !== 'available') return;
+    if (hosts.get(this.key) === this) hosts.delete(this.key);
     this.state = 'closed';
     this.queue.drained().then(() => this.backend.dispose()).catch(() => {});
   }
@@ -299,27 +305,36 @@ async function acquireHost(options, onProgress, signal) {
     host.ready.catch(() => { if (hosts.get(key) === host) hosts.delete(key); });
   }
   host.waiting++;
+  let waiting = true;
+  const leave = () => {
+    if (!waiting) return;
+    waiting = false;
+    host.waiting--;
+  };
   host.listeners.add(onProgress);
   if (host.lastProgress) onProgress(host.lastProgress);
+  let rejectAbort;
+  const aborted = new Promise((_, reject) => { rejectAbort = reject; });
   const onAbort = () => {
+    leave();
+    rejectAbort(signal.reason);
     // Stop the download only when no one else waits for it.
-    if (--host.waiting === 0 && host.state === 'downloading') {
+    if (host.waiting === 0 && host.state === 'downloading') {
       host.loadController.abort(signal.reason);
       if (hosts.get(key) === host) hosts.delete(key);
     }
+    host.closeIfUnused();
   };
-  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await Promise.race([host.ready, new Promise((_, reject) => {
-      if (signal?.aborted) reject(signal.reason);
-      signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
-    })]);
+    await Promise.race([host.ready, aborted]);
   } finally {
     signal?.removeEventListener('abort', onAbort);
     host.listeners.delete(onProgress);
   }
-  if (!signal?.aborted) host.waiting--;
   host.refs++;
+  leave();
   return host;
 }
 

@@ -154,6 +154,7 @@ async function open(url, what, signal) {
   const length = Number(response.headers.get('content-length'));
   const encoded = response.headers.get('content-encoding');
   return {
+    cancel: () => response.body?.cancel().catch(() => {}),
     size: Number.isFinite(length) && length > 0 && !encoded ? length : null,
     contentType: response.headers.get('content-type'),
     async *chunks() {
@@ -178,18 +179,26 @@ async function open(url, what, signal) {
   };
 }
 
-// Reads a whole file; onBytes(n) after each chunk.
-async function readAll(file, onBytes) {
+// Reads a whole file into one exactly-sized ArrayBuffer (transferable to a
+// worker); onBytes(n) after each chunk. `size`, when known, saves a copy.
+async function readAll(file, onBytes, size = file.size) {
   const parts = [];
   let length = 0;
+  let out = size > 0 ? new Uint8Array(size) : null;
   for await (const chunk of file.chunks()) {
     const bytes = chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk);
-    parts.push(bytes);
+    if (out && length + bytes.length <= out.length) out.set(bytes, length);
+    else {
+      if (out) parts.push(out.subarray(0, length)); // longer than announced
+      out = null;
+      parts.push(bytes);
+    }
     length += bytes.length;
     onBytes(bytes.length);
   }
-  // One exactly-sized ArrayBuffer (transferable to a worker).
-  const out = new Uint8Array(length);
+  if (out && length === out.length) return out;
+  if (out) return out.slice(0, length); // shorter than announced
+  out = new Uint8Array(length);
   let offset = 0;
   for (const part of parts) {
     out.set(part, offset);
@@ -286,10 +295,13 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   for (const name of MODEL_FILES) {
     wanted.push({ key: name, name, what: `the model's ${name}`, url: new URL(name, base), entry: manifest?.files[name] });
   }
-  const files = await Promise.all(wanted.map(async (w) => ({ ...w, file: await open(w.url, w.what, signal) })));
-  for (const f of files) {
-    if (f.file.error) throw f.file.error;
-    if (f.file.missing) throw new Error(f.file.message);
+  const opened = await Promise.allSettled(wanted.map(async (w) => ({ ...w, file: await open(w.url, w.what, signal) })));
+  const files = opened.filter((o) => o.status === 'fulfilled').map((o) => o.value);
+  const failure = opened.find((o) => o.status === 'rejected')?.reason ?? files.find((f) => f.file.error)?.file.error ??
+    (files.find((f) => f.file.missing) && new Error(files.find((f) => f.file.missing).file.message));
+  if (failure) {
+    for (const f of files) f.file.cancel?.();
+    throw failure;
   }
   const total = files.reduce((n, f) => n + (f.entry?.size ?? f.file.size ?? 0), 0);
   let loaded = 0;
@@ -298,7 +310,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     const bytes = await readAll(f.file, (n) => {
       loaded += n;
       onProgress({ loaded, total: Math.max(total, loaded), file: f.name });
-    });
+    }, f.file.size ?? f.entry?.size);
     checkContent(f.name, bytes, f.file.contentType, f.url);
     if (f.entry) {
       if (typeof f.entry.size === 'number' && f.entry.size !== bytes.length) {

@@ -155,6 +155,21 @@ test('destroy() rejects queued and later calls with an AbortError; other transla
   controller.abort();
   await assert.rejects(c.translate('x'), isAbort);
   await assert.rejects(createTranslator({ model: FIXTURE, targetLanguage: 'es', signal: AbortSignal.abort() }), isAbort);
+  // Translators share the loaded model: destroying one while another is being created.
+  const d = await createTranslator({ model: FIXTURE, targetLanguage: 'es', worker: true });
+  const e = createTranslator({ model: FIXTURE, targetLanguage: 'en', worker: true });
+  d.destroy();
+  assert.equal(await (await e).translate(ref.texts[1], GREEDY), ref.translations.en.text[1]);
+  (await e).destroy();
+  // Two loads of one model; one gives up, the other still gets it.
+  const giveUp = new AbortController();
+  const f1 = createTranslator({ model: FIXTURE, targetLanguage: 'es', worker: true, signal: giveUp.signal });
+  const f2 = createTranslator({ model: FIXTURE, targetLanguage: 'es', worker: true });
+  giveUp.abort();
+  await assert.rejects(f1, isAbort);
+  const f = await f2;
+  assert.equal(await f.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+  f.destroy();
 });
 
 test('worker mode (worker_threads) gives the same answers, streams, aborts and destroys', async () => {
