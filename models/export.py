@@ -9,7 +9,9 @@ Export: the last --average weight snapshots of the run are averaged (plain
 mean, as fairseq's average_checkpoints.py), written with
 reference.save_model_dir (config.json + model.safetensors, fairseq names),
 the joint SentencePiece model is copied in as spm.model, and manifest.json
-lists every file with its SHA-256 and size.
+lists the files the loader fetches with their SHA-256 and size
+(models/make_manifest.py's format).  training.json and eval.json (BLEU)
+sit beside them.
 
 Evaluation runs on the written directory (the float16 weights as shipped,
 computed in float32): corpus BLEU (models/bleu.py, sacreBLEU defaults) on
@@ -20,39 +22,41 @@ hypotheses to --hyp-dir.
 """
 import argparse
 import glob
-import hashlib
 import json
 import os
 import shutil
 import sys
 import time
 
+import subprocess
+
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import reference as R  # noqa: E402
+import make_manifest  # noqa: E402
 import train as T  # noqa: E402
 
 
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def write_manifest(out_dir):
-    files = {}
-    for name in sorted(os.listdir(out_dir)):
-        path = os.path.join(out_dir, name)
-        if name == "manifest.json" or not os.path.isfile(path):
-            continue
-        files[name] = {"sha256": sha256(path), "bytes": os.path.getsize(path)}
+    """manifest.json in the loader's format (models/make_manifest.py)."""
+    manifest = make_manifest.manifest_for(out_dir)
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
-        json.dump({"format": R.FORMAT, "files": files}, f, indent=2)
-        f.write("\n")
+        f.write(json.dumps(manifest, indent=2) + "\n")
+
+
+class SpmDecoder:
+    """ids -> text with Debian's spm_decode (as the engine's tests do)."""
+
+    def __init__(self, model_path):
+        self.model_path = model_path
+
+    def decode_many(self, id_lists):
+        lines = [" ".join(str(i) for i in ids) for ids in id_lists]
+        out = subprocess.run(["spm_decode", "--model=" + self.model_path, "--input_format=id"],
+                             input="\n".join(lines) + "\n", capture_output=True, text=True, check=True).stdout
+        return out.split("\n")[:len(lines)]
 
 
 def export(run, out_dir, average, dtype, data_dir):
@@ -75,7 +79,7 @@ def export(run, out_dir, average, dtype, data_dir):
     os.makedirs(out_dir, exist_ok=True)
     R.save_model_dir(model, out_dir, dtype=dtype)
     shutil.copyfile(os.path.join(data_dir, "spm.model"), os.path.join(out_dir, "spm.model"))
-    info = {"snapshots_averaged": [os.path.basename(p) for p in snaps],
+    info = {"run": os.path.basename(os.path.normpath(run)), "snapshots_averaged": [os.path.basename(p) for p in snaps],
             "updates": ck["state"]["step"], "train_minutes": ck["state"]["train_seconds"] / 60,
             "target_tokens_seen": ck["state"]["tokens"], "dtype": dtype}
     with open(os.path.join(out_dir, "training.json"), "w") as f:
@@ -87,7 +91,7 @@ def export(run, out_dir, average, dtype, data_dir):
 
 def evaluate(out_dir, data_dir, hyp_dir, beams, splits, batch_size):
     model = R.load_model_dir(out_dir)
-    pieces = T.Pieces(os.path.join(data_dir, "spm.vocab"))
+    pieces = SpmDecoder(os.path.join(out_dir, "spm.model"))
     results = {}
     os.makedirs(hyp_dir, exist_ok=True)
     for split in splits:
