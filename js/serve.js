@@ -6,7 +6,7 @@
 //   node js/serve.js [--port 8080] [--host 127.0.0.1]     (PORT overrides the default)
 
 import { createServer } from 'node:http';
-import { createReadStream, promises as fs } from 'node:fs';
+import { createReadStream, existsSync, promises as fs } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -130,9 +130,12 @@ async function main() {
     console.error(`residual-mt serve: ${err.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT)` : err.message}`);
     process.exit(1);
   });
+  const { DEFAULT_MODELS } = await import('./defaults.js');
+  const model = DEFAULT_MODELS.find((dir) => existsSync(join(ROOT, dir, 'config.json')));
   server.listen(port, host, () => {
     const { port: actual } = server.address();
     console.log(`residual-mt demo: http://localhost:${actual}/`);
+    console.log(`  default model: ${model ?? `none found (${DEFAULT_MODELS.join(', ')})`}`);
   });
 }
 

@@ -316,3 +316,26 @@ test('the package works from outside the repo (import "residual-mt", three lines
   // With the fixture as the default model the answer is known.
   if ((await modelInfo()).url.endsWith('/residual-text/')) assert.equal(out, ref.translations.es.text[2]);
 });
+
+test('the service worker precaches every module the demo and its worker import', () => {
+  const sw = readFileSync(`${root}web/sw.js`, 'utf8');
+  const shell = new Set([...sw.slice(sw.indexOf('const SHELL'), sw.indexOf('].map')).matchAll(/'([^']+)'/g)]
+    .map((m) => new URL(m[1], 'http://x/web/sw.js').pathname));
+  const seen = new Set();
+  const visit = (path) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const source = readFileSync(`${root}${path.slice(1)}`, 'utf8');
+    for (const m of source.matchAll(/(?:from\s+|import\s*\(?\s*)'(\.{1,2}\/[^']+\.js)'|new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g)) {
+      visit(new URL(m[1] ?? m[2], `http://x${path}`).pathname);
+    }
+  };
+  visit('/web/app.js');
+  visit('/js/worker.js');
+  for (const path of seen) {
+    const served = path.startsWith('/web/') ? path.slice(4) : path;
+    assert.ok(shell.has(served) || shell.has(path), `${path} is not in sw.js's SHELL`);
+  }
+  assert.ok(seen.has('/js/runner.js') && seen.has('/js/wasm.js'));
+  assert.ok(shell.has('/dist/residual-mt.wasm'));
+});
