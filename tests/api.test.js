@@ -103,6 +103,15 @@ test('concurrent calls are queued and give the same answers as one at a time', a
   })();
   const together = await Promise.all([...texts.map((text) => t.translate(text, GREEDY)), streamed, t.translate(texts, GREEDY)]);
   assert.deepEqual(together, [...alone, alone[0], alone]);
+  // First in, first out: a call never starts before the one ahead of it has finished.
+  const order = [];
+  const long = `${texts[0]} `.repeat(8);
+  await Promise.all([
+    (async () => { for await (const _ of t.translateStreaming(long, GREEDY)) order.push('stream'); order.push('stream done'); })(), // eslint-disable-line no-unused-vars
+    t.translate(texts[3], GREEDY).then(() => order.push('translate')),
+  ]);
+  assert.equal(order.at(-1), 'translate');
+  assert.ok(order.indexOf('stream done') === order.length - 2);
 });
 
 test('an aborted signal cancels queued and running work; the queue goes on', async () => {
