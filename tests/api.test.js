@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createTranslator, availability, modelInfo, languagePairs, segmentText } from '../js/index.js';
 import { ruleSentences, splitLong } from '../js/segment.js';
@@ -347,4 +347,25 @@ test('the service worker precaches every module the demo and its worker import',
   }
   assert.ok(seen.has('/js/runner.js') && seen.has('/js/wasm.js'));
   assert.ok(shell.has('/dist/residual-mt.wasm'));
+});
+
+test('npm start\'s server (js/serve.js) prints its URL and honours PORT', async () => {
+  const child = spawn(process.execPath, [`${root}js/serve.js`], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        const m = /http:\/\/localhost:(\d+)\//.exec(out);
+        if (m) resolve(`http://127.0.0.1:${m[1]}/`);
+      });
+      child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
+    });
+    const page = await fetch(url);
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('cross-origin-embedder-policy'), 'require-corp');
+    assert.ok(JSON.parse(readFileSync(`${root}package.json`, 'utf8')).scripts.start.includes('js/serve.js'));
+  } finally {
+    child.kill();
+  }
 });
