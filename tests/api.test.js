@@ -14,6 +14,7 @@ import { createTranslator, availability, modelInfo, languagePairs, segmentText }
 import { ruleSentences, splitLong } from '../js/segment.js';
 import { loadFiles, toLocation } from '../js/loader.js';
 import { createStaticServer } from '../js/serve.js';
+import { MANIFEST, MODEL_FILES } from '../js/defaults.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = `${root}tests/fixtures/models/residual-text/`;
@@ -346,6 +347,10 @@ test('the service worker precaches every module the demo and its worker import',
     assert.ok(shell.has(served) || shell.has(path), `${path} is not in sw.js's SHELL`);
   }
   assert.ok(seen.has('/js/runner.js') && seen.has('/js/wasm.js'));
+  // Its copies of the model-directory constants match js/defaults.js.
+  assert.ok(sw.includes(`const MANIFEST = '${MANIFEST}'`));
+  assert.ok(sw.includes(`const MODEL_FILES = ${JSON.stringify(MODEL_FILES).replaceAll('"', "'").replaceAll(',', ', ')}`));
+  assert.ok(!/^\s*(import|export)\s/m.test(sw), 'a classic script');
   assert.ok(shell.has('/dist/residual-mt.wasm'));
 });
 

@@ -1,7 +1,7 @@
 // The demo: loads the default model (with a progress bar), translates as you
 // type, shows latency and tokens/s, and works offline after the first visit
 // (sw.js). Query parameters for testing: ?model=URL, ?beam=N, ?worker=0, ?sw=0.
-import { createTranslator, modelInfo } from '../js/index.js';
+import { DEFAULT_MODELS, createTranslator, modelInfo } from '../js/index.js';
 import { missingFeatures } from '../js/loader.js';
 
 const $ = (id) => document.getElementById(id);
@@ -48,7 +48,8 @@ function startServiceWorker() {
     if (msg.type === 'updated') ui.offline.textContent = 'a new version was downloaded: reload to use it';
   });
   // Not awaited: the page loads the model itself meanwhile (with the progress bar).
-  return sw.register('./sw.js', { type: 'module' }).catch((err) => {
+  // The default-model list travels in the URL (the one config point is js/defaults.js).
+  return sw.register(`./sw.js?models=${DEFAULT_MODELS.map(encodeURIComponent).join(',')}`).catch((err) => {
     console.warn(`residual-mt demo: no offline support (${err.message})`);
     return null;
   });

@@ -1,4 +1,4 @@
-// Service worker (a module): keeps the app shell, the engine and the default
+// Service worker: keeps the app shell, the engine and the default
 // model in one versioned cache so that the demo loads and translates offline.
 //
 // - One cache per version: residual-mt-v1-<hash of the shell files>-<first
@@ -15,7 +15,13 @@
 //   and verified) and only then made current; the old cache is deleted. A page
 //   never gets files of two versions: each page (and its worker) keeps being
 //   served from the cache it started with, which is deleted once it is gone.
-import { DEFAULT_MODELS, MANIFEST, MODEL_FILES } from '../js/defaults.js';
+//
+// A classic script (module service workers are not everywhere yet): the page
+// passes js/defaults.js's DEFAULT_MODELS in the script URL (?models=a,b).
+
+const MANIFEST = 'manifest.json'; // as in js/defaults.js
+const MODEL_FILES = ['config.json', 'model.safetensors', 'spm.model'];
+const DEFAULT_MODELS = (new URL(self.location).searchParams.get('models') ?? '').split(',').filter(Boolean);
 
 const SCHEMA = 'v1';
 const PREFIX = 'residual-mt-';
