@@ -252,10 +252,20 @@ class Host {
     for (const listener of this.listeners) listener(p);
   }
 
-  async open({ base, wasm, useWorker, verify }) {
+  async open({ base, wasm, useWorker, workerRequired, verify }) {
     // The worker starts while the files download.
-    const backend = useWorker ? new WorkerBackend() : new InProcessBackend();
-    const started = backend.start();
+    let backend = useWorker ? new WorkerBackend() : new InProcessBackend();
+    let started = backend.start();
+    if (useWorker && !workerRequired) {
+      // A page that cannot start the worker (a Content Security Policy, a
+      // file: URL) still gets translations, on its own thread.
+      started = started.catch((err) => {
+        console.warn(`residual-mt: running on the page's thread: ${err.message}`);
+        backend.terminate?.();
+        backend = new InProcessBackend();
+        return backend.start();
+      });
+    }
     let files;
     try {
       [files] = await Promise.all([
@@ -584,7 +594,7 @@ export async function createTranslator(options = {}) {
     monitorTarget.dispatchEvent(new DownloadProgressEvent('downloadprogress', { loaded, total, file }));
   };
   const wasmKey = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? `bytes${wasm.byteLength}` : String(wasm ?? '');
-  const host = await acquireHost({ base, wasm, wasmKey, useWorker, verify }, onProgress, signal);
+  const host = await acquireHost({ base, wasm, wasmKey, useWorker, workerRequired: worker === true, verify }, onProgress, signal);
   let langs;
   try {
     langs = checkLanguages(host.config, base.href, sourceLanguage, targetLanguage);
