@@ -36,7 +36,7 @@ export interface CreateTranslatorOptions {
   monitor?: (monitor: CreateMonitor) => void;
   /** Aborts loading; aborted later, it destroys the translator. */
   signal?: AbortSignal;
-  /** Run the engine in a worker. Default: true in browsers (Web Worker), false in Node (true uses worker_threads). */
+  /** Run the engine in a worker. Default: a Web Worker in browsers (the page's thread if none can start), in-process in Node; true: required (worker_threads in Node). */
   worker?: boolean;
   /** URL, path or bytes of residual-mt.wasm. Default: the package's dist/residual-mt.wasm. */
   wasm?: string | URL | Uint8Array | ArrayBuffer;
