@@ -113,6 +113,7 @@ class WorkerBackend {
       if (!job) return;
       if (msg.type === 'partial') { job.onPartial?.(msg.text); return; }
       this.pending.delete(msg.id);
+      if (!this.pending.size) this.worker.unref?.();
       if (msg.type === 'done') job.resolve(msg.value);
       else job.reject(reviveError(msg.error));
     };
@@ -138,12 +139,15 @@ class WorkerBackend {
       this.terminate = () => this.worker.terminate();
     }
     await ready;
+    this.worker.unref?.();
   }
 
   send(message, transfer, onPartial) {
     if (this.failed) return { id: 0, promise: Promise.reject(this.failed) };
     const id = this.nextId++;
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onPartial }));
+    // Node: an idle worker does not keep the process alive (no destroy() needed to exit).
+    this.worker.ref?.();
     this.worker.postMessage({ ...message, id }, transfer ?? []);
     return { id, promise };
   }

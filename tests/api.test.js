@@ -325,6 +325,15 @@ test('the package works from outside the repo (import "residual-mt", three lines
   assert.equal(typeof out, 'string');
   // With the fixture as the default model the answer is known.
   if ((await modelInfo()).url.endsWith('/residual-text/')) assert.equal(out, ref.translations.es.text[2]);
+  // An idle worker_thread does not keep the process alive (no destroy() needed).
+  writeFileSync(join(app, 'worker.mjs'), [
+    "import { createTranslator } from 'residual-mt';",
+    "const translator = await createTranslator({ sourceLanguage: 'en', targetLanguage: 'es', worker: true });",
+    "setTimeout(async () => console.log(JSON.stringify(await translator.translate('Hello, world!', { beam: 1 }))), 200);",
+  ].join('\n'));
+  const run2 = spawnSync(process.execPath, ['worker.mjs'], { cwd: app, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run2.status, 0, run2.stderr);
+  assert.equal(JSON.parse(run2.stdout), out);
 });
 
 test('the service worker precaches every module the demo and its worker import', () => {
