@@ -40,8 +40,13 @@ function showProgress(e) {
 
 // The service worker caches the app, the engine and the model for offline use.
 function startServiceWorker() {
-  if (!('serviceWorker' in navigator) || params.get('sw') === '0') return null;
+  if (!('serviceWorker' in navigator)) return null;
   const sw = navigator.serviceWorker;
+  if (params.get('sw') === '0') {
+    // Development: no offline cache (and remove one a previous visit installed).
+    sw.getRegistrations().then((all) => all.forEach((r) => r.unregister())).catch(() => {});
+    return null;
+  }
   sw.addEventListener('message', (event) => {
     const msg = event.data ?? {};
     if (msg.type === 'precached') ui.offline.textContent = msg.ok ? 'available offline' : '';
