@@ -38,10 +38,22 @@ export class Runner {
     this.lock = Promise.resolve();
   }
 
-  async load({ wasm, config, weights, spm }) {
+  async load({ wasm, config, weights, spm, warmup = true }) {
     this.engine = await Engine.load(wasm);
     this.model = this.engine.loadModel({ config, weights, spm });
+    if (warmup) this.warmup();
     return this.info();
+  }
+
+  // A short translation right after loading: the engine's memory grows to
+  // its working size and the JS engine optimizes the hot wasm code, so the
+  // user's first translation is about as fast as the next ones.
+  warmup() {
+    try {
+      const tokens = this.model.config.languages?.target_lang_tokens;
+      const targetLanguage = tokens ? Object.keys(tokens)[0] : undefined;
+      this.model.translateTexts(['Hello, world. Hola, mundo.'], { targetLanguage, maxLenA: 0, maxLenB: 8 });
+    } catch { /* only a warm-up */ }
   }
 
   info() {
