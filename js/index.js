@@ -62,6 +62,30 @@ function reviveError(e) {
   return err;
 }
 
+// `for await (const chunk of stream)` where ReadableStream lacks it (Safari):
+// leaving the loop early cancels the stream, as the standard iterator does.
+function asyncIterable(stream) {
+  if (typeof stream[Symbol.asyncIterator] === 'function') return stream;
+  stream[Symbol.asyncIterator] = async function* iterate() {
+    const reader = stream.getReader();
+    let finished = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) { finished = true; return; }
+        yield value;
+      }
+    } catch (err) {
+      finished = true;
+      throw err;
+    } finally {
+      if (!finished) await reader.cancel().catch(() => {});
+      reader.releaseLock();
+    }
+  };
+  return stream;
+}
+
 function anySignal(signals) {
   const list = signals.filter(Boolean);
   if (list.length <= 1) return list[0];
@@ -511,7 +535,7 @@ export class Translator {
   translateStreaming(text, options = {}) {
     const cancelController = new AbortController();
     let closed = false;
-    return new ReadableStream({
+    return asyncIterable(new ReadableStream({
       start: (controller) => {
         try {
           this.#check(options.signal);
@@ -551,7 +575,7 @@ export class Translator {
         closed = true;
         cancelController.abort(reason ?? abortError('The stream was cancelled'));
       },
-    });
+    }));
   }
 
   // Input tokens the text uses (sentences' tokens plus </s> each).

@@ -91,6 +91,18 @@ test('translateStreaming() yields the growing output; the last chunk equals tran
   const empty = [];
   for await (const chunk of t.translateStreaming('')) empty.push(chunk);
   assert.deepEqual(empty, ['']);
+  // Where ReadableStream is not async-iterable (Safari), the stream is made so.
+  const native = Object.getOwnPropertyDescriptor(ReadableStream.prototype, Symbol.asyncIterator);
+  delete ReadableStream.prototype[Symbol.asyncIterator];
+  try {
+    const again = [];
+    for await (const chunk of t.translateStreaming(text, GREEDY)) again.push(chunk);
+    assert.deepEqual(again, chunks);
+    for await (const _ of t.translateStreaming(`${text} `.repeat(20), GREEDY)) break; // eslint-disable-line no-unused-vars
+    assert.equal(await t.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+  } finally {
+    Object.defineProperty(ReadableStream.prototype, Symbol.asyncIterator, native);
+  }
 });
 
 test('concurrent calls are queued and give the same answers as one at a time', async () => {
