@@ -109,17 +109,19 @@ def main():
     if args.no_spm:
         return
     # joint SentencePiece model on the training side only
+    # spm_train stores its input and prefix paths in the model: relative names,
+    # run inside the output directory, keep spm.model byte-identical across rebuilds
     spm_input = os.path.join(args.out, "spm_input.txt")
     write_lines(spm_input, [r[3] for r in splits["train"]] + [r[4] for r in splits["train"]])
     prefix = os.path.join(args.out, "spm")
     subprocess.run([
-        "spm_train", "--input=" + spm_input, "--model_prefix=" + prefix,
+        "spm_train", "--input=spm_input.txt", "--model_prefix=spm",
         "--model_type=unigram", "--vocab_size=%d" % args.vocab_size,
         "--character_coverage=1.0", "--bos_id=0", "--pad_id=1", "--eos_id=2",
         "--unk_id=3", "--user_defined_symbols=<2en>,<2es>",
         "--input_sentence_size=0", "--shuffle_input_sentence=false",
         "--num_threads=1", "--minloglevel=1",
-    ], check=True)
+    ], check=True, cwd=args.out)
     for name in splits:
         for lang in ("es", "en"):
             src = os.path.join(args.out, "%s.%s" % (name, lang))
