@@ -124,7 +124,6 @@ async function main() {
     setStatus(`unsupported: ${missing}`, true);
     return;
   }
-  const registration = startServiceWorker();
   setStatus('loading…');
   const info = await modelInfo({ model: options.model });
   performance.mark('rmt-info');
@@ -135,14 +134,6 @@ async function main() {
   }
   const preferred = pairs.findIndex(([s, t]) => s === 'es' && t === 'en');
   ui.direction.selectedIndex = Math.max(0, preferred);
-  // First visit: let the service worker (installing meanwhile: shell only)
-  // take control, so that the model downloads once, through it, into its cache.
-  if (await registration && !navigator.serviceWorker.controller) {
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, 5000);
-      navigator.serviceWorker.addEventListener('controllerchange', () => { clearTimeout(timer); resolve(); }, { once: true });
-    });
-  }
   await translatorFor(selectedPair());
   performance.mark('rmt-ready');
   ui.progress.hidden = true;
@@ -163,9 +154,11 @@ async function main() {
   ui.direction.dispatchEvent(new Event('change'));
   if (ui.source.value) schedule();
 
-  // Once the service worker runs, have it cache the model the page has just
-  // downloaded (from the HTTP cache), and look for a newer version.
-  if (await registration) {
+  // The service worker starts once the page is ready, so that it does not
+  // compete with the first download; it then caches what the page has just
+  // downloaded (from the HTTP cache, no second download) for offline use, and
+  // on later visits looks for a newer version.
+  if (await startServiceWorker()) {
     const { active } = await navigator.serviceWorker.ready;
     active.postMessage({ type: 'precache' });
   }

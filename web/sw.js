@@ -5,11 +5,12 @@
 //   16 hex of the SHA-256 of the model's manifest.json>. Everything in the
 //   current cache is served cache-first, so a page gets one consistent
 //   version; other requests go to the network.
-// - Install caches the shell (HTML, JS, CSS, wasm, icons) and the model's
-//   manifest; the page then downloads the model through this worker (with its
-//   progress bar), which keeps a copy of each file whose SHA-256 matches the
-//   manifest. Once ready the page asks for 'precache', which completes the
-//   cache (from the HTTP cache if the page's download did not pass here).
+// - The page registers this worker once it is ready (its first download goes
+//   straight to the network, at full speed). Install caches the shell (HTML,
+//   JS, CSS, wasm, icons) and the model's manifest; then the page asks for
+//   'precache', which adds the model files from the HTTP cache (the page has
+//   just downloaded them: no second download; the network otherwise), each
+//   stored only if its SHA-256 matches the manifest.
 // - 'precache' also looks for a newer shell or model: a new version is built
 //   completely in a new cache (unchanged files copied, changed ones downloaded
 //   and verified) and only then made current; the old cache is deleted. A page
