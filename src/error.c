@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static char last_error[512];
-static char warnings[1024];
+static _Thread_local char last_error[512];
+static _Thread_local char warnings[1024];
 
 int rmt_error(int code, const char *fmt, ...) {
   va_list args;
@@ -31,7 +31,7 @@ RMT_API const char *rmt_last_error(void) { return last_error; }
 
 // Returns the warnings gathered since the last call, then clears them.
 RMT_API const char *rmt_take_warnings(void) {
-  static char taken[sizeof warnings];
+  static _Thread_local char taken[sizeof warnings];
   memcpy(taken, warnings, sizeof warnings);
   warnings[0] = 0;
   return taken;
