@@ -140,3 +140,39 @@ class AlignTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+WORK = os.path.join(os.path.dirname(__file__), "..", "..", "models", "data", "work")
+
+
+@unittest.skipUnless(os.path.exists(os.path.join(WORK, "train.refs.tsv")),
+                     "corpus not built (python3 models/data/build_corpus.py)")
+class BuiltCorpusTest(unittest.TestCase):
+    """Checks on the built corpus, when it is there."""
+
+    def books_in(self, split):
+        with open(os.path.join(WORK, split + ".refs.tsv"), encoding="utf-8") as f:
+            return {line.split("\t")[0] for line in f}
+
+    def test_splits_hold_the_right_books(self):
+        self.assertEqual(self.books_in("valid"), set(books.VALID))
+        self.assertEqual(self.books_in("test"), set(books.TEST))
+        train = self.books_in("train")
+        self.assertFalse(train & (set(books.VALID) | set(books.TEST) | set(books.RESERVED)))
+        self.assertEqual(len(train), 66 - 1 - 4 - 9)
+
+    def test_reserved_books_absent_from_every_file(self):
+        for name in sorted(os.listdir(WORK)):
+            if name.endswith(".refs.tsv"):
+                self.assertFalse(self.books_in(name[:-len(".refs.tsv")]) & set(books.RESERVED), name)
+            self.assertFalse(name.endswith(".osis"), "raw dumps hold the reserved books: " + name)
+
+    def test_parallel_files_line_up(self):
+        for split in ("train", "valid", "test"):
+            counts = set()
+            for suffix in (".es", ".en", ".es.ids", ".en.ids", ".refs.tsv"):
+                path = os.path.join(WORK, split + suffix)
+                if os.path.exists(path):
+                    with open(path, encoding="utf-8") as f:
+                        counts.add(sum(1 for _ in f))
+            self.assertEqual(len(counts), 1, split)
