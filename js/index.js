@@ -124,6 +124,15 @@ class InProcessBackend {
   }
 }
 
+// A page may not start a worker from another origin (the package on a CDN):
+// then the worker is a same-origin blob that imports the real one (CORS).
+function browserWorkerUrl(url) {
+  const origin = globalThis.location?.origin;
+  if (!origin || origin === 'null' || url.origin === origin) return url;
+  const source = `import ${JSON.stringify(url.href)};`;
+  return URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+}
+
 class WorkerBackend {
   async start() {
     const url = new URL('./worker.js', import.meta.url);
@@ -156,7 +165,7 @@ class WorkerBackend {
       this.worker.on('exit', (code) => { if (this.pending.size) onFailure(new Error(`exited with code ${code}`)); });
       this.terminate = () => this.worker.terminate();
     } else {
-      this.worker = new Worker(url, { type: 'module', name: 'residual-mt' });
+      this.worker = new Worker(browserWorkerUrl(url), { type: 'module', name: 'residual-mt' });
       this.worker.onmessage = (event) => onMessage(event.data);
       this.worker.onerror = (event) => { event.preventDefault?.(); onFailure(new Error(event.message || 'could not start (see the console)')); };
       this.worker.onmessageerror = () => onFailure(new Error('a message could not be read'));

@@ -65,14 +65,16 @@ function locate(mounts, pathname) {
 
 // mounts: [{ prefix, dir, allow? }] (first match wins). Returns an
 // http.Server with .stats = { requests, bytes (response bytes sent), full }.
-export function createStaticServer({ mounts = demoMounts(), log = false } = {}) {
+// cors: allow other origins (as a CDN does).
+export function createStaticServer({ mounts = demoMounts(), log = false, cors = false } = {}) {
   const stats = { requests: 0, bytes: 0, full: {} }; // full: path -> 200 responses with a body
   const server = createServer(async (req, res) => {
     stats.requests++;
     const headers = {
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Embedder-Policy': 'require-corp',
-      'Cross-Origin-Resource-Policy': 'same-origin',
+      'Cross-Origin-Resource-Policy': cors ? 'cross-origin' : 'same-origin',
+      ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'no-cache',
     };

@@ -174,26 +174,38 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
   }
 });
 
-test('a page outside the repo uses the package with three lines', { skip, timeout: 60_000 }, async () => {
+test('a page outside the repo uses the package with three lines (installed, or from a CDN origin)', { skip, timeout: 60_000 }, async () => {
   const site = mkdtempSync(join(tmpdir(), 'rmt-site-'));
   mkdirSync(join(site, 'node_modules'));
   symlinkSync(root, join(site, 'node_modules', 'residual-mt'), 'dir');
+  const html = readFileSync(`${root}tests/fixtures/page/index.html`, 'utf8');
   cpSync(`${root}tests/fixtures/page/index.html`, join(site, 'index.html'));
+  const { createTranslator } = await import('../js/index.js');
+  const node = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
+  const want = await node.translate('Hola, mundo. ¿Qué tal?', { beam: 1 });
+  node.destroy();
   const { context, close } = await launch();
+  const run = async (url) => {
+    const page = await context.newPage();
+    const errors = watchConsole(page);
+    page.on('console', (msg) => { if (/running on the page's thread/.test(msg.text())) errors.push(msg.text()); });
+    await page.goto(url);
+    await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 30_000 })
+      .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
+    // The same answer as the package gives in Node.
+    assert.equal(await page.textContent('#out'), want);
+    assert.deepEqual(errors, []);
+    await page.close();
+  };
   try {
     await withServer({ mounts: [{ prefix: '/', dir: site }] }, async (base) => {
-      const page = await context.newPage();
-      const errors = watchConsole(page);
-      await page.goto(base);
-      await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 30_000 })
-        .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
-      // The same answer as the package gives in Node.
-      const { createTranslator } = await import('../js/index.js');
-      const node = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
-      const want = await node.translate('Hola, mundo. ¿Qué tal?', { beam: 1 });
-      node.destroy();
-      assert.equal(await page.textContent('#out'), want);
-      assert.deepEqual(errors, []);
+      await run(base);
+      // The package on another origin (a CDN, with CORS): the worker still starts.
+      await withServer({ mounts: [{ prefix: '/', dir: site }], cors: true }, async (cdn) => {
+        const cdnUrl = cdn.replace('localhost', '127.0.0.1');
+        writeFileSync(join(site, 'cdn.html'), html.replace('./node_modules/residual-mt/js/index.js', `${cdnUrl}node_modules/residual-mt/js/index.js`));
+        await run(`${base}cdn.html`);
+      });
     });
   } finally {
     await close();
