@@ -15,7 +15,7 @@ const USAGE = `usage:
 
 options:
   --model DIR       model directory (config.json, model.safetensors, spm.model); default: the shipped model
-  --to LANG         target language, for models that translate into several
+  --to LANG         target language, for models that translate into several (default: the model's first)
   --beam N          beam size (default 5; 1 = greedy)
   --nbest N         hypotheses printed per input line (default 1; at most the beam)
   --lenpen X        length penalty: score / length^X (default 1.0)
@@ -120,6 +120,11 @@ async function main() {
   const engine = await Engine.load();
   const needTokenizer = opts.command !== 'translate' || !opts.ids;
   const model = await loadModelDir(engine, opts.model ?? DEFAULT_MODEL, needTokenizer);
+  // A model that translates into several languages defaults to its first target.
+  const languages = model.config.languages ?? {};
+  if (languages.target_lang_tokens && !opts.search.targetLanguage && languages.target?.length) {
+    opts.search.targetLanguage = languages.target[0];
+  }
   const lines = opts.texts.length ? opts.texts : await readStdinLines();
   let out;
   if (opts.command === 'tokenize') out = lines.map((line) => model.tokenize(line).join(' '));

@@ -48,6 +48,9 @@ test('text mode translates through the tokenizer, both directions', () => {
   }
   const args = cli(['--model', fixture('residual-text'), '--to', 'en', '--beam', '1', ref.texts[0], ref.texts[1]]);
   assert.deepEqual(args.lines, ref.translations.en.text.slice(0, 2));
+  // Without --to, the model's first target language (config languages.target[0]: en).
+  const byDefault = cli(['--model', fixture('residual-text'), '--beam', '1', ref.texts[0]]);
+  assert.deepEqual(byDefault.lines, ref.translations.en.text.slice(0, 1));
 });
 
 test('tokenize and detokenize match spm_encode / spm_decode', () => {
@@ -67,7 +70,6 @@ test('CLI errors are clear and exit non-zero', () => {
     [['--model', fixture('residual-2x2'), '--ids'], /token id 500 .* outside the vocabulary/, '5 500\n'],
     [['--model', fixture('residual-2x2'), '--ids'], /line 1: "a" is not a token id/, '5 a\n'],
     [['--model', fixture('residual-2x2'), 'some text'], /cannot read .*spm\.model/],
-    [['--model', fixture('residual-text'), 'hi'], /name the target language/],
     [['--model', fixture('residual-text'), '--to', 'fr', 'hi'], /cannot translate into "fr"/],
   ];
   for (const [args, pattern, input] of cases) {

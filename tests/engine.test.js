@@ -158,6 +158,19 @@ test('bad translation input gives clear errors, and the engine stays usable', ()
   again.dispose();
 });
 
+test('a model with target-language tokens needs a known target language', () => {
+  const dir = new URL('residual-text/', FIXTURES);
+  const model = engine.loadModel({
+    config: readFileSync(new URL('config.json', dir)), weights: readFileSync(new URL('model.safetensors', dir)),
+    spm: readFileSync(new URL('spm.model', dir)),
+  });
+  assert.throws(() => model.translateTexts(['hi']), /name the target language/);
+  assert.throws(() => model.translateTexts(['hi'], { targetLanguage: 'fr' }), /cannot translate into "fr"/);
+  assert.throws(() => model.translateTexts([''], { targetLanguage: 'en' }), /empty input: text 0 has no tokens/);
+  assert.equal(model.translateTexts(['hi'], { targetLanguage: 'es', beam: 1 })[0].length, 1);
+  model.dispose();
+});
+
 test('a batch larger than one chunk comes back in input order, equal to one-by-one', () => {
   const { config, weights } = readFixture('post-3x1');
   const model = engine.loadModel({ config, weights });
