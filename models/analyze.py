@@ -244,7 +244,7 @@ def main():
         f.write("grad L1/LN: gradient norm of the bottom layer divided by that of the top layer "
                 "(<< 1: vanishing towards the bottom).  cos: mean cosine similarity between "
                 "consecutive layer outputs (-> 1: layers stop changing the representation).  "
-                "loss: label-free NLL per token on the measurement batches.\n\n")
+                "loss: NLL per target token (nats, without label smoothing) on the measurement batches.\n\n")
         f.write(table)
     plot(results, args.depths, args.out)
     print(table)
