@@ -19,6 +19,7 @@ import tempfile
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_manifest  # noqa: E402
 import reference as ref  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
@@ -160,10 +161,11 @@ def make_text_fixture():
         with open(corpus, "w") as f:
             f.write("\n".join(lines[:400] + TEXTS) + "\n")
         prefix = os.path.join(tmp, "spm")
-        subprocess.run(["spm_train", f"--input={corpus}", f"--model_prefix={prefix}", "--vocab_size=150",
+        # Relative paths (run in tmp): the trainer spec stored in the model records them.
+        subprocess.run(["spm_train", "--input=corpus.txt", "--model_prefix=spm", "--vocab_size=150",
                         "--model_type=unigram", "--normalization_rule_name=identity", "--character_coverage=1.0",
                         "--bos_id=0", "--pad_id=1", "--eos_id=2", "--unk_id=3", "--user_defined_symbols=<2en>,<2es>",
-                        "--minloglevel=2"], check=True, capture_output=True)
+                        "--minloglevel=2"], check=True, capture_output=True, cwd=tmp)
         with open(prefix + ".model", "rb") as f:
             spm_bytes = f.read()
     spm_path = os.path.join(out_dir, "spm.model")
@@ -188,6 +190,8 @@ def make_text_fixture():
         result["translations"][lang] = {"ids": out, "text": text.split("\n")[:len(TEXTS)]}
     with open(os.path.join(out_dir, "reference.json"), "w") as f:
         json.dump(result, f, ensure_ascii=False, indent=1)
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:  # the loader checks SHA-256 sums
+        f.write(json.dumps(make_manifest.manifest_for(out_dir), indent=2) + "\n")
     print("residual-text:", result["translations"]["en"]["text"])
 
 

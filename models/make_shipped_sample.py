@@ -1,0 +1,79 @@
+"""Reference translations of a sample of the test books by the shipped model,
+for tests/shipped.test.js: the engine (WASM) must produce the same tokens.
+
+The path is independent of the engine: the real SentencePiece tool
+(spm_encode / spm_decode from Debian's sentencepiece) tokenizes, and
+models/reference.py translates (greedy and beam 5).
+
+    /usr/bin/python3 models/make_shipped_sample.py [--model models/es-en] [--n 12]
+
+Rerun whenever the shipped model or the reference changes.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import reference as ref  # noqa: E402
+
+ROOT = os.path.join(HERE, "..")
+
+
+def spm(tool, model, args, lines):
+    out = subprocess.run([tool, f"--model={model}", *args], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, check=True).stdout
+    return out.split("\n")[:len(lines)]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default=os.path.join(ROOT, "models", "es-en"))
+    parser.add_argument("--data", default=os.path.join(ROOT, "models", "data", "work"))
+    parser.add_argument("--n", type=int, default=12, help="sentences per direction")
+    parser.add_argument("--out", default=os.path.join(ROOT, "tests", "fixtures", "shipped-sample.json"))
+    args = parser.parse_args()
+
+    torch.set_num_threads(2)
+    model = ref.load_model_dir(args.model)
+    cfg = model.cfg
+    spm_path = os.path.join(args.model, "spm.model")
+    lang_tokens = cfg.languages.get("target_lang_tokens", {})
+    directions = [("es", "en"), ("en", "es")] if lang_tokens else [("es", "en")]
+    cases = []
+    for src_lang, tgt_lang in directions:
+        with open(os.path.join(args.data, f"test.{src_lang}")) as f:
+            # Every k-th line of the test books, so that several books are sampled.
+            lines = [line.rstrip("\n") for line in f if line.strip()]
+        step = max(1, len(lines) // args.n)
+        texts = lines[::step][:args.n]
+        ids = [list(map(int, line.split())) for line in spm("spm_encode", spm_path, ["--output_format=id"], texts)]
+        prefix = [lang_tokens[tgt_lang]] if lang_tokens else []
+        src = ref.pad_batch([prefix + s for s in ids], cfg)
+        results = {}
+        for name, beam in (("greedy", 1), ("beam5", 5)):
+            hyps = ref.beam_search(model, src, beam=beam, lenpen=1.0, max_len_a=1.2, max_len_b=10, min_len=1, nbest=1)
+            out_ids = [h[0][0] for h in hyps]
+            out_text = spm("spm_decode", spm_path, ["--input_format=id"], [" ".join(map(str, o)) for o in out_ids])
+            results[name] = (out_ids, out_text)
+        for i, text in enumerate(texts):
+            cases.append({
+                "source_language": src_lang, "target_language": tgt_lang if lang_tokens else None,
+                "text": text, "source_ids": ids[i],
+                "greedy_ids": results["greedy"][0][i], "greedy": results["greedy"][1][i],
+                "beam5_ids": results["beam5"][0][i], "beam5": results["beam5"][1][i],
+            })
+    with open(args.out, "w") as f:
+        json.dump({"model": os.path.relpath(args.model, ROOT), "max_len_a": 1.2, "max_len_b": 10, "cases": cases}, f,
+                  ensure_ascii=False, indent=1)
+    for c in cases[:4]:
+        print(c["text"], "=>", c["beam5"])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+// The shipped model: the WASM engine translates a sample of the test books
+// exactly as the PyTorch reference does (tests/fixtures/shipped-sample.json,
+// made by models/make_shipped_sample.py with spm_encode + reference + spm_decode).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Engine } from '../js/engine.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-sample.json`, 'utf8'));
+const dir = `${root}${sample.model}/`;
+
+test('the shipped model translates the test-book sample as the reference does', async () => {
+  const e = await Engine.load();
+  {
+    const read = (f) => readFileSync(`${dir}${f}`);
+    const model = e.loadModel({ config: read('config.json'), weights: read('model.safetensors'), spm: read('spm.model') });
+    const options = { maxLenA: sample.max_len_a, maxLenB: sample.max_len_b };
+    let same = 0;
+    for (const lang of new Set(sample.cases.map((c) => c.target_language))) {
+      const cases = sample.cases.filter((c) => c.target_language === lang);
+      cases.forEach((c) => assert.deepEqual(model.tokenize(c.text), c.source_ids, `tokenization of "${c.text}"`));
+      for (const [key, beam] of [['greedy', 1], ['beam5', 5]]) {
+        const got = model.translateTexts(cases.map((c) => c.text), { ...options, beam, targetLanguage: lang ?? undefined });
+        cases.forEach((c, i) => {
+          assert.deepEqual(got[i][0].ids, c[`${key}_ids`], `${key} ${c.source_language}->${lang}: "${c.text}"`);
+          assert.equal(got[i][0].text, c[key]);
+          same++;
+        });
+      }
+    }
+    console.log(`shipped model ${sample.model}: ${same}/${same} translations identical to the reference (greedy and beam 5)`);
+    model.dispose();
+  }
+});
