@@ -119,14 +119,14 @@ const shipped = `${root}models/es-en/`;
 if (existsSync(`${shipped}model.safetensors`)) {
   const read = (f) => readFileSync(`${shipped}${f}`);
   const model = engine.loadModel({ config: read('config.json'), weights: read('model.safetensors'), spm: read('spm.model') });
-  const testFile = `${root}models/data/test.es`;
-  let texts = existsSync(testFile) ? readFileSync(testFile, 'utf8').split('\n').filter(Boolean) : [];
-  if (!texts.length) texts = ['En el principio creó Dios los cielos y la tierra.'];
+  // Spanish verses of the test books (tests/fixtures/shipped-sample.json).
+  const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-sample.json`, 'utf8'));
+  let texts = sample.cases.filter((c) => c.source_language === 'es').map((c) => c.text);
   while (texts.length < count) texts = texts.concat(texts);
   texts = texts.slice(0, count);
   const langs = model.config.languages?.target_lang_tokens;
   const targetLanguage = langs ? 'en' : undefined;
-  benchModel(`shipped model models/es-en on ${count} Spanish sentences`, model, texts,
+  benchModel(`shipped model models/es-en, es->en, ${count} Spanish test-book verses (12 distinct, repeated)`, model, texts,
     (chunk, opts) => model.translateTexts(chunk, { ...opts, targetLanguage }));
   model.dispose();
 } else {
