@@ -34,6 +34,16 @@ function inChunks(items, length, options, translate) {
   return results;
 }
 
+// Decodes a translation to the end and frees it.
+function runToEnd(translation, withText) {
+  try {
+    translation.run();
+    return translation.results(withText);
+  } finally {
+    translation.free();
+  }
+}
+
 export class Engine {
   constructor(wasm) {
     this.wasm = wasm;
@@ -174,30 +184,14 @@ export class Model {
   // Translates texts; returns per text its n-best list [{ text, score, hitMaxLength }].
   translateTexts(texts, options = {}) {
     if (!Array.isArray(texts) || texts.length === 0) throw new Error('residual-mt: empty input: no texts');
-    return inChunks(texts, (text) => text.length, options, (chunk) => {
-      const tr = this.beginText(chunk, options);
-      try {
-        tr.run();
-        return tr.results(true);
-      } finally {
-        tr.free();
-      }
-    });
+    return inChunks(texts, (text) => text.length, options, (chunk) => runToEnd(this.beginText(chunk, options), true));
   }
 
   // Translates sentences of ids; returns per sentence its n-best list
   // [{ ids, score, hitMaxLength }], best first.
   translateIds(sentences, options = {}) {
     if (!Array.isArray(sentences) || sentences.length === 0) throw new Error('residual-mt: empty input: no sentences');
-    return inChunks(sentences, (ids) => ids.length, options, (chunk) => {
-      const tr = this.begin(chunk, options);
-      try {
-        tr.run();
-        return tr.results();
-      } finally {
-        tr.free();
-      }
-    });
+    return inChunks(sentences, (ids) => ids.length, options, (chunk) => runToEnd(this.begin(chunk, options), false));
   }
 
   // ---- tokenizer (spm.model)

@@ -10,37 +10,9 @@
 #include <string.h>
 
 #include "spm.h"
+#include "testutil.h"
 
 #define DIR_SPM "tests/fixtures/spm"
-
-static int failures;
-
-#define CHECK(cond, ...)                                          \
-  do {                                                            \
-    if (!(cond)) {                                                \
-      failures++;                                                 \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);        \
-      fprintf(stderr, __VA_ARGS__);                               \
-      fprintf(stderr, "\n");                                      \
-    }                                                             \
-  } while (0)
-
-static uint8_t *read_file(const char *path, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  uint8_t *data = malloc((size_t)n + 1);
-  if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
-    free(data);
-    data = NULL;
-  }
-  fclose(f);
-  if (data) data[n] = 0;
-  *size = (size_t)n;
-  return data;
-}
 
 // Splits a buffer into lines (in place: '\n' -> NUL); returns the count.
 static int split_lines(uint8_t *data, size_t size, char ***lines, size_t **lens) {
@@ -100,7 +72,7 @@ static void test_model(const char *name, char **corpus, size_t *corpus_len, int 
   char path[512];
   size_t size, ids_size, dec_size;
   snprintf(path, sizeof path, DIR_SPM "/%.63s.model", name);
-  uint8_t *model = read_file(path, &size);
+  uint8_t *model = (uint8_t *)read_file(path, &size);
   CHECK(model, "cannot read %s", path);
   if (!model) return;
   rmt_spm *spm = rmt_spm_load(model, size);
@@ -109,9 +81,9 @@ static void test_model(const char *name, char **corpus, size_t *corpus_len, int 
   if (!spm) return;
 
   snprintf(path, sizeof path, DIR_SPM "/%.63s.ids16", name);
-  uint8_t *ids16 = read_file(path, &ids_size);
+  uint8_t *ids16 = (uint8_t *)read_file(path, &ids_size);
   snprintf(path, sizeof path, DIR_SPM "/%.63s.decoded", name);
-  uint8_t *dec = read_file(path, &dec_size);
+  uint8_t *dec = (uint8_t *)read_file(path, &dec_size);
   CHECK(ids16 && dec, "%s: missing fixtures", name);
   if (!ids16 || !dec) return;
   char **dec_lines;
@@ -161,9 +133,9 @@ static void test_model(const char *name, char **corpus, size_t *corpus_len, int 
 
   // Random id sequences.
   snprintf(path, sizeof path, DIR_SPM "/%.63s.rand.ids", name);
-  uint8_t *rids = read_file(path, &ids_size);
+  uint8_t *rids = (uint8_t *)read_file(path, &ids_size);
   snprintf(path, sizeof path, DIR_SPM "/%.63s.rand.decoded", name);
-  uint8_t *rdec = read_file(path, &dec_size);
+  uint8_t *rdec = (uint8_t *)read_file(path, &dec_size);
   CHECK(rids && rdec, "%s: missing random-id fixtures", name);
   if (rids && rdec) {
     char **id_lines, **want_lines;
@@ -240,7 +212,7 @@ static uint32_t rnd(void) {
 // when the damage happens to stay well formed) and never crash.
 static void test_bad_models(void) {
   size_t size;
-  uint8_t *model = read_file(DIR_SPM "/uni_bytes.model", &size);
+  uint8_t *model = (uint8_t *)read_file(DIR_SPM "/uni_bytes.model", &size);
   CHECK(model, "cannot read uni_bytes.model");
   if (!model) return;
   CHECK(!rmt_spm_load(model, 0), "an empty model must fail");
@@ -289,7 +261,7 @@ static void fuzz_encoder(const char *name) {
   char path[512];
   size_t size;
   snprintf(path, sizeof path, DIR_SPM "/%.63s.model", name);
-  uint8_t *model = read_file(path, &size);
+  uint8_t *model = (uint8_t *)read_file(path, &size);
   rmt_spm *spm = model ? rmt_spm_load(model, size) : NULL;
   free(model);
   if (!spm) return;
@@ -321,7 +293,7 @@ int main(void) {
   ids_cap = 1024;
   ids_buf = malloc((size_t)ids_cap * sizeof *ids_buf);
   size_t size;
-  uint8_t *corpus = read_file(DIR_SPM "/corpus.txt", &size);
+  uint8_t *corpus = (uint8_t *)read_file(DIR_SPM "/corpus.txt", &size);
   if (!corpus) {
     fprintf(stderr, "FAIL: cannot read " DIR_SPM "/corpus.txt (run from the repo root)\n");
     return 1;
@@ -354,8 +326,8 @@ int main(void) {
   free(corpus);
   free(ids_buf);
   free(text_buf);
-  if (failures) {
-    fprintf(stderr, "test_spm: %d failure(s)\n", failures);
+  if (test_failures) {
+    fprintf(stderr, "test_spm: %d failure(s)\n", test_failures);
     return 1;
   }
   printf("test_spm: all passed (%d models, %d corpus lines)\n", n_models, n_lines);

@@ -29,6 +29,7 @@ static inline int test_report(const char *name) {
 
 // Reads a whole file (NUL-terminated copy); NULL if unreadable.
 static inline char *read_file(const char *path, size_t *size) {
+  if (size) *size = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
