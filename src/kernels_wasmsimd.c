@@ -49,10 +49,29 @@ static inline void store_tile_row(float *dst, v128_t lo, v128_t hi, const float 
 }
 
 // One row of A against every panel: the tail when M is not a multiple of 4
-// (in decoding M is often 1..3, where a 4-row tile would waste most of its work).
+// (in decoding M is often 1..3, where a 4-row tile would waste most of its
+// work). Two panels at a time give independent add chains; each output still
+// sums over k in order, exactly as the 4x8 tile does, so a row's result does
+// not depend on which kernel (or which batch) computed it.
 static void gemm_f32_1x8(float *C, const float *a, const float *packed_weight, const float *bias, int N, int K) {
-  for (int n = 0; n < N; n += RMT_GEMM_NR) {
-    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
+  size_t panel = (size_t)RMT_GEMM_NR * K;
+  int n = 0;
+  for (; n + 2 * RMT_GEMM_NR <= N; n += 2 * RMT_GEMM_NR) {
+    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel, *u = w + panel;
+    v128_t c0 = wasm_f32x4_splat(0), c1 = c0, e0 = c0, e1 = c0;
+    for (int k = 0; k < K; k++, w += RMT_GEMM_NR, u += RMT_GEMM_NR) {
+      v128_t x = wasm_f32x4_splat(a[k]);
+      c0 = wasm_f32x4_add(c0, wasm_f32x4_mul(x, wasm_v128_load(w)));
+      c1 = wasm_f32x4_add(c1, wasm_f32x4_mul(x, wasm_v128_load(w + 4)));
+      e0 = wasm_f32x4_add(e0, wasm_f32x4_mul(x, wasm_v128_load(u)));
+      e1 = wasm_f32x4_add(e1, wasm_f32x4_mul(x, wasm_v128_load(u + 4)));
+    }
+    store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, RMT_GEMM_NR);
+    int cols = N - n - RMT_GEMM_NR < RMT_GEMM_NR ? N - n - RMT_GEMM_NR : RMT_GEMM_NR;
+    store_tile_row(C + n + RMT_GEMM_NR, e0, e1, bias ? bias + n + RMT_GEMM_NR : NULL, cols);
+  }
+  for (; n < N; n += RMT_GEMM_NR) {
+    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel;
     v128_t c0 = wasm_f32x4_splat(0), c1 = c0;
     for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
       v128_t x = wasm_f32x4_splat(a[k]);

@@ -38,6 +38,21 @@ static void test_gemm(void) {
     free(A), free(W), free(bias), free(packed), free(C), free(C_ref);
   }
   printf("gemm: 125 shapes, max |simd - ref| = %g\n", worst);
+
+  // A row's result must not depend on the batch around it (4-row tiles vs the
+  // 1-row tail): bitwise, so that a sentence translates the same in any batch.
+  int M = 7, N = 45, K = 33;
+  float *A = malloc(sizeof(float) * M * K), *W = malloc(sizeof(float) * N * K), *bias = malloc(sizeof(float) * N);
+  float *packed = malloc(sizeof(float) * rmt_packed_weight_floats(N, K));
+  float *C = malloc(sizeof(float) * M * N), row[45];
+  fill(A, (size_t)M * K), fill(W, (size_t)N * K), fill(bias, N);
+  rmt_pack_weight(packed, W, N, K);
+  rmt_gemm_f32_4x8__wasmsimd(C, A, packed, bias, M, N, K);
+  for (int m = 0; m < M; m++) {
+    rmt_gemm_f32_4x8__wasmsimd(row, A + (size_t)m * K, packed, bias, 1, N, K);
+    CHECK(memcmp(row, C + (size_t)m * N, sizeof row) == 0, "gemm row %d differs between M=%d and M=1", m, M);
+  }
+  free(A), free(W), free(bias), free(packed), free(C);
 }
 
 static void test_layer_norm(void) {
