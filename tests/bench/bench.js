@@ -77,6 +77,8 @@ function measure(translate, sentences, batch) {
 }
 
 function benchModel(label, model, sentences, translate) {
+  // Warm up first: V8 compiles wasm with a baseline tier, then optimises hot functions.
+  for (const beam of [1, 5]) translate(sentences.slice(0, 8), { beam });
   console.log(`\n${label}`);
   console.log('beam  batch  sentences/s  tokens/s  batched/one-by-one');
   for (const beam of [1, 5]) {
