@@ -77,19 +77,6 @@ export class Wasm {
   }
 
   lastError() { return this.readString(this.exports.rmt_last_error()); }
-
-  takeWarnings() {
-    const text = this.readString(this.exports.rmt_take_warnings());
-    return text ? text.split('\n') : [];
-  }
-
-  // Throws the engine's message when a call returned a negative code or NULL.
-  check(result, what) {
-    if (typeof result === 'number' && result < 0 || result === 0 && what?.endsWith('*')) {
-      throw new Error(`residual-mt: ${this.lastError() || `${what} failed (${result})`}`);
-    }
-    return result;
-  }
 }
 
 function makeImports(module, getWasm) {

@@ -6,7 +6,5 @@
 // Formats the message (printf-style) and returns `code`, so call sites read
 // `return rmt_error(RMT_E_FORMAT, "tensor %s: ...", name);`
 int rmt_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-// Non-fatal warnings accumulate here until rmt_take_warnings() clears them.
-void rmt_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void rmt_clear_error(void);
 #endif

@@ -27,6 +27,4 @@ enum {
 
 // The last error message of this thread (never NULL; "" when none).
 RMT_API const char *rmt_last_error(void);
-// Warnings (e.g. unknown tensors ignored at load) since the last call; clears them.
-RMT_API const char *rmt_take_warnings(void);
 #endif
