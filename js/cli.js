@@ -68,7 +68,9 @@ async function loadModelDir(engine, dir, needTokenizer) {
   const read = (name) => readFile(join(dir, name)).catch((err) => {
     throw new Error(`cannot read ${join(dir, name)}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   });
-  const [config, weights] = await Promise.all([read('config.json'), read('model.safetensors')]);
+  // One file after the other, so that a missing directory is always reported as its config.json.
+  const config = await read('config.json');
+  const weights = await read('model.safetensors');
   let spm;
   if (needTokenizer || await access(join(dir, 'spm.model')).then(() => true, () => false)) spm = await read('spm.model');
   return engine.loadModel({ config, weights, spm });
