@@ -226,20 +226,10 @@ export class Model {
     this.checkTokenizer();
     const w = this.wasm;
     const idsPtr = w.copyInt32(ids.length ? ids : [0]);
-    let cap = ids.length * 16 + 16, outPtr = 0;
     try {
-      for (;;) {
-        outPtr = w.malloc(cap);
-        const n = w.exports.rmt_spm_decode(this.spm, idsPtr, ids.length, outPtr, cap);
-        if (n < 0) throw new Error(`residual-mt: ${w.lastError()}`);
-        if (n < cap) return w.readString(outPtr, n);
-        w.free(outPtr);
-        outPtr = 0;
-        cap = n + 1;
-      }
+      return w.readText((out, cap) => w.exports.rmt_spm_decode(this.spm, idsPtr, ids.length, out, cap), ids.length * 16 + 16);
     } finally {
       w.free(idsPtr);
-      w.free(outPtr);
     }
   }
 
@@ -302,27 +292,10 @@ export class Translation {
     }
   }
 
-  // fill(ptr, cap) follows snprintf's convention.
-  readText(fill) {
-    const w = this.wasm;
-    let cap = 256;
-    for (;;) {
-      const ptr = w.malloc(cap);
-      try {
-        const n = fill(ptr, cap);
-        if (n < 0) throw new Error(`residual-mt: ${w.lastError()}`);
-        if (n < cap) return w.readString(ptr, n);
-        cap = n + 1;
-      } finally {
-        w.free(ptr);
-      }
-    }
-  }
-
   partialText(s) {
     this.checkAlive();
     this.model.checkTokenizer();
-    return this.readText((ptr, cap) => this.wasm.exports.rmt_translation_partial_text(this.ptr, this.model.spm, s, ptr, cap));
+    return this.wasm.readText((ptr, cap) => this.wasm.exports.rmt_translation_partial_text(this.ptr, this.model.spm, s, ptr, cap));
   }
 
   partial(s) {
@@ -345,7 +318,7 @@ export class Translation {
         for (let k = 0; k < n; k++) {
           const ids = this.readIds((ptr) => w.exports.rmt_translation_hyp(this.ptr, s, k, ptr, 1 << 16, extra, extra + 4), 1 << 16);
           const hyp = { ids, score: w.f32[extra >> 2], hitMaxLength: w.i32[(extra >> 2) + 1] !== 0 };
-          if (withText) hyp.text = this.readText((out, cap) => w.exports.rmt_translation_hyp_text(this.ptr, this.model.spm, s, k, out, cap));
+          if (withText) hyp.text = w.readText((out, cap) => w.exports.rmt_translation_hyp_text(this.ptr, this.model.spm, s, k, out, cap));
           hyps.push(hyp);
         }
         out.push(hyps);

@@ -77,6 +77,22 @@ export class Wasm {
   }
 
   lastError() { return this.readString(this.exports.rmt_last_error()); }
+
+  // Text from a C call with snprintf's convention: fill(ptr, cap) returns the
+  // full length (negative on error), writing the text only when it fits.
+  readText(fill, cap = 256) {
+    for (;;) {
+      const ptr = this.malloc(cap);
+      try {
+        const n = fill(ptr, cap);
+        if (n < 0) throw new Error(`residual-mt: ${this.lastError()}`);
+        if (n < cap) return this.readString(ptr, n);
+        cap = n + 1;
+      } finally {
+        this.free(ptr);
+      }
+    }
+  }
 }
 
 function makeImports(module, getWasm) {

@@ -65,10 +65,7 @@ static int load_array(loader *ld, float **dst, const char *name, int rows, int c
 
 // A Linear weight (n_out, n_in), packed for the GEMM kernel; the unpacked copy
 // is read into scratch and dropped.
-static int load_packed(loader *ld, rmt_linear *lin, const char *name, int n_out, int n_in, float *scratch) {
-  int err = RMT_OK;
-  rmt_tensor_info *info = find_checked(ld, name, n_out, n_in, &err);
-  if (!info) return err;
+static int pack_tensor(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in, float *scratch) {
   lin->n_out = n_out, lin->n_in = n_in;
   lin->weight = take_floats(ld, rmt_packed_weight_floats(n_out, n_in));
   if (ld->arena) {
@@ -77,6 +74,12 @@ static int load_packed(loader *ld, rmt_linear *lin, const char *name, int n_out,
     rmt_pack_weight(lin->weight, scratch, n_out, n_in);
   }
   return RMT_OK;
+}
+
+static int load_packed(loader *ld, rmt_linear *lin, const char *name, int n_out, int n_in, float *scratch) {
+  int err = RMT_OK;
+  rmt_tensor_info *info = find_checked(ld, name, n_out, n_in, &err);
+  return info ? pack_tensor(ld, lin, info, n_out, n_in, scratch) : err;
 }
 
 static int load_linear(loader *ld, rmt_linear *lin, const char *prefix, int n_out, int n_in, float *scratch) {
@@ -156,15 +159,9 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
   if ((err = load_array(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d))) return err;
   if (c->share_embeddings) {
     model->decoder_embed_tokens = model->embed_tokens;
-    // The output projection is the embedding itself, packed for the GEMM.
-    rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
-    model->output_projection.n_out = v, model->output_projection.n_in = d;
-    model->output_projection.weight = take_floats(ld, rmt_packed_weight_floats(v, d));
-    if (ld->arena) {
-      if (!model->output_projection.weight) return rmt_error(RMT_E_NOMEM, "model arena exhausted (sizing bug)");
-      rmt_safetensors_read_f32(ld->st, info, scratch);
-      rmt_pack_weight(model->output_projection.weight, scratch, v, d);
-    }
+    // The output projection is the embedding itself (checked above), packed for the GEMM.
+    const rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
+    if ((err = pack_tensor(ld, &model->output_projection, info, v, d, scratch))) return err;
   } else {
     if ((err = load_array(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d))) return err;
     if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;
