@@ -1,75 +1,72 @@
 #!/usr/bin/env python3
-"""Rebuilds the es-en Bible corpus and the joint SentencePiece model from
-the Debian packages (diatheke, sword-text-sparv, sword-text-web).
+"""Rebuilds the es-en training corpus and the joint SentencePiece model from
+Debian packages only.
 
     python3 models/data/build_corpus.py            # -> models/data/work/
+    python3 models/data/build_corpus.py --sources bible --packages 0   # Bible only
 
-Steps (deterministic: no sampling, fixed order, single-threaded spm_train):
- 1. diatheke dumps both modules as OSIS, one verse per line.
- 2. clean.py strips markup and footnotes, keeps psalm titles once.
- 3. align.py aligns each book by content (lengths + shared names), merging
-    verses where the two versifications split them differently.
- 4. Pairs are split by whole books (books.py); reserved books are dropped
-    before anything is written.
- 5. spm_train builds a joint unigram model (8k) on the training pairs, ids
-    in fairseq order (<s>=0 <pad>=1 </s>=2 <unk>=3) plus <2en>=4 <2es>=5.
- 6. spm_encode writes id files for train/valid/test.
+Sources (one module each; licences in the model card):
+  bible         Reina-Valera 1909 <-> World English Bible (bible.py), split by
+                whole books (books.py); the reserved books are never written.
+  gettext       Spanish catalogs of the packages in gettext-packages.txt
+                (gettext_catalogs.py).
+  descriptions  Debian's Translation-es / Translation-en package descriptions
+                aligned by sentence (descriptions.py).
+  freedict      FreeDict spa-eng and eng-spa word pairs (freedict.py).
+
+Splits: the Bible by books (valid Ruth; test Joel, Jonah, Titus, Philemon).
+For gettext and descriptions whole packages are held out, chosen by a hash
+of the package name (held_out()), as the modern valid and modern test sets
+(at most EVAL_CAP pairs per source, sampled by hash).  Every training pair
+whose English or Spanish side equals (case-folded) a side of a valid or test
+pair is removed from training, and exact duplicate pairs are kept once.
+
+Written to --out: train.{es,en,src} (src: the source of each line),
+valid.* and test.* (Bible), modern-valid.* and modern-test.* (+ .src),
+*.ids (spm_encode ids), spm.model/spm.vocab, stats.json (sizes per source
+and split, drop reasons, held-out packages, package versions).
+
+The SentencePiece model (unigram, --vocab-size pieces, <2en> <2es> as user
+symbols, ids in fairseq order <s>=0 <pad>=1 </s>=2 <unk>=3) is trained on a
+balanced sample of the training side: all Bible, description and dictionary
+text, and gettext pairs sampled (by hash) to about as many characters as the
+Bible, so that neither domain dominates the vocabulary.
+
+Deterministic: no randomness but hashes of the text, fixed orders,
+single-threaded spm_train; the same package versions give byte-identical
+files.
 """
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import align  # noqa: E402
-import books  # noqa: E402
-import clean  # noqa: E402
+import bible  # noqa: E402
+import descriptions  # noqa: E402
+import freedict  # noqa: E402
+import gettext_catalogs  # noqa: E402
 
-MODULES = {"es": "spaRV1909eb", "en": "engWEB2015eb"}
-RANGE = "Gen 1:1-Rev 22:21"
-
-
-def dump_module(module):
-    """The whole module as OSIS text.  Kept in memory only: the raw dump
-    holds the reserved books, which must not appear in any written file."""
-    out = subprocess.run(["diatheke", "-b", module, "-f", "OSIS", "-o", "f",
-                          "-k", RANGE], check=True, capture_output=True).stdout
-    return out.decode("utf-8")
+SOURCES = ("bible", "gettext", "descriptions", "freedict")
+EVAL_CAP = {"modern-valid": 400, "modern-test": 600}  # pairs per source
+# held-out share of packages, by hash: [0, 3) test, [3, 5) valid (of 100)
+HELD_OUT = {"modern-test": range(0, 3), "modern-valid": range(3, 5)}
 
 
-def by_book(verses):
-    out = {}
-    for book, ch, vs, text in verses:
-        if text:
-            out.setdefault(book, []).append(("%d:%d" % (ch, vs), text))
-    return out
+def stable_hash(text):
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:12], 16)
 
 
-def aligned_pairs(es_dump, en_dump):
-    """Returns [(book, es_ref, en_ref, es_text, en_text)] for all canonical
-    books that are not reserved, in canonical order."""
-    es = by_book(clean.clean_verses(es_dump))
-    en = by_book(clean.clean_verses(en_dump))
-    es_chars = sum(len(t) for v in es.values() for _, t in v)
-    en_chars = sum(len(t) for v in en.values() for _, t in v)
-    ratio = en_chars / es_chars
-    pairs = []
-    for book in books.CANON:
-        if books.split_of(book) is None:
-            continue
-        a, b = es.get(book, []), en.get(book, [])
-        beads = align.align([t for _, t in a], [t for _, t in b], ratio=ratio)
-        for ia, ib in beads:
-            if not ia or not ib:
-                continue
-            pairs.append((book,
-                          "+".join(a[i][0] for i in ia),
-                          "+".join(b[j][0] for j in ib),
-                          " ".join(a[i][1] for i in ia),
-                          " ".join(b[j][1] for j in ib)))
-    return pairs
+def held_out(package):
+    """'modern-test' | 'modern-valid' | 'train' for a package name."""
+    h = stable_hash("pkg:" + package) % 100
+    for split, r in HELD_OUT.items():
+        if h in r:
+            return split
+    return "train"
 
 
 def write_lines(path, lines):
@@ -85,51 +82,226 @@ def sha256(path):
     return h.hexdigest()
 
 
+def fold(text):
+    return " ".join(text.casefold().split())
+
+
+# ---------------------------------------------------------------- sources
+
+def gettext_source(scratch, packages, log):
+    """{package: [(en, es)]}, drop reasons, versions."""
+    debs, missing = gettext_catalogs.download(packages, os.path.join(scratch, "debs"))
+    if missing:
+        log("gettext: %d packages not downloadable: %s" % (len(missing), " ".join(missing[:20])))
+    out, reasons, versions = {}, {}, {}
+    for k, pkg in enumerate(sorted(debs)):
+        deb = debs[pkg]
+        versions[pkg] = os.path.basename(deb).split("_")[1].replace("%3a", ":")
+        mos = gettext_catalogs.extract_catalogs(deb, os.path.join(scratch, "catalogs", pkg))
+        pairs, why = gettext_catalogs.catalog_pairs(mos)
+        for r, n in why.items():
+            reasons[r] = reasons.get(r, 0) + n
+        if pairs:
+            out[pkg] = pairs
+        if k % 200 == 0:
+            log("gettext: %d/%d packages" % (k, len(debs)))
+    return out, reasons, versions
+
+
+def descriptions_source(scratch, log):
+    """{package: [(en, es)]} from a private copy of the archive's indexes."""
+    lists = os.path.join(scratch, "apt-lists")
+    os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
+    subprocess.run(["apt-get", "-q", "-o", "Dir::State::Lists=" + lists,
+                    "-o", "Acquire::Languages=es,en",
+                    "-o", "Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false",
+                    "update"], check=True, capture_output=True)
+    found = {}
+    for name in sorted(os.listdir(lists)):
+        # the release's own indexes (-updates and -security hold a handful)
+        for lang in ("es", "en"):
+            if "_main_i18n_Translation-%s" % lang in name and "-updates_" not in name \
+                    and "-security_" not in name:
+                found.setdefault(lang, os.path.join(lists, name))
+    if set(found) != {"es", "en"}:
+        raise SystemExit("descriptions: Translation-es/-en not found in " + lists)
+    log("descriptions: %s" % ", ".join(os.path.basename(p) for p in found.values()))
+    return descriptions.description_pairs(descriptions.read_index(found["en"]),
+                                          descriptions.read_index(found["es"]))
+
+
+# ---------------------------------------------------------------- assembly
+
+def dedupe(rows):
+    seen, out = set(), []
+    for r in rows:
+        key = (r[0], r[1])
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def cap_by_hash(rows, n):
+    if len(rows) <= n:
+        return rows
+    keep = set(sorted(range(len(rows)), key=lambda i: stable_hash("eval:%s\t%s" % rows[i][:2]))[:n])
+    return [r for i, r in enumerate(rows) if i in keep]
+
+
+def assemble(bible_splits, per_package, dict_pairs):
+    """Rows (en, es, source) per split: train, valid, test (Bible),
+    modern-valid, modern-test.  per_package: {source: {package: pairs}}."""
+    splits = {"train": [], "valid": [], "test": [], "modern-valid": [], "modern-test": []}
+    for split in ("train", "valid", "test"):
+        splits[split] += [(p[4], p[3], "bible") for p in bible_splits[split]]
+    for source in ("gettext", "descriptions"):
+        held = {"modern-valid": [], "modern-test": []}
+        for pkg in sorted(per_package.get(source, {})):
+            where = held_out(pkg)
+            rows = [(en, es, source) for en, es in per_package[source][pkg]]
+            (splits["train"] if where == "train" else held[where]).extend(rows)
+        for split, rows in held.items():
+            splits[split] += cap_by_hash(dedupe(rows), EVAL_CAP[split])
+    splits["train"] += [(en, es, "freedict") for en, es in dict_pairs]
+    # nothing seen in evaluation is trained on
+    eval_sides = set()
+    for split in ("valid", "test", "modern-valid", "modern-test"):
+        for en, es, _ in splits[split]:
+            eval_sides.add(fold(en))
+            eval_sides.add(fold(es))
+    train = [r for r in dedupe(splits["train"])
+             if fold(r[0]) not in eval_sides and fold(r[1]) not in eval_sides]
+    splits["train"] = train
+    # a pair in both held-out sets (two packages share a string): test keeps it
+    test_pairs = {(r[0], r[1]) for r in splits["modern-test"]}
+    splits["modern-valid"] = [r for r in splits["modern-valid"] if (r[0], r[1]) not in test_pairs]
+    # sources interleaved, so that the first N lines (valid BLEU during
+    # training) are a sample of all of them
+    for split in ("modern-valid", "modern-test"):
+        splits[split].sort(key=lambda r: stable_hash("order:%s\t%s" % r[:2]))
+    return splits
+
+
+def spm_sample(train_rows):
+    """Training text for spm_train: the sides of all Bible, description and
+    dictionary pairs, and gettext pairs (lowest hash first) up to the Bible's
+    character count."""
+    bible_chars = sum(len(en) + len(es) for en, es, s in train_rows if s == "bible")
+    lines = []
+    for en, es, s in train_rows:
+        if s != "gettext":
+            lines += [es, en]
+    gt = sorted((r for r in train_rows if r[2] == "gettext"),
+                key=lambda r: stable_hash("spm:%s\t%s" % r[:2]))
+    chars = 0
+    for en, es, _ in gt:
+        if chars >= bible_chars:
+            break
+        lines += [es, en]
+        chars += len(en) + len(es)
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "work"))
+    ap.add_argument("--scratch", default=None, help="downloads and unpacked catalogs (default OUT/scratch)")
     ap.add_argument("--vocab-size", type=int, default=8000)
+    ap.add_argument("--sources", default=",".join(SOURCES))
+    ap.add_argument("--packages", type=int, default=None,
+                    help="use only the first N packages of gettext-packages.txt (a quick build)")
     ap.add_argument("--no-spm", action="store_true")
+    ap.add_argument("--spm-model", default=None,
+                    help="encode with this existing spm.model instead of training one")
     args = ap.parse_args()
+    sources = [s for s in args.sources.split(",") if s]
+    for s in sources:
+        if s not in SOURCES:
+            raise SystemExit("unknown source %r (known: %s)" % (s, ", ".join(SOURCES)))
     os.makedirs(args.out, exist_ok=True)
-    es_dump = dump_module(MODULES["es"])
-    en_dump = dump_module(MODULES["en"])
-    pairs = aligned_pairs(es_dump, en_dump)
-    splits = {"train": [], "valid": [], "test": []}
-    for p in pairs:
-        splits[books.split_of(p[0])].append(p)
+    scratch = args.scratch or os.path.join(args.out, "scratch")
+
+    def log(msg):
+        print(msg, flush=True)
+
+    stats = {"sources": {}, "versions": {}}
+    b = bible.bible_splits() if "bible" in sources else {"train": [], "valid": [], "test": []}
+    if "bible" in sources:
+        stats["versions"].update(bible.package_versions())
+        stats["sources"]["bible"] = {"licence": bible.LICENCE}
+    per_package = {}
+    if "gettext" in sources:
+        packages = gettext_catalogs.read_package_list()
+        if args.packages is not None:
+            packages = packages[:args.packages]
+        per_package["gettext"], reasons, versions = gettext_source(scratch, packages, log)
+        stats["sources"]["gettext"] = {"licence": gettext_catalogs.LICENCE, "packages_listed": len(packages),
+                                       "packages_with_pairs": len(per_package["gettext"]),
+                                       "raw_pairs_kept": sum(len(v) for v in per_package["gettext"].values()),
+                                       "dropped": dict(sorted(reasons.items()))}
+        stats["versions"].update(versions)
+    if "descriptions" in sources:
+        per_package["descriptions"] = descriptions_source(scratch, log)
+        stats["sources"]["descriptions"] = {"licence": descriptions.LICENCE,
+                                            "packages": len(per_package["descriptions"])}
+    dict_pairs = []
+    if "freedict" in sources:
+        dict_pairs = freedict.dictionary_pairs("es", "en") + freedict.dictionary_pairs("en", "es")
+        stats["sources"]["freedict"] = {"licence": freedict.LICENCE}
+        for p in ("dict-freedict-spa-eng", "dict-freedict-eng-spa"):
+            stats["versions"][p] = subprocess.run(["dpkg-query", "-W", "-f=${Version}", p],
+                                                  capture_output=True, text=True).stdout
+    splits = assemble(b, per_package, dict_pairs)
+    stats["held_out_packages"] = {
+        split: {src: sorted(p for p in per_package.get(src, {}) if held_out(p) == split)
+                for src in ("gettext", "descriptions")} for split in HELD_OUT}
+    stats["splits"] = {}
     for name, rows in splits.items():
-        write_lines(os.path.join(args.out, name + ".es"), [r[3] for r in rows])
-        write_lines(os.path.join(args.out, name + ".en"), [r[4] for r in rows])
-        write_lines(os.path.join(args.out, name + ".refs.tsv"),
-                    ["%s\t%s\t%s" % r[:3] for r in rows])
-        words = sum(len(r[3].split()) + len(r[4].split()) for r in rows)
-        print("%-5s %6d pairs %8d words" % (name, len(rows), words))
-    if args.no_spm:
-        return
-    # joint SentencePiece model on the training side only
-    # spm_train stores its input and prefix paths in the model: relative names,
-    # run inside the output directory, keep spm.model byte-identical across rebuilds
-    spm_input = os.path.join(args.out, "spm_input.txt")
-    write_lines(spm_input, [r[3] for r in splits["train"]] + [r[4] for r in splits["train"]])
-    prefix = os.path.join(args.out, "spm")
-    subprocess.run([
-        "spm_train", "--input=spm_input.txt", "--model_prefix=spm",
-        "--model_type=unigram", "--vocab_size=%d" % args.vocab_size,
-        "--character_coverage=1.0", "--bos_id=0", "--pad_id=1", "--eos_id=2",
-        "--unk_id=3", "--user_defined_symbols=<2en>,<2es>",
-        "--input_sentence_size=0", "--shuffle_input_sentence=false",
-        "--num_threads=1", "--minloglevel=1",
-    ], check=True, cwd=args.out)
-    for name in splits:
-        for lang in ("es", "en"):
-            src = os.path.join(args.out, "%s.%s" % (name, lang))
-            with open(src, "rb") as fin, open(src + ".ids", "wb") as fout:
-                subprocess.run(["spm_encode", "--model=" + prefix + ".model",
-                                "--output_format=id"], stdin=fin, stdout=fout,
-                               check=True)
-    print("spm.model sha256", sha256(prefix + ".model"))
+        write_lines(os.path.join(args.out, name + ".es"), [r[1] for r in rows])
+        write_lines(os.path.join(args.out, name + ".en"), [r[0] for r in rows])
+        write_lines(os.path.join(args.out, name + ".src"), [r[2] for r in rows])
+        per_src = {}
+        for en, es, s in rows:
+            d = per_src.setdefault(s, {"pairs": 0, "words_en": 0, "words_es": 0})
+            d["pairs"] += 1
+            d["words_en"] += len(en.split())
+            d["words_es"] += len(es.split())
+        stats["splits"][name] = per_src
+        log("%-12s %7d pairs  %s" % (name, len(rows), ", ".join(
+            "%s %d" % (s, d["pairs"]) for s, d in sorted(per_src.items()))))
+    if "bible" in sources:
+        for name in ("train", "valid", "test"):
+            write_lines(os.path.join(args.out, name + ".refs.tsv"),
+                        ["%s\t%s\t%s" % r[:3] for r in b[name]])
+    if not args.no_spm:
+        model = args.spm_model
+        if model is None:
+            # spm_train stores its input and prefix paths in the model: relative
+            # names, run inside the output directory, keep spm.model byte-identical
+            write_lines(os.path.join(args.out, "spm_input.txt"), spm_sample(splits["train"]))
+            subprocess.run([
+                "spm_train", "--input=spm_input.txt", "--model_prefix=spm",
+                "--model_type=unigram", "--vocab_size=%d" % args.vocab_size,
+                "--character_coverage=1.0", "--bos_id=0", "--pad_id=1", "--eos_id=2",
+                "--unk_id=3", "--user_defined_symbols=<2en>,<2es>",
+                "--input_sentence_size=0", "--shuffle_input_sentence=false",
+                "--num_threads=1", "--minloglevel=1",
+            ], check=True, cwd=args.out)
+            model = os.path.join(args.out, "spm.model")
+            stats["spm_sha256"] = sha256(model)
+        for name in splits:
+            for lang in ("es", "en"):
+                src = os.path.join(args.out, "%s.%s" % (name, lang))
+                with open(src, "rb") as fin, open(src + ".ids", "wb") as fout:
+                    subprocess.run(["spm_encode", "--model=" + model, "--output_format=id"],
+                                   stdin=fin, stdout=fout, check=True)
+    with open(os.path.join(args.out, "stats.json"), "w") as f:
+        json.dump(stats, f, indent=1, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+    if "spm_sha256" in stats:
+        log("spm.model sha256 " + stats["spm_sha256"])
 
 
 if __name__ == "__main__":

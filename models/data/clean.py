@@ -16,10 +16,15 @@ line as "<Book> <chapter>:<verse>: <osis markup>".  Quirks handled here:
   keeping their text; Strong's numbers live only in attributes, so none leak.
 * WEB's glossary is glued to Rev 22:21; it is cut off.
 * Reina-Valera prints a chapter's first word in capitals ("EN el
-  principio"); an all-caps word followed by a lower-case word is
-  re-cased ("En el principio").
+  principio", "Y HABLÓ Jehová") and some words for emphasis ("Yo soy
+  JEHOVÁ"); a single all-caps word takes its usual written form (a casing
+  table of the corpus itself), inscriptions in capitals in both texts stay.
+* Reina-Valera appends the old subscriptions to the last verse of Paul's
+  letters and Hebrews ("Amén. A Filemón fué enviada de Roma por
+  Onésimo, siervo."); they are cut.
 """
 import re
+import unicodedata
 
 from books import CANON
 
@@ -32,7 +37,20 @@ TAG_RE = re.compile(r"<[^>]*>")
 # WEB appends its glossary to the last verse of Revelation.
 GLOSSARY_MARK = " The following words used in the World English Bible"
 SPACE_BEFORE_CLOSE_RE = re.compile(r"\s+([,.;:!?\u201d\u2019)\]])")
-CAPS_WORD_RE = re.compile(r"(?<![\w])([A-ZÁÉÍÓÚÑÜ]{2,})(?=\s+[a-záéíóúñü])")
+CAPS_WORD_RE = re.compile(r"(?<!\w)[A-ZÁÉÍÓÚÑÜ]{2,}(?!\w)")
+# Psalm 119's acrostic letters, capitals in both translations: kept
+HEBREW_LETTERS = {
+    "ALEPH", "BETH", "GIMEL", "DALETH", "HE", "VAU", "VAV", "ZAIN", "ZAYIN", "CHETH", "HETH",
+    "TETH", "JOD", "YODH", "CAPH", "KAPH", "KAPF", "LAMED", "LAMEDH", "MEM", "NUN", "SAMECH",
+    "SAMEKH", "AIN", "AYIN", "PE", "TZADDI", "TZADHE", "COPH", "QOPH", "RESH", "SCHIN", "SIN",
+    "SHIN", "TAU", "TAV"}
+SENTENCE_START_RE = re.compile(r"(?:^|[.!?:;]\s+|[¿¡«\u201c\u2018(]\s*)$")
+# The subscriptions Reina-Valera appends to Paul's letters and Hebrews
+# ("Amén. Escrita de Roma á los Efesios por Tichîco."): not in the English
+EPISTLES = {"Romans", "I Corinthians", "II Corinthians", "Galatians", "Ephesians",
+            "Philippians", "Colossians", "I Thessalonians", "II Thessalonians",
+            "I Timothy", "II Timothy", "Titus", "Philemon", "Hebrews"}
+SUBSCRIPTION_RE = re.compile(r"(?<=Amén\.)\s+[^.]*\b(?:[Ee]scrita|[Ee]nviada)\b.*$")
 
 
 def strip_notes(text):
@@ -52,10 +70,61 @@ def strip_markup(text):
     return text
 
 
-def fix_drop_caps(text):
-    """'EN el principio' -> 'En el principio'; 'ALEPH. BIENAVENTURADOS los' ->
-    'ALEPH. Bienaventurados los' (only caps words followed by lower case)."""
-    return CAPS_WORD_RE.sub(lambda m: m.group(1)[0] + m.group(1)[1:].lower(), text)
+def strip_accents(word):
+    w = unicodedata.normalize("NFD", word)
+    return "".join(c for c in w if unicodedata.category(c) != "Mn")
+
+
+def casing_table(texts):
+    """word (upper case, accents stripped) -> its most frequent written form
+    outside capitals runs and sentence starts: the evidence for re-casing
+    an all-caps word ("JEHOVÁ" -> "Jehová", "JESUS" -> "Jesús", "HABLÓ" ->
+    "habló")."""
+    counts = {}
+    for text in texts:
+        for m in re.finditer(r"\w+", text):
+            w = m.group(0)
+            if len(w) < 2 or w.isupper() or SENTENCE_START_RE.search(text[:m.start()]):
+                continue
+            key = strip_accents(w).upper()
+            forms = counts.setdefault(key, {})
+            forms[w] = forms.get(w, 0) + 1
+    return {k: max(sorted(v), key=v.get) for k, v in counts.items()}
+
+
+def recase_caps(text, table):
+    """Single all-caps words (Reina-Valera's chapter openings "Y HABLÓ
+    Jehová", emphatic "Yo soy JEHOVÁ") take their usual written form, with a
+    capital at a sentence start.  Runs of two or more capitals words are
+    inscriptions, in capitals in both translations ("MENE, MENE, TEKEL",
+    "SANTIDAD Á JEHOVÁ" / "HOLY TO YAHWEH"), and are kept, as are Psalm 119's
+    acrostic letters."""
+    words = list(CAPS_WORD_RE.finditer(text))
+    out, last = [], 0
+    for k, m in enumerate(words):
+        w = m.group(0)
+        neighbours = [words[j] for j in (k - 1, k + 1)
+                      if 0 <= j < len(words) and words[j].group(0) not in HEBREW_LETTERS]
+        in_run = any(re.fullmatch(r"[\s,;:.!?¿¡]*(?:[A-ZÁÉÍÓÚÑÜ][\s,;:.!?¿¡]+)?",
+                                  text[min(n.end(), m.end()):max(n.start(), m.start())])
+                     for n in neighbours)
+        if in_run or w in HEBREW_LETTERS:
+            continue
+        form = table.get(strip_accents(w), w.lower())
+        if SENTENCE_START_RE.search(text[:m.start()]):
+            form = form[0].upper() + form[1:]
+        out.append(text[last:m.start()])
+        out.append(form)
+        last = m.end()
+    out.append(text[last:])
+    return "".join(out)
+
+
+def strip_subscription(book, text, is_last_verse):
+    """Reina-Valera's subscription after the closing 'Amén.' of an epistle."""
+    if book in EPISTLES and is_last_verse:
+        return SUBSCRIPTION_RE.sub("", text)
+    return text
 
 
 def parse_osis(dump):
@@ -76,9 +145,11 @@ def parse_osis(dump):
         yield m.group(1), int(m.group(2)), int(m.group(3)), line[:m.start()], rest
 
 
-def clean_verses(dump, recase_caps=True):
+def clean_verses(dump, recase=True, keep_book=None):
     """Returns a list of (book, chapter, verse, text) for the 66 canonical
-    books, in order, psalm titles kept once (on the verse they belong to)."""
+    books (or those keep_book accepts), in order, psalm titles kept once (on
+    the verse they belong to), epistle subscriptions cut, all-caps words
+    re-cased with a casing table of the kept books."""
     out = []
     prev_prefix = ""
     for book, ch, vs, prefix, body in parse_osis(dump):
@@ -90,7 +161,13 @@ def clean_verses(dump, recase_caps=True):
         cut = text.find(GLOSSARY_MARK)
         if cut >= 0:
             text = text[:cut]
-        if recase_caps:
-            text = fix_drop_caps(text)
-        out.append((book, ch, vs, text))
+        if keep_book is None or keep_book(book):
+            out.append((book, ch, vs, text))
+    last = {}
+    for i, (book, _, _, _) in enumerate(out):
+        last[book] = i
+    out = [(b, c, v, strip_subscription(b, t, last[b] == i)) for i, (b, c, v, t) in enumerate(out)]
+    if recase:
+        table = casing_table(t for _, _, _, t in out)
+        out = [(b, c, v, recase_caps(t, table)) for b, c, v, t in out]
     return out
