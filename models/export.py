@@ -15,8 +15,9 @@ sit beside them.
 
 Evaluation runs on the written directory (the float16 weights as shipped,
 computed in float32): corpus BLEU (models/bleu.py, sacreBLEU defaults) on
-the valid book (Ruth) and the test books (Joel, Jonah, Titus, Philemon),
-both directions, greedy and beam 5 (reference.beam_search, lenpen 1,
+the valid book (Ruth), the test books (Joel, Jonah, Titus, Philemon) and
+the modern valid and test sets (held-out packages' catalogs and
+descriptions), both directions, greedy and beam 5 (reference.beam_search, lenpen 1,
 max_len_a 1.2, max_len_b 10).  Results go to DIR/eval.json and the
 hypotheses to --hyp-dir.
 """
@@ -95,6 +96,9 @@ def evaluate(out_dir, data_dir, hyp_dir, beams, splits, batch_size):
     results = {}
     os.makedirs(hyp_dir, exist_ok=True)
     for split in splits:
+        if not os.path.exists(os.path.join(data_dir, split + ".es.ids")):
+            print("no split %s in %s: skipped" % (split, data_dir))
+            continue
         for beam in beams:
             t0 = time.time()
             scores, outputs = T.evaluate_bleu(model, data_dir, split, pieces, beam=beam, batch_size=batch_size)
@@ -127,7 +131,8 @@ def main():
     ap.add_argument("--eval-only", action="store_true")
     ap.add_argument("--no-eval", action="store_true")
     ap.add_argument("--beams", type=int, nargs="+", default=[1, 5])
-    ap.add_argument("--splits", nargs="+", default=["valid", "test"])
+    ap.add_argument("--splits", nargs="+", default=["valid", "test", "modern-valid", "modern-test"],
+                    help="splits of --data to score (those missing are skipped)")
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--hyp-dir", default=os.path.join(HERE, "runs", "hyps"))
     ap.add_argument("--threads", type=int, default=2)

@@ -23,6 +23,8 @@ import json
 import math
 import os
 import random
+import signal
+import subprocess
 import sys
 import time
 
@@ -67,22 +69,51 @@ class Pieces:
 
 
 def make_examples(data_dir, split, max_len):
-    """[(src, tgt, direction)] for both directions; pairs longer than max_len
-    pieces on either side are dropped (there are very few)."""
+    """[(src, tgt, direction, source)] for both directions; pairs longer than
+    max_len pieces on either side are dropped (there are very few).  source
+    is the corpus the pair came from (split.src, one name per line), or
+    'all' when the data has no such file."""
     ids = {lang: read_ids(os.path.join(data_dir, "%s.%s.ids" % (split, lang))) for lang in ("es", "en")}
+    src_path = os.path.join(data_dir, split + ".src")
+    tags = read_lines(src_path) if os.path.exists(src_path) else ["all"] * len(ids["es"])
     out = []
     for s, t in DIRECTIONS:
-        for a, b in zip(ids[s], ids[t]):
+        for a, b, tag in zip(ids[s], ids[t], tags):
             if 0 < len(a) <= max_len and 0 < len(b) <= max_len:
-                out.append(([LANG_TOKENS[t]] + a, b, s + "-" + t))
+                out.append(([LANG_TOKENS[t]] + a, b, s + "-" + t, tag))
     return out
 
 
-def make_batches(examples, max_tokens, seed):
+def parse_weights(text):
+    """'bible=1,gettext=0.5' -> {'bible': 1.0, 'gettext': 0.5}."""
+    out = {}
+    for item in filter(None, (text or "").split(",")):
+        name, _, value = item.partition("=")
+        out[name.strip()] = float(value)
+    return out
+
+
+def epoch_selection(examples, weights, seed):
+    """Indices of the examples used in one epoch: a source with weight w
+    contributes floor(w) copies of each example plus a random fraction
+    w - floor(w) of them (drawn anew each epoch); sources not named have
+    weight 1."""
+    rng = random.Random(seed)
+    chosen = []
+    for i, ex in enumerate(examples):
+        w = weights.get(ex[3], 1.0)
+        n = int(w)
+        if rng.random() < w - n:
+            n += 1
+        chosen.extend([i] * n)
+    return chosen
+
+
+def make_batches(examples, max_tokens, seed, selection=None):
     """Length-sorted batches; a batch's cost is (longest source + longest
     target) * sentences, kept at or under max_tokens."""
     rng = random.Random(seed)
-    order = list(range(len(examples)))
+    order = list(range(len(examples))) if selection is None else list(selection)
     rng.shuffle(order)  # random tie-break among equal lengths
     order.sort(key=lambda i: (len(examples[i][0]), len(examples[i][1])))
     batches, cur, ms, mt = [], [], 0, 0
@@ -193,6 +224,61 @@ def autocast(device, enabled):
     return torch.autocast(device_type=device.type, dtype=torch.bfloat16)
 
 
+def init_from_model_dir(model, init_dir, vocab_path):
+    """Warm start: copies every parameter of the model in init_dir (a shipped
+    model directory) whose shape matches.  The embedding is mapped piece by
+    piece through the two SentencePiece vocabularies, so a new vocabulary
+    keeps what the old one learnt; a piece the old vocabulary lacks starts as
+    the mean embedding of the old pieces spm_encode splits it into.  Returns
+    counts for the log."""
+    old = R.load_model_dir(init_dir)
+    old_pieces = [line.split("\t")[0] for line in read_lines(os.path.join(init_dir, "spm.vocab"))] \
+        if os.path.exists(os.path.join(init_dir, "spm.vocab")) else spm_pieces(os.path.join(init_dir, "spm.model"))
+    new_pieces = [line.split("\t")[0] for line in read_lines(vocab_path)]
+    old_sd, new_sd = old.state_dict(), model.state_dict()
+    copied = 0
+    for name, t in new_sd.items():
+        if name.endswith("embed_tokens.weight") or name == "output_projection.weight":
+            continue
+        if name in old_sd and old_sd[name].shape == t.shape:
+            t.copy_(old_sd[name])
+            copied += 1
+    old_index = {p: i for i, p in enumerate(old_pieces)}
+    emb_old = old.encoder.embed_tokens.weight.detach()
+    missing = [i for i, p in enumerate(new_pieces) if p not in old_index]
+    split_ids = spm_encode_pieces(os.path.join(init_dir, "spm.model"),
+                                  [new_pieces[i].replace("\u2581", " ") for i in missing])
+    with torch.no_grad():
+        emb = model.encoder.embed_tokens.weight
+        for i, p in enumerate(new_pieces):
+            if p in old_index:
+                emb[i] = emb_old[old_index[p]]
+        for i, ids in zip(missing, split_ids):
+            ids = [k for k in ids if k > 5]
+            if ids:
+                emb[i] = emb_old[ids].mean(0)
+        if not model.cfg.share_embeddings:
+            model.decoder.embed_tokens.weight.copy_(emb)
+    return {"tensors_copied": copied, "pieces_shared": len(new_pieces) - len(missing),
+            "pieces_new": len(missing)}
+
+
+def spm_pieces(model_path):
+    out = subprocess.run(["spm_export_vocab", "--model=" + model_path], capture_output=True,
+                         text=True, check=True).stdout
+    return [line.split("\t")[0] for line in out.splitlines()]
+
+
+def spm_encode_pieces(model_path, texts):
+    """ids of each text under model_path, by Debian's spm_encode."""
+    if not texts:
+        return []
+    out = subprocess.run(["spm_encode", "--model=" + model_path, "--output_format=id"],
+                         input="\n".join(t.replace("\n", " ") for t in texts) + "\n",
+                         capture_output=True, text=True, check=True).stdout
+    return [[int(x) for x in line.split()] for line in out.split("\n")[:len(texts)]]
+
+
 def save_checkpoint(path, model, opt, state):
     tmp = path + ".tmp"
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "state": state,
@@ -228,6 +314,12 @@ def main():
                     help="intra-op threads, or 'auto': 1 or 2, whichever measures faster on the shared machine")
     ap.add_argument("--no-bf16", action="store_true")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--source-weights", default="",
+                    help="examples per epoch by corpus, e.g. 'bible=1,gettext=0.5' (train.src names)")
+    ap.add_argument("--valid-splits", default="valid,modern-valid",
+                    help="splits scored by greedy BLEU during training (those present in --data)")
+    ap.add_argument("--init", default=None,
+                    help="model directory to start from (a new run only; pieces mapped by string)")
     args = ap.parse_args()
 
     auto_threads = args.threads == "auto"
@@ -268,11 +360,20 @@ def main():
         model.load_state_dict(ck["model"])
         opt.load_state_dict(ck["opt"])
         log({"event": "resume", "step": state["step"], "epoch": state["epoch"]})
+    elif args.init:
+        log({"event": "init", "from": args.init, **init_from_model_dir(model, args.init, os.path.join(args.data, "spm.vocab"))})
     nparams = sum(p.numel() for p in model.parameters())
     log({"event": "start", "params": nparams, "config": cfg.to_dict(), "device": str(device),
          "threads": args.threads, "bf16": use_bf16, "args": vars(args)})
 
     examples = make_examples(args.data, "train", args.max_len)
+    weights = parse_weights(args.source_weights)
+    counts = {}
+    for ex in examples:
+        counts[ex[3]] = counts.get(ex[3], 0) + 1
+    log({"event": "data", "examples": counts, "weights": weights})
+    valid_splits = [v for v in args.valid_splits.split(",")
+                    if os.path.exists(os.path.join(args.data, v + ".es.ids"))]
     t_start = time.time()
     last_save = last_valid = t_log = time.time()
     thread_speed = {}
@@ -284,8 +385,13 @@ def main():
         deadline = time.time() - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec) + hh * 3600 + mm * 60
     acc = {"loss": 0.0, "nll": 0.0, "tok": 0, "n": 0}
     done = False
+    # SIGTERM/SIGINT: finish the current update, save, stop (rerun to resume)
+    stop_requested = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop_requested.append(True))
     while not done:
-        batches = make_batches(examples, args.max_tokens, args.seed + state["epoch"])
+        selection = epoch_selection(examples, weights, args.seed * 1000 + state["epoch"])
+        batches = make_batches(examples, args.max_tokens, args.seed + state["epoch"], selection)
         while state["batch"] < len(batches):
             idx = batches[state["batch"]]
             src, prev, target = collate(examples, idx, cfg, device)
@@ -326,12 +432,13 @@ def main():
                         log({"event": "threads", "threads": threads,
                              "speeds": {k: round(v) for k, v in thread_speed.items()}})
             out_of_time = (elapsed >= budget or (args.max_updates and state["step"] >= args.max_updates)
-                           or (deadline is not None and now >= deadline))
-            if now - last_valid >= args.valid_minutes * 60 or out_of_time:
+                           or (deadline is not None and now >= deadline) or bool(stop_requested))
+            if now - last_valid >= args.valid_minutes * 60 or (out_of_time and not stop_requested):
                 tv = time.time()
-                scores, _ = evaluate_bleu(model, args.data, "valid", pieces, beam=1, limit=args.valid_limit)
-                log({"event": "valid", "step": state["step"], "bleu_greedy": scores,
-                     "sentences_per_direction": args.valid_limit, "seconds": time.time() - tv})
+                for split in valid_splits:
+                    scores, _ = evaluate_bleu(model, args.data, split, pieces, beam=1, limit=args.valid_limit)
+                    log({"event": "valid", "split": split, "step": state["step"], "bleu_greedy": scores,
+                         "sentences_per_direction": args.valid_limit, "seconds": time.time() - tv})
                 last_valid = time.time()
                 # evaluation time is not training time
                 t_start += time.time() - tv
