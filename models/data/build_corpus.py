@@ -51,6 +51,10 @@ import freedict  # noqa: E402
 import gettext_catalogs  # noqa: E402
 
 SOURCES = ("bible", "gettext", "descriptions", "freedict")
+# what the build runs: diatheke + the two SWORD modules, spm_train/spm_encode,
+# msgunfmt, the dictionaries (apt-get and dpkg-deb are on every Debian)
+DEBIAN_PACKAGES = ("diatheke", "sword-text-sparv", "sword-text-web", "sentencepiece", "gettext",
+                   "dict-freedict-spa-eng", "dict-freedict-eng-spa")
 EVAL_CAP = {"modern-valid": 400, "modern-test": 600}  # pairs per source
 # held-out share of packages, by hash: [0, 3) test, [3, 5) valid (of 100)
 HELD_OUT = {"modern-test": range(0, 3), "modern-valid": range(3, 5)}
@@ -150,24 +154,24 @@ def cap_by_hash(rows, n):
 
 
 def assemble(bible_splits, per_package, dict_pairs):
-    """Rows (en, es, source) per split: train, valid, test (Bible),
+    """Rows (en, es, source, Bible reference or "") per split: train, valid, test (Bible),
     modern-valid, modern-test.  per_package: {source: {package: pairs}}."""
     splits = {"train": [], "valid": [], "test": [], "modern-valid": [], "modern-test": []}
     for split in ("train", "valid", "test"):
-        splits[split] += [(p[4], p[3], "bible") for p in bible_splits[split]]
+        splits[split] += [(p[4], p[3], "bible", "%s\t%s\t%s" % p[:3]) for p in bible_splits[split]]
     for source in ("gettext", "descriptions"):
         held = {"modern-valid": [], "modern-test": []}
         for pkg in sorted(per_package.get(source, {})):
             where = held_out(pkg)
-            rows = [(en, es, source) for en, es in per_package[source][pkg]]
+            rows = [(en, es, source, "") for en, es in per_package[source][pkg]]
             (splits["train"] if where == "train" else held[where]).extend(rows)
         for split, rows in held.items():
             splits[split] += cap_by_hash(dedupe(rows), EVAL_CAP[split])
-    splits["train"] += [(en, es, "freedict") for en, es in dict_pairs]
+    splits["train"] += [(en, es, "freedict", "") for en, es in dict_pairs]
     # nothing seen in evaluation is trained on
     eval_sides = set()
     for split in ("valid", "test", "modern-valid", "modern-test"):
-        for en, es, _ in splits[split]:
+        for en, es, _, _ in splits[split]:
             eval_sides.add(fold(en))
             eval_sides.add(fold(es))
     train = [r for r in dedupe(splits["train"])
@@ -187,20 +191,35 @@ def spm_sample(train_rows):
     """Training text for spm_train: the sides of all Bible, description and
     dictionary pairs, and gettext pairs (lowest hash first) up to the Bible's
     character count."""
-    bible_chars = sum(len(en) + len(es) for en, es, s in train_rows if s == "bible")
+    bible_chars = sum(len(en) + len(es) for en, es, s, _ in train_rows if s == "bible")
     lines = []
-    for en, es, s in train_rows:
+    for en, es, s, _ in train_rows:
         if s != "gettext":
             lines += [es, en]
     gt = sorted((r for r in train_rows if r[2] == "gettext"),
                 key=lambda r: stable_hash("spm:%s\t%s" % r[:2]))
     chars = 0
-    for en, es, _ in gt:
+    for en, es, _, _ in gt:
         if chars >= bible_chars:
             break
         lines += [es, en]
         chars += len(en) + len(es)
     return lines
+
+
+def install_deps():
+    """Installs the missing DEBIAN_PACKAGES (as root), or says which line to run."""
+    missing = [p for p in DEBIAN_PACKAGES
+               if subprocess.run(["dpkg", "-s", p], capture_output=True).returncode != 0]
+    if not missing:
+        return
+    if os.geteuid() != 0:
+        raise SystemExit("build_corpus: missing packages; run: sudo apt-get install -y " + " ".join(missing))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    cmd = ["apt-get", "install", "-y", "-qq"] + missing
+    if subprocess.run(cmd, env=env, capture_output=True).returncode != 0:
+        subprocess.run(["apt-get", "update", "-qq"], env=env, check=True, capture_output=True)
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
 
 
 def main():
@@ -215,7 +234,11 @@ def main():
     ap.add_argument("--no-spm", action="store_true")
     ap.add_argument("--spm-model", default=None,
                     help="encode with this existing spm.model instead of training one")
+    ap.add_argument("--install-deps", action="store_true",
+                    help="first install the Debian packages the build needs (root), or name them")
     args = ap.parse_args()
+    if args.install_deps:
+        install_deps()
     sources = [s for s in args.sources.split(",") if s]
     for s in sources:
         if s not in SOURCES:
@@ -263,7 +286,7 @@ def main():
         write_lines(os.path.join(args.out, name + ".en"), [r[0] for r in rows])
         write_lines(os.path.join(args.out, name + ".src"), [r[2] for r in rows])
         per_src = {}
-        for en, es, s in rows:
+        for en, es, s, _ in rows:
             d = per_src.setdefault(s, {"pairs": 0, "words_en": 0, "words_es": 0})
             d["pairs"] += 1
             d["words_en"] += len(en.split())
@@ -271,10 +294,9 @@ def main():
         stats["splits"][name] = per_src
         log("%-12s %7d pairs  %s" % (name, len(rows), ", ".join(
             "%s %d" % (s, d["pairs"]) for s, d in sorted(per_src.items()))))
-    if "bible" in sources:
-        for name in ("train", "valid", "test"):
-            write_lines(os.path.join(args.out, name + ".refs.tsv"),
-                        ["%s\t%s\t%s" % r[:3] for r in b[name]])
+    for name in ("train", "valid", "test"):  # the Bible lines' references, in order
+        write_lines(os.path.join(args.out, name + ".refs.tsv"),
+                    [r[3] for r in splits[name] if r[2] == "bible"])
     if not args.no_spm:
         model = args.spm_model
         if model is None:

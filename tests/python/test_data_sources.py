@@ -232,11 +232,11 @@ class AssemblyTest(unittest.TestCase):
         bible = {"train": [("Genesis", "1:1", "1:1", "En el principio", "In the beginning")],
                  "valid": [], "test": []}
         s = build_corpus.assemble(bible, per_package, [("house", "casa")])
-        self.assertEqual(s["modern-test"], [("Open file", "Abrir archivo", "gettext")])
-        self.assertEqual(s["modern-valid"], [("Save file", "Guardar archivo", "gettext")])
+        self.assertEqual(s["modern-test"], [("Open file", "Abrir archivo", "gettext", "")])
+        self.assertEqual(s["modern-valid"], [("Save file", "Guardar archivo", "gettext", "")])
         # "Open file" and "save file" (case-folded) are evaluation sides; "Quit" once
-        self.assertEqual(sorted(s["train"]), [("In the beginning", "En el principio", "bible"),
-                                              ("Quit", "Salir", "gettext"), ("house", "casa", "freedict")])
+        self.assertEqual(sorted(s["train"]), [("In the beginning", "En el principio", "bible", "Genesis\t1:1\t1:1"),
+                                              ("Quit", "Salir", "gettext", ""), ("house", "casa", "freedict", "")])
 
     def test_held_out_share(self):
         pkgs = ["package-%d" % i for i in range(5000)]
@@ -244,7 +244,7 @@ class AssemblyTest(unittest.TestCase):
         self.assertTrue(0.03 < share < 0.07, share)
 
     def test_spm_sample_balances_gettext_with_the_bible(self):
-        rows = [("a" * 50, "b" * 50, "bible")] * 2 + [("c" * 10, "d" * 10, "gettext")] * 100
+        rows = [("a" * 50, "b" * 50, "bible", "")] * 2 + [("c" * 10, "d" * 10, "gettext", "")] * 100
         lines = build_corpus.spm_sample(rows)
         gettext_chars = sum(len(l) for l in lines if l[0] in "cd")
         self.assertEqual(gettext_chars, 200)  # as many characters as the Bible's 200
