@@ -4,15 +4,21 @@
 #   native  build/native/           (gcc/clang + SIMDe for the wasm intrinsics):
 #           librmt.a, the CLI tool rmt, and one executable per tests/c/test_*.c
 #   sanitize build/sanitize/        the same under ASan + UBSan
-# Usage: bash build.sh [all|wasm|native|sanitize|deps]
+#   native32 build/native32/        the same for i386 under ASan + UBSan (clang -m32): size_t
+#                                   is 32 bits there, as in WASM, so size wraps show natively
+#   fuzz     build/fuzz/            the libFuzzer targets in fuzz/ (i386, ASan + UBSan)
+# Usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]
 set -euo pipefail
 cd "$(dirname "$0")"
 
 target="${1:-all}"
-APT_PACKAGES="emscripten libsimde-dev libjsmn-dev"
+APT_PACKAGES="emscripten libsimde-dev libjsmn-dev clang libclang-rt-14-dev libc6-dev-i386 lib32gcc-12-dev lib32stdc++-12-dev"
 
 have_deps() {
-  command -v emcc >/dev/null && [ -f /usr/include/simde/wasm/simd128.h ] && [ -f /usr/include/jsmn.h ]
+  command -v emcc >/dev/null && [ -f /usr/include/simde/wasm/simd128.h ] && [ -f /usr/include/jsmn.h ] &&
+    command -v clang >/dev/null && [ -f /usr/lib32/crt1.o ] &&
+    [ -n "$(find /usr/lib/llvm-*/lib/clang -name 'libclang_rt.fuzzer-i386.a' -print -quit 2>/dev/null)" ] &&
+    [ -n "$(find /usr/lib/gcc/x86_64-linux-gnu -path '*/32/libstdc++.so' -print -quit 2>/dev/null)" ]
 }
 
 ensure_deps() {
@@ -74,16 +80,34 @@ build_wasm() {
 }
 
 # The native tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+SANITIZE_FLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 build_sanitize() {
-  NATIVE_OUT=build/sanitize NATIVE_CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer" \
-    build_native
+  NATIVE_OUT=build/sanitize NATIVE_CFLAGS="$SANITIZE_FLAGS" build_native
+}
+
+# And for i386, where size_t has WASM's 32 bits.
+build_native32() {
+  NATIVE_OUT=build/native32 CC=clang NATIVE_CFLAGS="-m32 $SANITIZE_FLAGS" build_native
+}
+
+# libFuzzer targets, i386 like WASM (a size that wraps there wraps here).
+build_fuzz() {
+  mkdir -p build/fuzz
+  for target in fuzz/fuzz_*.c; do
+    local out="build/fuzz/$(basename "${target%.c}")"
+    if [ ! -f "$out" ] || [ -n "$(find src "$target" -newer "$out" -print -quit)" ]; then
+      clang -m32 $CFLAGS_COMMON $SANITIZE_FLAGS -fsanitize=fuzzer "$target" $(lib_sources) -lm -o "$out"
+    fi
+  done
 }
 
 case "$target" in
   deps) ensure_deps ;;
   native) ensure_deps; build_native ;;
   sanitize) ensure_deps; build_sanitize ;;
+  native32) ensure_deps; build_native32 ;;
+  fuzz) ensure_deps; build_fuzz ;;
   wasm) ensure_deps; build_wasm ;;
-  all) ensure_deps; build_native; build_sanitize; build_wasm ;;
-  *) echo "usage: bash build.sh [all|wasm|native|sanitize|deps]" >&2; exit 2 ;;
+  all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm ;;
+  *) echo "usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]" >&2; exit 2 ;;
 esac

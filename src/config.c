@@ -25,8 +25,8 @@ static int parse_ints(const rmt_json *json, const int_field *fields, int n) {
       if (fields[i].required) return rmt_error(RMT_E_FORMAT, "config.json: missing \"%s\"", fields[i].key);
       continue;
     }
-    double v;
-    if (rmt_json_number(json, tok, &v) || v != floor(v) || v < fields[i].min || v > fields[i].max) {
+    uint64_t v;
+    if (rmt_json_uint(json, tok, (uint64_t)fields[i].max, &v) || v < (uint64_t)fields[i].min) {
       return rmt_error(RMT_E_FORMAT, "config.json: \"%s\" must be an integer in [%d, %d]", fields[i].key,
                        fields[i].min, fields[i].max);
     }
@@ -58,10 +58,22 @@ static int parse_languages(const rmt_json *json, rmt_config *config) {
   }
   int i = tokens + 1;
   for (int k = 0; k < json->tokens[tokens].size; k++, i = rmt_json_skip(json, i + 1)) {
-    double id;
+    uint64_t id;
     if (rmt_json_string(json, i, config->target_lang_codes[k], sizeof config->target_lang_codes[k]) ||
-        rmt_json_number(json, i + 1, &id) || id != floor(id) || id < 0 || id >= config->vocab_size) {
-      return rmt_error(RMT_E_FORMAT, "config.json: bad entry in languages.target_lang_tokens");
+        !config->target_lang_codes[k][0] || rmt_json_uint(json, i + 1, (uint64_t)config->vocab_size - 1, &id)) {
+      return rmt_error(RMT_E_FORMAT, "config.json: bad entry in languages.target_lang_tokens (a language code and "
+                       "an id below vocab_size)");
+    }
+    // A language token must be an ordinary id of its own: it steers the decoder.
+    for (int j = 0; j < k; j++) {
+      if (config->target_lang_ids[j] == (int)id) {
+        return rmt_error(RMT_E_FORMAT, "config.json: languages.target_lang_tokens: \"%s\" and \"%s\" share id %d",
+                         config->target_lang_codes[j], config->target_lang_codes[k], (int)id);
+      }
+    }
+    if ((int)id == config->bos_id || (int)id == config->pad_id || (int)id == config->eos_id || (int)id == config->unk_id) {
+      return rmt_error(RMT_E_FORMAT, "config.json: languages.target_lang_tokens: \"%s\" uses special id %d",
+                       config->target_lang_codes[k], (int)id);
     }
     config->target_lang_ids[k] = (int)id;
     config->n_target_langs = k + 1;
@@ -150,6 +162,15 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
       err = rmt_error(RMT_E_FORMAT, "config.json: special token id %d is outside the vocabulary (%d)", ids[i],
                       config->vocab_size);
       goto done;
+    }
+    // Search tells these apart by id (pad is masked, eos ends a hypothesis):
+    // pad_id == eos_id would mask every ending.
+    for (int j = 0; j < i; j++) {
+      if (ids[i] == ids[j]) {
+        err = rmt_error(RMT_E_FORMAT, "config.json: special token ids must differ (bos_id %d, pad_id %d, eos_id %d, "
+                        "unk_id %d)", ids[0], ids[1], ids[2], ids[3]);
+        goto done;
+      }
     }
   }
   if (!(config->ln_eps > 0) || !(config->final_ln_eps > 0)) {

@@ -3,10 +3,13 @@
 #ifndef RMT_JSON_H
 #define RMT_JSON_H
 #include <stddef.h>
+#include <stdint.h>
 
 #define JSMN_HEADER
 #define JSMN_STRICT
 #include <jsmn.h>
+
+#define RMT_JSON_MAX_DEPTH 32  // nesting; our documents use 3
 
 typedef struct {
   const char *text;
@@ -14,8 +17,12 @@ typedef struct {
   int n_tokens;
 } rmt_json;
 
-// Parses `len` bytes; the top level must be one object. `what` names the
-// document in error messages. 0 or RMT_E_FORMAT / RMT_E_NOMEM.
+// Parses `len` bytes. The text must be strict JSON (RFC 8259: jsmn alone
+// accepts doubled or missing commas and bad literals) whose top level is one
+// object; keys must be unique within their object and unescaped, so that every
+// reader (this one takes the first of two equal keys, JSON.parse the last)
+// sees the same document. `what` names the document in error messages.
+// 0 or RMT_E_FORMAT / RMT_E_NOMEM.
 int rmt_json_parse(rmt_json *json, const char *text, size_t len, const char *what);
 void rmt_json_free(rmt_json *json);
 // Index of the token after token i and everything nested in it.
@@ -24,8 +31,11 @@ int rmt_json_skip(const rmt_json *json, int i);
 int rmt_json_find(const rmt_json *json, int object, const char *key);
 // 1 if token i is a string (or primitive) equal to s.
 int rmt_json_equals(const rmt_json *json, int i, const char *s);
-// Token i as a number; 0, or -1 if it is not a number.
+// Token i as a finite number; 0, or -1 if it is not one.
 int rmt_json_number(const rmt_json *json, int i, double *out);
+// Token i as a non-negative integer written with digits only (no fraction,
+// no exponent), at most `max`; 0, or -1 if it is not one.
+int rmt_json_uint(const rmt_json *json, int i, uint64_t max, uint64_t *out);
 // Copies string token i into buf (NUL-terminated); -1 if not a string or too long.
 int rmt_json_string(const rmt_json *json, int i, char *buf, size_t cap);
 #endif

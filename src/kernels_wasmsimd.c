@@ -5,6 +5,7 @@
 
 #include "kernels.h"
 #include "simd.h"
+#include "size.h"
 
 static inline float hsum_f32x4(v128_t v) {
   return wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1) +
@@ -15,7 +16,7 @@ static inline float hsum_f32x4(v128_t v) {
 
 size_t rmt_packed_weight_floats(int N, int K) {
   size_t panels = ((size_t)N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
-  return panels * RMT_GEMM_NR * (size_t)K;
+  return rmt_size_mul(panels * RMT_GEMM_NR, (size_t)K);  // saturates (size.h)
 }
 
 void rmt_pack_weight(float *packed, const float *weight, int N, int K) {

@@ -11,22 +11,25 @@
 #include "error.h"
 #include "kernels.h"
 #include "safetensors.h"
+#include "size.h"
 
 // The loader runs twice over the same code: first counting the bytes the arena
 // needs (and checking every tensor), then filling the arena.
 typedef struct {
   rmt_safetensors *st;
   rmt_arena *arena;  // NULL while counting
-  size_t bytes;      // counted size
+  size_t bytes;      // counted size (saturating: RMT_SIZE_OVERFLOW when it does not fit)
 } loader;
 
 static float *take_floats(loader *ld, size_t count) {
   if (!ld->arena) {
-    ld->bytes += rmt_align_up(count * sizeof(float));
+    ld->bytes = rmt_size_add(ld->bytes, rmt_arena_bytes(count, sizeof(float)));
     return NULL;
   }
-  return RMT_ARENA_ARRAY(ld->arena, float, count);
+  return rmt_arena_alloc(ld->arena, rmt_size_mul(count, sizeof(float)));
 }
+
+static int arena_exhausted(void) { return rmt_error(RMT_E_STATE, "model arena exhausted (sizing bug)"); }
 
 static rmt_tensor_info *find_checked(loader *ld, const char *name, int rows, int cols, int *err) {
   rmt_tensor_info *info = rmt_safetensors_find(ld->st, name);
@@ -55,12 +58,9 @@ static int load_array(loader *ld, float **dst, const char *name, int rows, int c
   int err = RMT_OK;
   rmt_tensor_info *info = find_checked(ld, name, rows, cols, &err);
   if (!info) return err;
-  *dst = take_floats(ld, (size_t)rows * (cols ? cols : 1));
-  if (ld->arena) {
-    if (!*dst) return rmt_error(RMT_E_NOMEM, "model arena exhausted (sizing bug)");
-    rmt_safetensors_read_f32(ld->st, info, *dst);
-  }
-  return RMT_OK;
+  *dst = take_floats(ld, rmt_size_mul((size_t)rows, (size_t)(cols ? cols : 1)));
+  if (!ld->arena) return RMT_OK;
+  return *dst ? rmt_safetensors_read_f32(ld->st, info, *dst) : arena_exhausted();
 }
 
 // A Linear weight (n_out, n_in), packed for the GEMM kernel; the unpacked copy
@@ -68,12 +68,11 @@ static int load_array(loader *ld, float **dst, const char *name, int rows, int c
 static int pack_tensor(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in, float *scratch) {
   lin->n_out = n_out, lin->n_in = n_in;
   lin->weight = take_floats(ld, rmt_packed_weight_floats(n_out, n_in));
-  if (ld->arena) {
-    if (!lin->weight) return rmt_error(RMT_E_NOMEM, "model arena exhausted (sizing bug)");
-    rmt_safetensors_read_f32(ld->st, info, scratch);
-    rmt_pack_weight(lin->weight, scratch, n_out, n_in);
-  }
-  return RMT_OK;
+  if (!ld->arena) return RMT_OK;
+  if (!lin->weight) return arena_exhausted();
+  int err = rmt_safetensors_read_f32(ld->st, info, scratch);
+  if (!err) rmt_pack_weight(lin->weight, scratch, n_out, n_in);
+  return err;
 }
 
 static int load_packed(loader *ld, rmt_linear *lin, const char *name, int n_out, int n_in, float *scratch) {
@@ -166,8 +165,12 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
     if ((err = load_array(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d))) return err;
     if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;
   }
-  model->positions = take_floats(ld, (size_t)(c->max_positions + c->pad_id + 1) * d);
-  if (ld->arena) fill_positions(model->positions, c->max_positions + c->pad_id + 1, d, c->pad_id);
+  int position_rows = c->max_positions + c->pad_id + 1;  // config.c bounds both
+  model->positions = take_floats(ld, rmt_size_mul((size_t)position_rows, (size_t)d));
+  if (ld->arena) {
+    if (!model->positions) return arena_exhausted();
+    fill_positions(model->positions, position_rows, d, c->pad_id);
+  }
 
   rmt_layer *stacks[2] = {model->encoder_layers, model->decoder_layers};
   int counts[2] = {c->encoder_layers, c->decoder_layers};
@@ -220,11 +223,17 @@ RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len, co
     }
   }
   // Pass 2: fill the arena. scratch holds one unpacked matrix at a time.
-  size_t largest = (size_t)c->vocab_size * c->d_model;
-  if ((size_t)c->ffn_dim * c->d_model > largest) largest = (size_t)c->ffn_dim * c->d_model;
-  scratch = malloc(largest * sizeof(float));
+  size_t largest = rmt_size_mul((size_t)c->vocab_size, (size_t)c->d_model);
+  size_t ffn = rmt_size_mul((size_t)c->ffn_dim, (size_t)c->d_model);
+  size_t scratch_bytes = rmt_size_mul(ffn > largest ? ffn : largest, sizeof(float));
+  if (ld.bytes == RMT_SIZE_OVERFLOW || scratch_bytes == RMT_SIZE_OVERFLOW) {
+    err = rmt_error(RMT_E_SIZE, "too large: this model needs more memory than %zu-bit sizes can address",
+                    8 * sizeof(size_t));
+    goto fail;
+  }
+  scratch = malloc(scratch_bytes);
   if (!scratch) {
-    err = rmt_error(RMT_E_NOMEM, "out of memory: cannot allocate load scratch");
+    err = rmt_error(RMT_E_NOMEM, "out of memory: cannot allocate %zu bytes of load scratch", scratch_bytes);
     goto fail;
   }
   if ((err = rmt_arena_init(&model->arena, ld.bytes))) goto fail;

@@ -23,8 +23,11 @@ enum {
   RMT_E_NOMEM = -3,     // allocation failed
   RMT_E_LIMIT = -4,     // input longer than the model's positions or a set limit
   RMT_E_STATE = -5,     // call out of order
+  RMT_E_SIZE = -6,      // the work needs more memory than a set limit or than 32-bit sizes can address
 };
 
 // The last error message of this thread (never NULL; "" when none).
 RMT_API const char *rmt_last_error(void);
+// The code of that error (RMT_OK when none).
+RMT_API int rmt_last_error_code(void);
 #endif

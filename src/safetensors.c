@@ -1,10 +1,13 @@
 #include "safetensors.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "json.h"
+#include "size.h"
 
 static size_t dtype_size(rmt_dtype dtype) { return dtype == RMT_DTYPE_F32 ? 4 : 2; }
 
@@ -36,29 +39,65 @@ static int parse_tensor(const rmt_json *json, int key, rmt_tensor_info *info, si
   }
   size_t numel = 1;
   for (int d = 0; d < info->n_dims; d++) {
-    double v;
-    if (rmt_json_number(json, shape + 1 + d, &v) || v < 0 || v > (double)(1 << 30) || v != (int64_t)v) {
-      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: bad shape", info->name);
+    uint64_t dim;
+    if (rmt_json_uint(json, shape + 1 + d, (uint64_t)1 << 30, &dim)) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: bad shape (dimensions are integers up to 2^30)",
+                       info->name);
     }
-    info->shape[d] = (int64_t)v;
-    numel *= (size_t)v;
+    info->shape[d] = (int64_t)dim;
+    numel = rmt_size_mul(numel, (size_t)dim);
   }
-  double begin, end;
-  if (rmt_json_number(json, offsets + 1, &begin) || rmt_json_number(json, offsets + 2, &end) || begin < 0 ||
-      end < begin || begin != (size_t)begin || end != (size_t)end) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: bad data_offsets", info->name);
+  uint64_t begin, end;
+  if (rmt_json_uint(json, offsets + 1, UINT64_MAX, &begin) || rmt_json_uint(json, offsets + 2, UINT64_MAX, &end) ||
+      end < begin) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: bad data_offsets (two integers, begin <= end)",
+                     info->name);
   }
-  if (end > (double)data_size) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: data ends at byte %.0f, beyond the data (%zu bytes; "
-                     "is the file truncated?)", info->name, end, data_size);
+  if (end > (uint64_t)data_size) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: data ends at byte %llu, beyond the data (%zu bytes; "
+                     "is the file truncated?)", info->name, (unsigned long long)end, data_size);
   }
   info->offset = (size_t)begin;
   info->bytes = (size_t)(end - begin);
-  if (info->bytes != numel * dtype_size(info->dtype)) {
+  // A saturated size (size.h) never equals a real byte count.
+  if (info->bytes != rmt_size_mul(numel, dtype_size(info->dtype))) {
     return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: %zu data bytes do not match its shape and dtype",
                      info->name, info->bytes);
   }
+  if (info->offset % dtype_size(info->dtype)) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: data offset %zu is not a multiple of its element size",
+                     info->name, info->offset);
+  }
   return RMT_OK;
+}
+
+static int by_name(const void *a, const void *b) {
+  return strcmp(((const rmt_tensor_info *)a)->name, ((const rmt_tensor_info *)b)->name);
+}
+
+static int by_offset(const void *a, const void *b) {
+  const rmt_tensor_info *x = *(const rmt_tensor_info *const *)a, *y = *(const rmt_tensor_info *const *)b;
+  return (x->offset > y->offset) - (x->offset < y->offset);
+}
+
+// Two tensors must not share bytes (one write would change both).
+static int check_overlaps(const rmt_safetensors *st) {
+  const rmt_tensor_info **order = malloc(sizeof *order * ((size_t)st->n_tensors + 1));
+  if (!order) return rmt_error(RMT_E_NOMEM, "model.safetensors: out of memory");
+  int n = 0;
+  for (int i = 0; i < st->n_tensors; i++) {
+    if (st->tensors[i].bytes) order[n++] = &st->tensors[i];
+  }
+  qsort(order, (size_t)n, sizeof *order, by_offset);
+  int err = RMT_OK;
+  for (int i = 1; i < n && !err; i++) {
+    if (order[i]->offset < order[i - 1]->offset + order[i - 1]->bytes) {
+      err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensors %s and %s overlap in the data", order[i - 1]->name,
+                      order[i]->name);
+    }
+  }
+  free(order);
+  return err;
 }
 
 int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size) {
@@ -80,6 +119,7 @@ int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size)
     rmt_json_free(&json);
     return rmt_error(RMT_E_NOMEM, "model.safetensors: out of memory");
   }
+  // rmt_json_parse checked the structure (every key has a value) and that keys are unique.
   int key = 1;
   for (int k = 0; k < json.tokens[0].size && !err; k++, key = rmt_json_skip(&json, key + 1)) {
     if (rmt_json_equals(&json, key, "__metadata__")) continue;
@@ -87,14 +127,13 @@ int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size)
       err = rmt_error(RMT_E_FORMAT, "model.safetensors: header entries must be objects");
       break;
     }
-    rmt_tensor_info *info = &st->tensors[st->n_tensors];
-    err = parse_tensor(&json, key, info, st->data_size);
-    if (!err && rmt_safetensors_find(st, info->name)) {
-      err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s appears twice", info->name);
-    }
+    err = parse_tensor(&json, key, &st->tensors[st->n_tensors], st->data_size);
     if (!err) st->n_tensors++;
   }
   rmt_json_free(&json);
+  // Sorted by name for rmt_safetensors_find; names are unique (unique keys).
+  if (!err) qsort(st->tensors, (size_t)st->n_tensors, sizeof *st->tensors, by_name);
+  if (!err) err = check_overlaps(st);
   if (err) rmt_safetensors_close(st);
   return err;
 }
@@ -106,10 +145,9 @@ void rmt_safetensors_close(rmt_safetensors *st) {
 }
 
 rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *name) {
-  for (int i = 0; i < st->n_tensors; i++) {
-    if (strcmp(st->tensors[i].name, name) == 0) return &st->tensors[i];
-  }
-  return NULL;
+  rmt_tensor_info key;
+  snprintf(key.name, sizeof key.name, "%s", name);
+  return st->n_tensors ? bsearch(&key, st->tensors, (size_t)st->n_tensors, sizeof key, by_name) : NULL;
 }
 
 static float f16_to_f32(uint16_t h) {
@@ -130,20 +168,29 @@ static float f16_to_f32(uint16_t h) {
   return f;
 }
 
-void rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
+int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
   const uint8_t *src = st->data + info->offset;
   size_t n = info->bytes / dtype_size(info->dtype);
   if (info->dtype == RMT_DTYPE_F32) {
     memcpy(dst, src, info->bytes);  // the data may be unaligned; memcpy is safe
-    return;
-  }
-  for (size_t i = 0; i < n; i++) {
-    uint16_t h = (uint16_t)(src[2 * i] | src[2 * i + 1] << 8);
-    if (info->dtype == RMT_DTYPE_F16) {
-      dst[i] = f16_to_f32(h);
-    } else {
-      uint32_t bits = (uint32_t)h << 16;
-      memcpy(&dst[i], &bits, 4);
+  } else {
+    for (size_t i = 0; i < n; i++) {
+      uint16_t h = (uint16_t)(src[2 * i] | src[2 * i + 1] << 8);
+      if (info->dtype == RMT_DTYPE_F16) {
+        dst[i] = f16_to_f32(h);
+      } else {
+        uint32_t bits = (uint32_t)h << 16;
+        memcpy(&dst[i], &bits, 4);
+      }
     }
   }
+  // A NaN or Inf weight makes every translation through it NaN: refuse it here,
+  // where the message can name the tensor (a scan of a few ms).
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(dst[i])) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu",
+                       info->name, isnan(dst[i]) ? "NaN" : "Inf", i);
+    }
+  }
+  return RMT_OK;
 }

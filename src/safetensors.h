@@ -23,14 +23,16 @@ typedef struct {
 typedef struct {
   const uint8_t *data;  // start of the data section (borrowed)
   size_t data_size;
-  rmt_tensor_info *tensors;  // malloc'd
+  rmt_tensor_info *tensors;  // malloc'd, sorted by name
   int n_tensors;
 } rmt_safetensors;
 
-// Parses and checks the header (every tensor's dtype, shape and byte range).
+// Parses and checks the header (every tensor's dtype, shape and byte range:
+// inside the data, aligned to its element size, not overlapping another).
 int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size);
 void rmt_safetensors_close(rmt_safetensors *st);
 rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *name);
-// Copies a tensor into dst as float32 (widening F16 / BF16).
-void rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst);
+// Copies a tensor into dst as float32 (widening F16 / BF16); RMT_E_FORMAT,
+// naming the tensor, when a value is NaN or infinite.
+int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst);
 #endif

@@ -20,69 +20,93 @@ RMT_API void rmt_search_params_default(rmt_search_params *params) {
 
 // ---------------------------------------------------------------- allocation
 
+// The sizes a translation's arrays are made of, as size_t: they come from the
+// call (sentences, lengths, beam), so they are checked before any becomes an int.
+typedef struct {
+  size_t n_sent, beam, rows, src_rows, steps, keys;
+} layout_dims;
+
 // Lays out every array of the translation; with arena == NULL only counts the
-// bytes, so the arena is sized exactly by the same code that carves it.
-static size_t layout(rmt_translation *tr, rmt_arena *arena) {
-  const rmt_config *c = &tr->model->config;
+// bytes, so the arena is sized exactly by the same code that carves it. Counts
+// saturate (size.h): an impossible size comes back as RMT_SIZE_OVERFLOW. When
+// carving, returns RMT_SIZE_OVERFLOW if a chunk is missing (a sizing bug).
+static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation *tr, rmt_arena *arena) {
   size_t bytes = 0;
-#define TAKE(field, type, count)                                         \
-  do {                                                                   \
-    size_t n_ = sizeof(type) * (size_t)(count);                          \
-    if (arena) tr->field = (type *)rmt_arena_alloc(arena, n_);           \
-    else bytes += rmt_align_up(n_);                                      \
+  int missing = 0;
+#define MUL rmt_size_mul
+#define TAKE(field, type, count)                                                 \
+  do {                                                                           \
+    size_t n_ = (count);                                                         \
+    if (arena) missing += !(tr->field = (type *)rmt_arena_alloc(arena, MUL(sizeof(type), n_))); \
+    else bytes = rmt_size_add(bytes, rmt_arena_bytes(n_, sizeof(type)));         \
   } while (0)
-  int N = tr->n_sent, B = tr->params.beam, D = c->d_model, S = tr->steps_max, R = tr->rows_max;
-  int rows = R > tr->src_rows ? R : tr->src_rows;
-  int keys = S;
-  for (int s = 0; s < N; s++) keys = tr->src_len[s] > keys ? tr->src_len[s] : keys;
+  size_t N = d->n_sent, B = d->beam, S = d->steps, R = d->rows, D = (size_t)c->d_model, L = (size_t)c->decoder_layers;
+  size_t rows = R > d->src_rows ? R : d->src_rows;
   TAKE(max_len, int, N);
   TAKE(finished, int, N);
-  TAKE(ignore, int, N * B);
-  TAKE(hyps, rmt_hypothesis, N * B);
+  TAKE(ignore, int, MUL(N, B));
+  TAKE(hyps, rmt_hypothesis, MUL(N, B));
   TAKE(n_hyps, int, N);
-  TAKE(hyp_tokens, int, (size_t)N * B * S);
-  TAKE(src_ids, int, tr->src_rows);
-  TAKE(enc_out, float, (size_t)tr->src_rows * D);
-  TAKE(cross_k, float, (size_t)c->decoder_layers * tr->src_rows * D);
-  TAKE(cross_v, float, (size_t)c->decoder_layers * tr->src_rows * D);
+  TAKE(hyp_tokens, int, MUL(MUL(N, B), S));
+  TAKE(src_ids, int, d->src_rows);
+  TAKE(enc_out, float, MUL(d->src_rows, D));
+  TAKE(cross_k, float, MUL(MUL(L, d->src_rows), D));
+  TAKE(cross_v, float, MUL(MUL(L, d->src_rows), D));
   TAKE(row_sent, int, R);
   TAKE(next_row_sent, int, R);
-  TAKE(tokens, int, (size_t)R * (S + 1));
-  TAKE(next_tokens, int, (size_t)R * (S + 1));
-  TAKE(path, int, (size_t)R * S);
-  TAKE(next_path, int, (size_t)R * S);
+  TAKE(tokens, int, MUL(R, rmt_size_add(S, 1)));
+  TAKE(next_tokens, int, MUL(R, rmt_size_add(S, 1)));
+  TAKE(path, int, MUL(R, S));
+  TAKE(next_path, int, MUL(R, S));
   TAKE(row_score, float, R);
   TAKE(next_row_score, float, R);
-  TAKE(self_k, float, (size_t)c->decoder_layers * S * R * D);
-  TAKE(self_v, float, (size_t)c->decoder_layers * S * R * D);
-  TAKE(x, float, (size_t)rows * D);
-  TAKE(dual, float, (size_t)rows * D);
-  TAKE(normed, float, (size_t)rows * D);
-  TAKE(q, float, (size_t)rows * D);
-  TAKE(k, float, (size_t)rows * D);
-  TAKE(v, float, (size_t)rows * D);
-  TAKE(attn, float, (size_t)rows * D);
-  TAKE(sub_out, float, (size_t)rows * D);
-  TAKE(hidden, float, (size_t)rows * c->ffn_dim);
-  TAKE(logits, float, (size_t)R * c->vocab_size);
-  TAKE(scores, float, keys);
-  TAKE(key_rows, const float *, keys);
-  TAKE(value_rows, const float *, keys);
-  TAKE(cand_score, float, 2 * B);
-  TAKE(cand_index, int, 2 * B);
+  TAKE(self_k, float, MUL(MUL(MUL(L, S), R), D));
+  TAKE(self_v, float, MUL(MUL(MUL(L, S), R), D));
+  TAKE(x, float, MUL(rows, D));
+  TAKE(dual, float, MUL(rows, D));
+  TAKE(normed, float, MUL(rows, D));
+  TAKE(q, float, MUL(rows, D));
+  TAKE(k, float, MUL(rows, D));
+  TAKE(v, float, MUL(rows, D));
+  TAKE(attn, float, MUL(rows, D));
+  TAKE(sub_out, float, MUL(rows, D));
+  TAKE(hidden, float, MUL(rows, (size_t)c->ffn_dim));
+  TAKE(logits, float, MUL(R, (size_t)c->vocab_size));
+  TAKE(scores, float, d->keys);
+  TAKE(key_rows, const float *, d->keys);
+  TAKE(value_rows, const float *, d->keys);
+  TAKE(cand_score, float, MUL(2, B));
+  TAKE(cand_index, int, MUL(2, B));
 #undef TAKE
-  return bytes;
+#undef MUL
+  return missing ? RMT_SIZE_OVERFLOW : bytes;
+}
+
+RMT_API int rmt_limit(int which) {
+  switch (which) {
+    case RMT_LIMIT_BEAM: return RMT_MAX_BEAM;
+    case RMT_LIMIT_TRANSLATION_BYTES: return (int)RMT_MAX_TRANSLATION_BYTES;
+    default: return rmt_error(RMT_E_INVALID, "unknown limit %d", which);
+  }
 }
 
 static int check_params(const rmt_search_params *p) {
-  if (p->beam < 1 || p->beam > 256) return rmt_error(RMT_E_INVALID, "beam must be in [1, 256], got %d", p->beam);
-  if (p->nbest < 1 || p->nbest > p->beam) return rmt_error(RMT_E_INVALID, "nbest must be in [1, beam], got %d", p->nbest);
-  if (p->min_len < 0) return rmt_error(RMT_E_INVALID, "min_len must be >= 0");
-  if (!isfinite(p->max_len_a) || p->max_len_a < 0 || p->max_len_b < 0 || p->max_len_a > 1000) {
-    return rmt_error(RMT_E_INVALID, "max_len_a and max_len_b must be >= 0 (max_len_a <= 1000)");
+  if (p->beam < 1 || p->beam > RMT_MAX_BEAM) {
+    return rmt_error(RMT_E_LIMIT, "beam must be in [1, %d], got %d", RMT_MAX_BEAM, p->beam);
   }
-  if (!isfinite(p->lenpen)) return rmt_error(RMT_E_INVALID, "lenpen must be finite");
+  if (p->nbest < 1 || p->nbest > p->beam) return rmt_error(RMT_E_LIMIT, "nbest must be in [1, beam], got %d", p->nbest);
+  if (p->min_len < 0) return rmt_error(RMT_E_LIMIT, "min_len must be >= 0");
+  if (!isfinite(p->max_len_a) || p->max_len_a < 0 || p->max_len_b < 0 || p->max_len_a > 1000) {
+    return rmt_error(RMT_E_LIMIT, "max_len_a and max_len_b must be >= 0 (max_len_a <= 1000)");
+  }
+  if (!isfinite(p->lenpen)) return rmt_error(RMT_E_LIMIT, "lenpen must be finite");
   return RMT_OK;
+}
+
+// Target tokens allowed for a source of src_len tokens (counting its </s>).
+static int max_target_len(const rmt_config *c, const rmt_search_params *p, int src_len) {
+  double limit = p->max_len_a * (double)src_len + p->max_len_b;
+  return limit < c->max_positions - 1 ? (int)limit : c->max_positions - 1;
 }
 
 RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
@@ -101,8 +125,9 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     rmt_error(RMT_E_INVALID, "empty input: no sentences");
     return NULL;
   }
-  // Validate the input before allocating anything.
-  size_t src_rows = 0;
+  // Validate the input and size everything before allocating anything.
+  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0};
+  size_t id_count = 0;
   int max_target = 0;
   for (int s = 0; s < n_sent; s++) {
     if (lens[s] < 1) {
@@ -115,17 +140,34 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
       return NULL;
     }
     for (int t = 0; t < lens[s]; t++) {
-      int id = ids[src_rows + t];
+      int id = ids[id_count + (size_t)t];
       if (id < 0 || id >= c->vocab_size || id == c->pad_id) {
         rmt_error(RMT_E_INVALID, "token id %d (sentence %d, position %d) is %s", id, s, t,
                   id == c->pad_id ? "the padding id" : "outside the vocabulary");
         return NULL;
       }
     }
-    src_rows += (size_t)lens[s];
-    double limit = p.max_len_a * (double)(lens[s] + 1) + p.max_len_b;
-    int max_len = limit < c->max_positions - 1 ? (int)limit : c->max_positions - 1;
+    id_count += (size_t)lens[s];  // at most n_sent * max_positions: the ids are in memory
+    dims.src_rows = rmt_size_add(dims.src_rows, (size_t)lens[s] + 1);
+    if ((size_t)lens[s] + 1 > dims.keys) dims.keys = (size_t)lens[s] + 1;
+    int max_len = max_target_len(c, &p, lens[s] + 1);
     max_target = max_len > max_target ? max_len : max_target;
+  }
+  dims.steps = (size_t)max_target + 1;
+  if (dims.steps > dims.keys) dims.keys = dims.steps;
+  size_t bytes = layout(c, &dims, NULL, NULL);
+  if (bytes > RMT_MAX_TRANSLATION_BYTES) {
+    // Every count below the limit also fits the int fields of rmt_translation.
+    if (bytes == RMT_SIZE_OVERFLOW) {
+      rmt_error(RMT_E_SIZE, "too large: %d sentences at beam %d with up to %d output tokens need more memory than "
+                "%zu-bit sizes can address (the limit is %zu MB); use a smaller beam, maxLength or batch",
+                n_sent, p.beam, max_target, 8 * sizeof(size_t), RMT_MAX_TRANSLATION_BYTES >> 20);
+    } else {
+      rmt_error(RMT_E_SIZE, "too large: %d sentences at beam %d with up to %d output tokens need %zu MB (the limit "
+                "is %zu MB); use a smaller beam, maxLength or batch", n_sent, p.beam, max_target, bytes >> 20,
+                RMT_MAX_TRANSLATION_BYTES >> 20);
+    }
+    return NULL;
   }
 
   rmt_translation *tr = calloc(1, sizeof *tr);
@@ -136,9 +178,9 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   tr->model = model;
   tr->params = p;
   tr->n_sent = n_sent;
-  tr->rows_max = n_sent * p.beam;
-  tr->steps_max = max_target + 1;
-  tr->src_rows = (int)src_rows + n_sent;
+  tr->rows_max = (int)dims.rows;
+  tr->steps_max = (int)dims.steps;
+  tr->src_rows = (int)dims.src_rows;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
   if (!tr->src_len || !tr->src_offset) goto nomem;
@@ -147,8 +189,11 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     tr->src_offset[s] = offset;
     offset += tr->src_len[s];
   }
-  if (rmt_arena_init(&tr->arena, layout(tr, NULL))) goto fail;
-  layout(tr, &tr->arena);
+  if (rmt_arena_init(&tr->arena, bytes)) goto fail;
+  if (layout(c, &dims, tr, &tr->arena) == RMT_SIZE_OVERFLOW) {
+    rmt_error(RMT_E_STATE, "translation arena exhausted (sizing bug)");
+    goto fail;
+  }
   // Only the search bookkeeping needs zeros; caches and scratch are written before read.
   memset(tr->finished, 0, sizeof(int) * (size_t)n_sent);
   memset(tr->n_hyps, 0, sizeof(int) * (size_t)n_sent);
@@ -159,8 +204,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     int *dst = tr->src_ids + tr->src_offset[s];
     for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
     dst[lens[s]] = c->eos_id;
-    double limit = p.max_len_a * (double)tr->src_len[s] + p.max_len_b;
-    tr->max_len[s] = limit < c->max_positions - 1 ? (int)limit : c->max_positions - 1;
+    tr->max_len[s] = max_target_len(c, &p, tr->src_len[s]);
   }
   rmt_encode(tr);
   // Step 0: one row per sentence (all beams would be identical), starting from </s>.
@@ -253,7 +297,7 @@ static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, i
   }
   // Finalise hypotheses ending in </s> among the top `beam` candidates.
   int *ignore = tr->ignore + (size_t)s * beam;
-  int is_eos[512];
+  int is_eos[2 * RMT_MAX_BEAM];
   for (int j = 0; j < n_cand; j++) {
     is_eos[j] = cand_index[j] % V == c->eos_id && cand_score[j] != -INFINITY;
     if (j >= beam || !is_eos[j] || ignore[j]) continue;
@@ -273,7 +317,7 @@ static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, i
   }
   // Continue with the best `beam` candidates that are not finished: candidates
   // ending in </s> (and, among the first `beam`, ignored ones) go last.
-  int chosen = 0, new_ignore[256];
+  int chosen = 0, new_ignore[RMT_MAX_BEAM];
   for (int pass = 0; pass < 2 && chosen < beam; pass++) {
     for (int j = 0; j < n_cand && chosen < beam; j++) {
       int skip = is_eos[j] || (j < beam && ignore[j]);
@@ -283,6 +327,9 @@ static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, i
     }
   }
   memcpy(ignore, new_ignore, sizeof(int) * (size_t)beam);
+  // Every candidate scored NaN (non-finite activations): nothing can continue,
+  // so the sentence ends with the hypotheses it has, perhaps none.
+  if (chosen == 0) finish_sentence(tr, s);
 }
 
 static int unfinished(const rmt_translation *tr) {
@@ -335,6 +382,10 @@ RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t
                                 int32_t *hit_max_len) {
   int n = rmt_translation_n_hyps(tr, s);
   if (n < 0) return n;
+  if (n == 0) {
+    return rmt_error(RMT_E_STATE, "sentence %d has no translation: every hypothesis scored NaN or -inf "
+                     "(non-finite activations: broken weights?)", s);
+  }
   if (k < 0 || k >= n) return rmt_error(RMT_E_INVALID, "hypothesis %d of sentence %d out of range", k, s);
   const rmt_hypothesis *h = &tr->hyps[(size_t)s * tr->params.beam + k];
   for (int i = 0; i < h->len && i < cap; i++) ids[i] = h->tokens[i];
@@ -347,7 +398,7 @@ RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t
 // sentence is done, otherwise its current top row. Returns its length.
 RMT_API int rmt_translation_partial(const rmt_translation *tr, int s, int32_t *ids, int cap) {
   if (!tr || s < 0 || s >= tr->n_sent) return rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);
-  if (tr->finished[s]) return rmt_translation_hyp(tr, s, 0, ids, cap, NULL, NULL);
+  if (tr->finished[s]) return tr->n_hyps[s] ? rmt_translation_hyp(tr, s, 0, ids, cap, NULL, NULL) : 0;
   for (int r = 0; r < tr->n_rows; r++) {
     if (tr->row_sent[r] != s) continue;
     const int *tokens = tr->tokens + (size_t)r * (tr->steps_max + 1) + 1;

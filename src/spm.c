@@ -311,14 +311,14 @@ static int piece_to_id(const rmt_spm *spm, const char *text, size_t len) {
   return spm->unk_id;
 }
 
-size_t spm_match_user_defined(const rmt_spm *spm, const char *text, size_t len) {
+size_t spm_match_user_defined(const rmt_spm *spm, const spm_excluded *ex, const char *text, size_t len) {
   size_t best = 0;
   int node = 0;
   for (size_t i = 0; i < len; i++) {
     node = spm_trie_child(&spm->trie, node, (uint8_t)text[i]);
     if (node < 0 || !spm->trie.user_path[node]) break;
     int id = spm->trie.norm_id[node];
-    if (id >= 0 && spm->pieces[id].type == RMT_SPM_USER_DEFINED) best = i + 1;
+    if (id >= 0 && spm->pieces[id].type == RMT_SPM_USER_DEFINED && !spm_is_excluded(ex, id)) best = i + 1;
   }
   return best;
 }
@@ -485,6 +485,7 @@ typedef struct {
 
 // Per-call working memory, sized from the normalized length.
 typedef struct {
+  const spm_excluded *excluded;
   spm_buf norm;
   void *block;
   spm_seg *segs;
@@ -527,7 +528,7 @@ static int encode_unigram(const rmt_spm *spm, spm_work *w) {
       int id = t->norm_id[node];
       if (id < 0) continue;
       const spm_piece *p = &spm->pieces[id];
-      if (p->type == RMT_SPM_UNUSED) continue;
+      if (p->type == RMT_SPM_UNUSED || spm_is_excluded(w->excluded, id)) continue;
       int len = end - start;
       double score = p->type == RMT_SPM_USER_DEFINED
                          ? (double)((float)len * spm->max_score) - 0.1
@@ -617,7 +618,8 @@ static bpe_pair bpe_pop(bpe_state *st) {
   return top;
 }
 
-static void bpe_maybe_add(const rmt_spm *spm, const char *s, bpe_state *st, int left, int right) {
+static void bpe_maybe_add(const rmt_spm *spm, const spm_excluded *ex, const char *s, bpe_state *st, int left,
+                          int right) {
   if (left < 0 || right < 0 || st->sym[left].freeze || st->sym[right].freeze) return;
   int32_t size = st->sym[left].len + st->sym[right].len;
   // Continue from the left symbol's node over the right symbol's bytes.
@@ -625,7 +627,7 @@ static void bpe_maybe_add(const rmt_spm *spm, const char *s, bpe_state *st, int 
   for (int32_t k = st->sym[right].start, end = k + st->sym[right].len; k < end && node >= 0; k++)
     node = spm_trie_child(&spm->trie, node, (uint8_t)s[k]);
   int id = node < 0 ? -1 : spm->trie.norm_id[node];
-  if (id < 0) return;
+  if (id < 0 || spm_is_excluded(ex, id)) return;
   bpe_push(st, (bpe_pair){spm->pieces[id].score, left, right, size, node});
   if (spm->pieces[id].type == RMT_SPM_UNUSED) st->rev_left[id] = st->sym[left].len;
 }
@@ -675,7 +677,7 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
   for (int i = 0; i < n;) {
     size_t len = 0;
     if (spm->has_user_defined && spm->user_first[(uint8_t)s[i]])
-      len = spm_match_user_defined(spm, s + i, (size_t)(n - i));
+      len = spm_match_user_defined(spm, w->excluded, s + i, (size_t)(n - i));
     bool freeze = len > 0;
     if (!len) {
       len = (size_t)"\1\1\1\1\1\1\1\1\1\1\1\1\2\2\3\4"[(uint8_t)s[i] >> 4];
@@ -687,7 +689,7 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
     n_sym++;
     i += (int)len;
   }
-  for (int i = 1; i < n_sym; i++) bpe_maybe_add(spm, s, &st, i - 1, i);
+  for (int i = 1; i < n_sym; i++) bpe_maybe_add(spm, w->excluded, s, &st, i - 1, i);
   while (st.n > 0) {
     bpe_pair top = bpe_pop(&st);
     bpe_symbol *l = &st.sym[top.left], *r = &st.sym[top.right];
@@ -697,8 +699,8 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
     l->next = r->next;
     if (r->next >= 0) st.sym[r->next].prev = top.left;
     r->len = 0;
-    bpe_maybe_add(spm, s, &st, l->prev, top.left);
-    bpe_maybe_add(spm, s, &st, top.left, l->next);
+    bpe_maybe_add(spm, w->excluded, s, &st, l->prev, top.left);
+    bpe_maybe_add(spm, w->excluded, s, &st, top.left, l->next);
   }
   w->n_segs = 0;
   for (int i = n_sym ? 0 : -1; i >= 0; i = st.sym[i].next)
@@ -708,11 +710,18 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
 
 RMT_API int rmt_spm_encode(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
                            int max_ids) {
-  if (!spm || (!text && len) || max_ids < 0 || (!ids && max_ids > 0))
+  return rmt_spm_encode_excluding(spm, text, len, ids, max_ids, NULL, 0);
+}
+
+RMT_API int rmt_spm_encode_excluding(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
+                                     int max_ids, const int32_t *excluded, int n_excluded) {
+  if (!spm || (!text && len) || max_ids < 0 || (!ids && max_ids > 0) || n_excluded < 0 ||
+      (!excluded && n_excluded > 0))
     return rmt_error(RMT_E_INVALID, "spm: bad arguments to rmt_spm_encode");
   if (len > (size_t)INT32_MAX / 8) return rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes)", len);
-  spm_work w = {0};
-  int rc = spm_normalize(&spm->norm, spm, text, len, &w.norm);
+  const spm_excluded ex = {excluded, n_excluded};
+  spm_work w = {.excluded = &ex};
+  int rc = spm_normalize(&spm->norm, spm, &ex, text, len, &w.norm);
   if (!rc && w.norm.len > (size_t)INT32_MAX / 16)
     rc = rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes normalized)", w.norm.len);
   if (!rc && w.norm.len > 0)
@@ -726,7 +735,9 @@ RMT_API int rmt_spm_encode(const rmt_spm *spm, const char *text, size_t len, int
   int count = 0;
   bool prev_unk = false;
   for (int i = 0; i < w.n_segs; i++) {
-    const spm_seg *g = &w.segs[i];
+    spm_seg *g = &w.segs[i];
+    // A single character that is itself an excluded piece: unknown, never the piece.
+    if (spm_is_excluded(&ex, g->id)) g->id = spm->unk_id;
     bool unk = spm->pieces[g->id].type == RMT_SPM_UNKNOWN;
     if (unk && spm->byte_fallback) {
       for (int k = 0; k < g->len; k++, count++)
@@ -827,7 +838,7 @@ RMT_API int rmt_spm_decode(const rmt_spm *spm, const int32_t *ids, int n_ids, ch
   int rc = decode_to_buf(spm, ids, n_ids, &text);
   const spm_buf *result = &text;
   if (!rc && spm->has_denorm) {
-    rc = spm_normalize(&spm->denorm, NULL, text.data, text.len, &denorm);
+    rc = spm_normalize(&spm->denorm, NULL, NULL, text.data, text.len, &denorm);
     result = &denorm;
   }
   if (!rc) rc = copy_out(result, out, cap);
@@ -841,7 +852,7 @@ RMT_API int rmt_spm_normalize(const rmt_spm *spm, const char *text, size_t len, 
   if (!spm || (!text && len) || (!out && cap > 0))
     return rmt_error(RMT_E_INVALID, "spm: bad arguments to rmt_spm_normalize");
   spm_buf buf = {0};
-  int rc = spm_normalize(&spm->norm, spm, text, len, &buf);
+  int rc = spm_normalize(&spm->norm, spm, NULL, text, len, &buf);
   if (!rc) rc = copy_out(&buf, out, cap);
   free(buf.data);
   return rc;

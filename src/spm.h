@@ -29,6 +29,12 @@ RMT_API void rmt_spm_free(rmt_spm *spm);
 RMT_API int rmt_spm_encode(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
                            int max_ids);
 
+// As rmt_spm_encode, but the result never holds any of the `n_excluded` ids in
+// `excluded` (a translation model's language tokens): text that spells such a
+// piece, like "<2en>", is encoded as ordinary pieces instead.
+RMT_API int rmt_spm_encode_excluding(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
+                                     int max_ids, const int32_t *excluded, int n_excluded);
+
 // Decodes ids to UTF-8 text as spm_decode does. Like snprintf: returns the
 // length of the whole text (excluding the NUL); writes it, NUL-terminated,
 // only when it fits (length < cap). Negative RMT_E_INVALID for an id out of range.

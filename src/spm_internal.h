@@ -96,17 +96,30 @@ struct rmt_spm {
   bool has_denorm;
 };
 
-// Length of the longest user-defined piece that prefixes `text`, or 0.
-size_t spm_match_user_defined(const rmt_spm *spm, const char *text, size_t len);
+// Ids an encoding must not produce (rmt_spm_encode_excluding); NULL for none.
+typedef struct {
+  const int32_t *ids;
+  int n;
+} spm_excluded;
+
+static inline bool spm_is_excluded(const spm_excluded *ex, int id) {
+  for (int i = 0; ex && i < ex->n; i++)
+    if (ex->ids[i] == id) return true;
+  return false;
+}
+
+// Length of the longest user-defined piece, not excluded, that prefixes `text`, or 0.
+size_t spm_match_user_defined(const rmt_spm *spm, const spm_excluded *ex, const char *text, size_t len);
 
 // SentencePiece's UTF-8 rules: the length of the character at `text` when it
 // is valid (literal U+FFFD included), else 0.
 size_t spm_valid_utf8_len(const char *text, size_t len);
 
 // Normalizes `len` bytes of `text` into `out` (replacing its contents).
-// `spm`, if not NULL, supplies the user-defined pieces, which pass unchanged.
-int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const char *text,
-                  size_t len, spm_buf *out);
+// `spm`, if not NULL, supplies the user-defined pieces (but those in `ex`),
+// which pass unchanged.
+int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const spm_excluded *ex,
+                  const char *text, size_t len, spm_buf *out);
 
 // Checks and copies a precompiled charsmap blob into `norm`.
 int spm_normalizer_set_charsmap(spm_normalizer *norm, const uint8_t *blob, size_t size,

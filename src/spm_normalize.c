@@ -84,10 +84,10 @@ static size_t charsmap_longest(const spm_normalizer *norm, const char *text, siz
 // One step of normalization: replaces a prefix of `text` (at least one byte,
 // *consumed bytes) by the returned string of *out_len bytes.
 static const char *normalize_prefix(const spm_normalizer *norm, const rmt_spm *spm,
-                                    const char *text, size_t len, size_t *out_len,
-                                    size_t *consumed) {
+                                    const spm_excluded *ex, const char *text, size_t len,
+                                    size_t *out_len, size_t *consumed) {
   if (spm && spm->has_user_defined && spm->user_first[(uint8_t)text[0]]) {
-    size_t n = spm_match_user_defined(spm, text, len);
+    size_t n = spm_match_user_defined(spm, ex, text, len);
     if (n) {
       *out_len = *consumed = n;
       return text;
@@ -117,14 +117,14 @@ static const char *normalize_prefix(const spm_normalizer *norm, const rmt_spm *s
   return text;
 }
 
-int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const char *text,
-                  size_t len, spm_buf *out) {
+int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const spm_excluded *ex,
+                  const char *text, size_t len, spm_buf *out) {
   out->len = 0;
   size_t out_len, consumed;
   const char *s;
   if (norm->remove_extra_whitespaces) {  // drop leading spaces
     while (len > 0) {
-      s = normalize_prefix(norm, spm, text, len, &out_len, &consumed);
+      s = normalize_prefix(norm, spm, ex, text, len, &out_len, &consumed);
       if (!(out_len == 1 && s[0] == ' ')) break;
       text += consumed;
       len -= consumed;
@@ -142,7 +142,7 @@ int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const char *te
   }
   bool prev_space = norm->remove_extra_whitespaces;
   while (len > 0) {
-    s = normalize_prefix(norm, spm, text, len, &out_len, &consumed);
+    s = normalize_prefix(norm, spm, ex, text, len, &out_len, &consumed);
     if (prev_space)
       while (out_len > 0 && s[0] == ' ') s++, out_len--;
     if (out_len > 0) {

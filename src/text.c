@@ -4,8 +4,18 @@
 #include <string.h>
 
 #include "error.h"
+#include "size.h"
 #include "spm.h"
 #include "translation.h"
+
+// User text never yields a language token: "<2en>" typed in a sentence is
+// encoded as ordinary pieces, so it cannot change the translation's direction.
+RMT_API int rmt_text_encode(const rmt_model *model, const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
+                            int max_ids) {
+  if (!model) return rmt_error(RMT_E_INVALID, "rmt_text_encode: no model");
+  const rmt_config *c = &model->config;
+  return rmt_spm_encode_excluding(spm, text, len, ids, max_ids, c->target_lang_ids, c->n_target_langs);
+}
 
 // Sets *id to the target-language token for `lang`, or -1 when the model has
 // no such tokens (a one-direction model). 0 or an error code.
@@ -48,11 +58,16 @@ RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, cons
       rmt_error(RMT_E_INVALID, "negative text length");
       return NULL;
     }
-    total += (size_t)text_lens[i];
+    total = rmt_size_add(total, (size_t)text_lens[i]);
   }
   // SentencePiece gives at most one id per byte, plus one for the dummy prefix.
-  size_t cap = total + (size_t)n_texts * (2 + (size_t)prefix);
-  int32_t *ids = malloc(sizeof(int32_t) * cap), *lens = malloc(sizeof(int32_t) * (size_t)n_texts);
+  size_t cap = rmt_size_add(total, rmt_size_mul((size_t)n_texts, 2 + (size_t)prefix));
+  size_t ids_bytes = rmt_size_mul(sizeof(int32_t), cap);
+  if (ids_bytes == RMT_SIZE_OVERFLOW || cap > INT32_MAX) {
+    rmt_error(RMT_E_SIZE, "too large: %d texts of %zu bytes in all", n_texts, total);
+    return NULL;
+  }
+  int32_t *ids = malloc(ids_bytes), *lens = malloc(sizeof(int32_t) * (size_t)n_texts);
   rmt_translation *tr = NULL;
   if (!ids || !lens) {
     rmt_error(RMT_E_NOMEM, "out of memory");
@@ -62,7 +77,7 @@ RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, cons
   const char *text = texts;
   for (int i = 0; i < n_texts; i++) {
     if (prefix) ids[used] = lang_id;
-    int n = rmt_spm_encode(spm, text, (size_t)text_lens[i], ids + used + prefix, (int)(cap - used - prefix));
+    int n = rmt_text_encode(model, spm, text, (size_t)text_lens[i], ids + used + prefix, (int)(cap - used - prefix));
     if (n < 0) goto done;
     if ((size_t)n > cap - used - prefix) {
       rmt_error(RMT_E_LIMIT, "text %d: tokenizer output larger than expected", i);
@@ -89,7 +104,7 @@ RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *s
                                      size_t cap) {
   int n = rmt_translation_hyp(tr, s, k, NULL, 0, NULL, NULL);
   if (n < 0) return n;
-  int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1));
+  int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1));  // n < max_positions
   if (!ids) return rmt_error(RMT_E_NOMEM, "out of memory");
   rmt_translation_hyp(tr, s, k, ids, n, NULL, NULL);
   int len = rmt_spm_decode(spm, ids, n, out, cap);

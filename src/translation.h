@@ -6,6 +6,15 @@
 #include "model.h"
 #include "rmt.h"
 
+// Limits of one translation, enforced by rmt_translation_begin; JS reads them
+// with rmt_limit(). The bytes limit keeps a batch (sentences x beam x output
+// length) well inside WASM's 4 GB memory, next to the model.
+#define RMT_MAX_BEAM 256
+#define RMT_MAX_TRANSLATION_BYTES ((size_t)1 << 30)
+enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1 };
+// The value of limit `which` (RMT_LIMIT_*), or RMT_E_INVALID.
+RMT_API int rmt_limit(int which);
+
 typedef struct {
   int beam;          // hypotheses kept per sentence; 1 = greedy
   int nbest;         // finished hypotheses returned per sentence (<= beam)
@@ -108,6 +117,10 @@ RMT_API const float *rmt_translation_logits(const rmt_translation *tr);
 // when the model has them, decoding. `texts` holds n_texts texts back to back,
 // text_lens their byte lengths. Text results follow snprintf's convention.
 typedef struct rmt_spm rmt_spm;
+// Encodes user text for this model: spm's ids, never a language token (text
+// that spells one is encoded as ordinary pieces). rmt_spm_encode's convention.
+RMT_API int rmt_text_encode(const rmt_model *model, const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
+                            int max_ids);
 RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, const rmt_spm *spm, const char *texts,
                                                     const int32_t *text_lens, int n_texts, const char *target_lang,
                                                     const rmt_search_params *params);

@@ -1,26 +1,29 @@
-// Runs every native C test binary built by build.sh (build/native/test_*).
+// Runs every native C test binary built by build.sh: one per tests/c/test_*.c,
+// each in three builds, and fails when one is missing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-// build/native: optimised; build/sanitize: the same tests under ASan + UBSan.
-for (const dir of ['native', 'sanitize']) {
-  const binaries = readdirSync(`${root}build/${dir}`).filter((f) => f.startsWith('test_')).sort();
+const names = readdirSync(`${root}tests/c`).filter((f) => /^test_\w+\.c$/.test(f)).map((f) => f.slice(0, -2)).sort();
 
-  test(`${dir} C tests were built`, () => {
-    assert.ok(binaries.includes('test_kernels') && binaries.includes('test_model'), `found: ${binaries.join(', ')}`);
+// native: optimised; sanitize: ASan + UBSan; native32: i386 under ASan + UBSan,
+// where size_t has the 32 bits it has in WASM.
+for (const dir of ['native', 'sanitize', 'native32']) {
+  test(`${dir}: every C test was built`, () => {
+    const missing = names.filter((name) => !existsSync(`${root}build/${dir}/${name}`));
+    assert.deepEqual(missing, [], `not built in build/${dir} (run bash build.sh all)`);
   });
 
-  for (const name of binaries) {
+  for (const name of names) {
     test(`${dir} ${name}`, () => {
       const run = spawnSync(`${root}build/${dir}/${name}`, {
         cwd: root, encoding: 'utf8', timeout: 600_000, env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1' },
       });
-      process.stdout.write(run.stdout);
-      assert.equal(run.status, 0, `${name} failed:\n${run.stderr.slice(-4000)}${run.stdout.slice(-2000)}`);
+      process.stdout.write(run.stdout ?? '');
+      assert.equal(run.status, 0, `${name} failed:\n${run.error?.message ?? ''}${(run.stderr ?? '').slice(-4000)}${(run.stdout ?? '').slice(-2000)}`);
     });
   }
 }

@@ -115,7 +115,7 @@ test('bad model files give clear errors', async (t) => {
     weights: withHeader((h) => { h['decoder.layers.0.fc1.bia_'] = h['decoder.layers.0.fc1.bias']; delete h['decoder.layers.0.fc1.bias']; }),
   }, /missing tensor decoder\.layers\.0\.fc1\.bias/));
   await t.test('extra unknown tensor is an error', () => expectLoadError({
-    weights: withHeader((h) => { h['encoder.extra.weight'] = { dtype: 'F32', shape: [1], data_offsets: [0, 4] }; }),
+    weights: withHeader((h) => { h['encoder.extra.weight'] = { dtype: 'F32', shape: [0], data_offsets: [0, 0] }; }),
   }, /unknown tensor encoder\.extra\.weight/));
   await t.test('wrong shape', () => expectLoadError({
     weights: withHeader((h) => { h['decoder.layers.0.fc1.bias'].shape = [38, 2]; }),

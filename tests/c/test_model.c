@@ -3,6 +3,8 @@
 // and the loader's and translator's answers to bad input.
 #include "model.h"
 #include "rmt.h"
+#include "safetensors.h"
+#include "spm.h"
 #include "testutil.h"
 #include "translation.h"
 
@@ -26,6 +28,13 @@ static int fixture_open(fixture *f, const char *name) {
   f->ref_text = read_file(path, &ref_len);
   if (!f->config || !f->weights || !f->ref_text) return -1;
   return rmt_json_parse(&f->ref, f->ref_text, ref_len, "reference.json");
+}
+
+// fixture_open, failing the test when the fixture cannot be read.
+static int fixture_open_checked(fixture *f, const char *name) {
+  int err = fixture_open(f, name);
+  CHECK(!err, "cannot read fixture %s", name);
+  return err;
 }
 
 static void fixture_close(fixture *f) {
@@ -155,13 +164,13 @@ static void check_model(const char *name, errors *err) {
 // Copies the file with the first occurrence of `from` in the header replaced by
 // `to` (the 8-byte length prefix updated); returns the new size.
 static size_t edit_header(const char *file, size_t size, const char *from, const char *to, char **out) {
-  uint64_t header_len = 0;
+  uint64_t header_len = 0, new_header;
   for (int i = 7; i >= 0; i--) header_len = header_len << 8 | (unsigned char)file[i];
   char *header = malloc(header_len + 1);
   memcpy(header, file + 8, header_len);
   header[header_len] = 0;
   char *at = strstr(header, from);
-  size_t new_header = header_len + strlen(to) - strlen(from);
+  new_header = at ? header_len + strlen(to) - strlen(from) : header_len;
   *out = malloc(size + strlen(to) + 8);
   for (int i = 0; i < 8; i++) (*out)[i] = (char)(new_header >> (8 * i));
   size_t before = at ? (size_t)(at - header) : header_len;
@@ -199,10 +208,7 @@ static char *replace_in(const char *text, const char *from, const char *to) {
 
 static void check_bad_input(void) {
   fixture f;
-  if (fixture_open(&f, "residual-2x2")) {
-    CHECK(0, "cannot read fixture");
-    return;
-  }
+  if (fixture_open_checked(&f, "residual-2x2")) return;
   char *bad;
   size_t n;
   expect_load_error(&f, NULL, f.weights, f.weights_len / 2, "beyond", "truncated file");
@@ -218,7 +224,7 @@ static void check_bad_input(void) {
   n = edit_header(f.weights, f.weights_len, "\"decoder.layers.0.fc1.bias\"", "\"decoder.layers.0.fc1.bia_\"", &bad);
   expect_load_error(&f, NULL, bad, n, "missing tensor decoder.layers.0.fc1.bias", "missing tensor");
   free(bad);
-  n = edit_header(f.weights, f.weights_len, "{", "{\"extra.weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},", &bad);
+  n = edit_header(f.weights, f.weights_len, "{", "{\"extra.weight\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]},", &bad);
   expect_load_error(&f, NULL, bad, n, "unknown tensor extra.weight", "extra unknown tensor");
   free(bad);
   n = edit_header(f.weights, f.weights_len, "\"decoder.layers.0.fc1.bias\":{\"dtype\":\"F32\",\"shape\":[76]",
@@ -263,6 +269,248 @@ static void check_bad_input(void) {
   fixture_close(&f);
 }
 
+
+// ---------------------------------------------------------------- hardening
+
+// A safetensors file with every tensor of `file` widened to float32, passed
+// through edit(name, values, count) and stored as `dtype` ("F32" or "BF16";
+// BF16 keeps the top 16 bits, so values should be bf16-exact). malloc'd.
+typedef void (*tensor_edit)(const char *name, float *values, size_t count);
+static char *rewrite_weights(const char *file, size_t size, const char *dtype, tensor_edit edit, size_t *out_size) {
+  rmt_safetensors st;
+  if (rmt_safetensors_open(&st, (const uint8_t *)file, size)) return NULL;
+  int bf16 = strcmp(dtype, "BF16") == 0;
+  size_t header_cap = 256 + (size_t)st.n_tensors * 320, data_size = 0, header_len = 0;
+  for (int i = 0; i < st.n_tensors; i++) data_size += st.tensors[i].bytes / (st.tensors[i].dtype == RMT_DTYPE_F32 ? 1 : 2) * 4;
+  char *header = malloc(header_cap), *data = malloc(data_size + 1);
+  size_t offset = 0;
+  header_len += (size_t)snprintf(header, header_cap, "{");
+  for (int i = 0; i < st.n_tensors; i++) {
+    const rmt_tensor_info *t = &st.tensors[i];
+    size_t count = t->bytes / (t->dtype == RMT_DTYPE_F32 ? 4 : 2), bytes = count * (bf16 ? 2 : 4);
+    float *values = malloc(sizeof(float) * (count + 1));
+    rmt_safetensors_read_f32(&st, t, values);
+    if (edit) edit(t->name, values, count);
+    for (size_t k = 0; k < count; k++) {
+      uint32_t bits;
+      memcpy(&bits, &values[k], 4);
+      if (bf16) memcpy(data + offset + 2 * k, (char *)&bits + 2, 2);  // little-endian: the top half
+      else memcpy(data + offset + 4 * k, &bits, 4);
+    }
+    free(values);
+    char shape[64] = "";
+    for (int d = 0; d < t->n_dims; d++) snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%lld", d ? "," : "", (long long)t->shape[d]);
+    header_len += (size_t)snprintf(header + header_len, header_cap - header_len, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[%s],\"data_offsets\":[%zu,%zu]}",
+                                   i ? "," : "", t->name, dtype, shape, offset, offset + bytes);
+    offset += bytes;
+  }
+  header_len += (size_t)snprintf(header + header_len, header_cap - header_len, "}");
+  char *out = malloc(8 + header_len + offset);
+  for (int i = 0; i < 8; i++) out[i] = (char)((uint64_t)header_len >> (8 * i));
+  memcpy(out + 8, header, header_len);
+  memcpy(out + 8 + header_len, data, offset);
+  *out_size = 8 + header_len + offset;
+  free(header);
+  free(data);
+  rmt_safetensors_close(&st);
+  return out;
+}
+
+static void round_to_bf16(const char *name, float *values, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    uint32_t bits;
+    memcpy(&bits, &values[k], 4);
+    bits = (bits + 0x7fff + ((bits >> 16) & 1)) & 0xffff0000u;  // round to nearest even
+    memcpy(&values[k], &bits, 4);
+  }
+}
+
+// Every row's output equals 1 (the last decoder LayerNorm: gain 0, bias 1) and
+// the </s> row of the output projection is -3e38 (finite): its logit overflows
+// to -inf, so no hypothesis can ever end.
+static void never_end(const char *name, float *values, size_t count) {
+  if (!strcmp(name, "decoder.layers.0.final_layer_norm.weight")) memset(values, 0, sizeof(float) * count);
+  if (!strcmp(name, "decoder.layers.0.final_layer_norm.bias")) for (size_t k = 0; k < count; k++) values[k] = 1.0f;
+  if (!strcmp(name, "decoder.output_projection.weight")) for (size_t k = 0; k < 48; k++) values[2 * 48 + k] = -3e38f;
+}
+
+static rmt_model *load_config_and(const fixture *f, const char *weights, size_t len) {
+  rmt_model *model = rmt_model_load(f->config, f->config_len, (const uint8_t *)weights, len);
+  CHECK(model, "load: %s", rmt_last_error());
+  return model;
+}
+
+static void check_bad_files(void) {
+  fixture f;
+  if (fixture_open_checked(&f, "residual-2x2")) return;
+  char *bad;
+  // A header whose keys have no values (jsmn's strict mode accepts it).
+  const char crafted[] = "\x18\0\0\0\0\0\0\0{\"__metadata__\" \"x\" \"y\"}";
+  expect_load_error(&f, NULL, crafted, sizeof crafted - 1, "malformed JSON", "keys without values");
+  // Edits of the header (W) or of config.json (C), and the error each must give.
+  static const char *const edits[][4] = {
+      {"W", "\"data_offsets\":[0,", "\"data_offsets\":[1e400,", "bad data_offsets"},
+      {"W", "\"shape\":[76]", "\"shape\":[-nan]", "malformed JSON"},
+      {"W", "\"shape\":[76]", "\"shape\":[76.5]", "bad shape"},
+      {"W", "\"shape\":[76]", "\"shape\":[-76]", "bad shape"},
+      {"W", "{", "{\"extra.weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},", "overlap"},
+      {"W", "{", "{\"extra.weight\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[2,2]},", "data offset 2 is not a multiple"},
+      {"W", "{", "{\"extra.weight\":{\"dtype\":\"F32\",\"shape\":[32768,32768],\"data_offsets\":[0,0]},", "0 data bytes do not match"},
+      {"W", "{", "{\"encoder.layer_norm.bias\":{\"dtype\":\"F32\",\"shape\":[0],\"data_offsets\":[0,0]},", "duplicate key \"encoder.layer_norm.bias\""},
+      {"C", "\"pad_id\": 1", "\"pad_id\": 2", "special token ids must differ"},
+      {"C", "\"unk_id\": 3", "\"unk_id\": 0", "special token ids must differ"},
+      {"C", "\"d_model\": 64", "\"d_model\": 64, \"d_model\": 32", "duplicate key \"d_model\""},
+      {"C", "\"d_model\": 64", "\"d_model\": 64.0", "\"d_model\" must be an integer"},
+      {"C", "\"d_model\": 64", "\"d_model\": 6.4e1", "\"d_model\" must be an integer"},
+      {"C", "\"ln_eps\": 1e-05", "\"ln_eps\": 1e400", "\"ln_eps\" must be a finite number"},
+      {"C", "\"languages\": {}", "\"languages\": {\"target_lang_tokens\": {\"en\": 1}}", "\"en\" uses special id 1"},
+      {"C", "\"languages\": {}", "\"languages\": {\"target_lang_tokens\": {\"en\": 7, \"es\": 7}}", "\"en\" and \"es\" share id 7"},
+      {"C", "\"languages\": {}", "\"languages\": {\"target_lang_tokens\": {\"en\": 7.5}}", "bad entry in languages"},
+  };
+  for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
+    char *config = NULL, *weights = NULL;
+    size_t n = f.weights_len;
+    if (edits[i][0][0] == 'W') n = edit_header(f.weights, f.weights_len, edits[i][1], edits[i][2], &weights);
+    else config = replace_in(f.config, edits[i][1], edits[i][2]);
+    CHECK(config ? strcmp(config, f.config) != 0 : n != f.weights_len, "edit %s did not apply", edits[i][2]);
+    expect_load_error(&f, config, weights ? weights : f.weights, n, edits[i][3], edits[i][2]);
+    free(config);
+    free(weights);
+  }
+  // Non-finite weights, named.
+  rmt_safetensors st;
+  rmt_safetensors_open(&st, (const uint8_t *)f.weights, f.weights_len);
+  const rmt_tensor_info *info = rmt_safetensors_find(&st, "decoder.layers.1.fc2.bias");
+  size_t at = (size_t)(st.data - (const uint8_t *)f.weights) + info->offset + 4 * 5;
+  rmt_safetensors_close(&st);
+  bad = malloc(f.weights_len);
+  memcpy(bad, f.weights, f.weights_len);
+  const uint32_t nan_bits = 0x7fc00000u, inf_bits = 0xff800000u;
+  memcpy(bad + at, &nan_bits, 4);
+  expect_load_error(&f, NULL, bad, f.weights_len, "tensor decoder.layers.1.fc2.bias has a non-finite value (NaN) at element 5", "NaN weight");
+  memcpy(bad + at, &inf_bits, 4);
+  expect_load_error(&f, NULL, bad, f.weights_len, "non-finite value (Inf)", "-Inf weight");
+  free(bad);
+  fixture_close(&f);
+}
+
+// bfloat16 weights widen exactly: a BF16 file and an F32 file of the same
+// (bf16-exact) values translate identically, logits bit for bit.
+static void check_bfloat16(void) {
+  fixture f;
+  if (fixture_open_checked(&f, "residual-2x2")) return;
+  size_t len32, len16;
+  char *w32 = rewrite_weights(f.weights, f.weights_len, "F32", round_to_bf16, &len32);
+  char *w16 = rewrite_weights(f.weights, f.weights_len, "BF16", round_to_bf16, &len16);
+  CHECK(len16 < len32 && strstr(w16 + 8, "\"BF16\""), "the BF16 file holds BF16 tensors");
+  rmt_model *m32 = load_config_and(&f, w32, len32), *m16 = load_config_and(&f, w16, len16);
+  int32_t ids[512], lens[16];
+  int n = fixture_sentences(&f, ids, lens);
+  rmt_search_params p;
+  rmt_search_params_default(&p);
+  p.beam = 1;
+  rmt_translation *a = m32 && m16 ? rmt_translation_begin(m32, ids, lens, n, &p) : NULL;
+  rmt_translation *b = m32 && m16 ? rmt_translation_begin(m16, ids, lens, n, &p) : NULL;
+  int32_t prev[16];
+  for (int s = 0; s < n; s++) prev[s] = m32 ? m32->config.eos_id : 2;
+  for (int t = 0; a && b && t < 4; t++) {
+    rmt_translation_force_step(a, prev);
+    rmt_translation_force_step(b, prev);
+    size_t count = (size_t)n * (size_t)m32->config.vocab_size;
+    CHECK(!memcmp(rmt_translation_logits(a), rmt_translation_logits(b), sizeof(float) * count), "step %d: logits differ", t);
+    for (int s = 0; s < n; s++) prev[s] = 4 + (s + t) % 50;
+  }
+  rmt_translation_free(a);
+  rmt_translation_free(b);
+  p.beam = 5, p.nbest = 5;
+  a = m32 && m16 ? rmt_translation_begin(m32, ids, lens, n, &p) : NULL;
+  b = m32 && m16 ? rmt_translation_begin(m16, ids, lens, n, &p) : NULL;
+  CHECK(a && b && rmt_translation_run(a) == 0 && rmt_translation_run(b) == 0, "beam 5: %s", rmt_last_error());
+  for (int s = 0; a && b && s < n; s++) {
+    CHECK(rmt_translation_n_hyps(a, s) == rmt_translation_n_hyps(b, s), "sentence %d: n-best sizes differ", s);
+    for (int k = 0; k < rmt_translation_n_hyps(a, s); k++) {
+      int32_t x[256], y[256];
+      float sx, sy;
+      int lx = rmt_translation_hyp(a, s, k, x, 256, &sx, NULL), ly = rmt_translation_hyp(b, s, k, y, 256, &sy, NULL);
+      CHECK(lx == ly && !memcmp(x, y, sizeof(int32_t) * (size_t)lx) && sx == sy, "sentence %d hypothesis %d differs", s, k);
+    }
+  }
+  rmt_translation_free(a);
+  rmt_translation_free(b);
+  rmt_model_free(m32);
+  rmt_model_free(m16);
+  free(w32);
+  free(w16);
+  fixture_close(&f);
+}
+
+// Finite weights whose </s> logit overflows to -inf: every sentence ends at its
+// length limit with no hypothesis; that is reported per sentence, not a crash.
+static void check_no_hypothesis(void) {
+  fixture f;
+  if (fixture_open_checked(&f, "post-3x1")) return;
+  size_t len;
+  char *weights = rewrite_weights(f.weights, f.weights_len, "F32", never_end, &len);
+  rmt_model *model = load_config_and(&f, weights, len);
+  int32_t ids[512], lens[16], out[64];
+  int n = fixture_sentences(&f, ids, lens);
+  for (int beam = 1; model && beam <= 5; beam += 4) {
+    rmt_search_params p;
+    rmt_search_params_default(&p);
+    p.beam = beam;
+    rmt_translation *tr = rmt_translation_begin(model, ids, lens, n, &p);
+    CHECK(tr && rmt_translation_run(tr) == 0, "beam %d: %s", beam, rmt_last_error());
+    for (int s = 0; tr && s < n; s++) {
+      CHECK(rmt_translation_n_hyps(tr, s) == 0, "beam %d sentence %d: %d hypotheses", beam, s, rmt_translation_n_hyps(tr, s));
+      CHECK(rmt_translation_hyp(tr, s, 0, out, 64, NULL, NULL) == RMT_E_STATE &&
+                strstr(rmt_last_error(), "has no translation"),
+            "beam %d sentence %d: %s", beam, s, rmt_last_error());
+      CHECK(rmt_translation_partial(tr, s, out, 64) == 0, "beam %d sentence %d: partial", beam, s);
+    }
+    rmt_translation_free(tr);
+  }
+  rmt_model_free(model);
+  free(weights);
+  fixture_close(&f);
+}
+
+// User text that spells a language token ("<2en>") is encoded as ordinary
+// pieces: only the prefix the engine adds steers the decoder.
+static void check_language_tokens_from_text(void) {
+  size_t config_len, weights_len, spm_len;
+  char *config = read_file("tests/fixtures/models/residual-text/config.json", &config_len);
+  char *weights = read_file("tests/fixtures/models/residual-text/model.safetensors", &weights_len);
+  char *spm_bytes = read_file("tests/fixtures/models/residual-text/spm.model", &spm_len);
+  rmt_model *model = config && weights ? rmt_model_load(config, config_len, (const uint8_t *)weights, weights_len) : NULL;
+  rmt_spm *spm = spm_bytes ? rmt_spm_load((const uint8_t *)spm_bytes, spm_len) : NULL;
+  CHECK(model && spm, "cannot load residual-text: %s", rmt_last_error());
+  if (model && spm) {
+    const char text[] = "<2en> Hello <2es>";
+    int en = rmt_spm_piece_to_id(spm, "<2en>"), es = rmt_spm_piece_to_id(spm, "<2es>");
+    CHECK(en == model->config.target_lang_ids[0] && es == model->config.target_lang_ids[1], "fixture language tokens");
+    int32_t raw[64], ids[64];
+    int n_raw = rmt_spm_encode(spm, text, sizeof text - 1, raw, 64), n = rmt_text_encode(model, spm, text, sizeof text - 1, ids, 64);
+    int raw_has = 0, has = 0;
+    for (int i = 0; i < n_raw; i++) raw_has += raw[i] == en || raw[i] == es;
+    for (int i = 0; i < n; i++) has += ids[i] == en || ids[i] == es;
+    CHECK(raw_has == 2, "spm_encode's own reading has the two pieces (%d)", raw_has);
+    CHECK(n > n_raw && has == 0, "rmt_text_encode: %d ids, %d language tokens", n, has);
+    char back[64];
+    CHECK(rmt_spm_decode(spm, ids, n, back, sizeof back) == (int)sizeof text - 1 && !strcmp(back, text), "decodes to \"%s\"", back);
+    int32_t lens[] = {(int32_t)sizeof text - 1};
+    rmt_search_params p;
+    rmt_search_params_default(&p);
+    p.beam = 1;
+    rmt_translation *tr = rmt_translation_begin_text(model, spm, text, lens, 1, "es", &p);
+    CHECK(tr && tr->src_ids[0] == es, "the source starts with <2es>");
+    for (int i = 1; tr && i < tr->src_len[0]; i++) CHECK(tr->src_ids[i] != en && tr->src_ids[i] != es, "source id %d", i);
+    rmt_translation_free(tr);
+  }
+  rmt_spm_free(spm);
+  rmt_model_free(model);
+  free(config), free(weights), free(spm_bytes);
+}
+
 int main(void) {
   for (int i = 0; i < 6; i++) {
     errors err = {0};
@@ -273,5 +521,9 @@ int main(void) {
     CHECK(err.sequences > 0 && err.sequences == err.sequences_equal, "%s: sequences differ", MODELS[i]);
   }
   check_bad_input();
+  check_bad_files();
+  check_bfloat16();
+  check_no_hypothesis();
+  check_language_tokens_from_text();
   return test_report("test_model");
 }
