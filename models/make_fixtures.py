@@ -31,12 +31,14 @@ MODELS = {
                  share_embeddings=False, enc_alpha=0.75, dec_alpha=1.25, res_scale=0.8), "float16"),
 }
 MAX_POSITIONS = 64
-SEARCHES = [  # (beam, lenpen, nbest)
-    (1, 1.0, 1),
-    (2, 0.6, 2),
-    (5, 1.0, 5),
-]
 MAX_LEN_A, MAX_LEN_B, MIN_LEN = 1.2, 10, 1
+SEARCHES = [  # (beam, lenpen, nbest, min_len, max_len_a, max_len_b): the defaults, then other length settings
+    (1, 1.0, 1, MIN_LEN, MAX_LEN_A, MAX_LEN_B),
+    (2, 0.6, 2, MIN_LEN, MAX_LEN_A, MAX_LEN_B),
+    (5, 1.0, 5, MIN_LEN, MAX_LEN_A, MAX_LEN_B),
+    (3, 1.7, 3, 4, 0.5, 3),
+    (4, 0.0, 2, 0, 2.0, 1),
+]
 
 
 def randomize(model: ref.Transformer, gen: torch.Generator):
@@ -115,11 +117,12 @@ def make(style: str, name: str, seed: int):
         "max_len_a": MAX_LEN_A, "max_len_b": MAX_LEN_B, "min_len": MIN_LEN,
         "searches": [],
     }
-    for beam, lenpen, nbest in SEARCHES:
-        hyps = ref.beam_search(model, src, beam=beam, lenpen=lenpen, max_len_a=MAX_LEN_A, max_len_b=MAX_LEN_B,
-                               min_len=MIN_LEN, nbest=nbest)
+    for beam, lenpen, nbest, min_len, max_len_a, max_len_b in SEARCHES:
+        hyps = ref.beam_search(model, src, beam=beam, lenpen=lenpen, max_len_a=max_len_a, max_len_b=max_len_b,
+                               min_len=min_len, nbest=nbest)
         result["searches"].append({
-            "beam": beam, "lenpen": lenpen, "nbest": nbest,
+            "beam": beam, "lenpen": lenpen, "nbest": nbest, "min_len": min_len, "max_len_a": max_len_a,
+            "max_len_b": max_len_b,
             "hyps": [[{"tokens": t, "score": float(f"{s:.8g}")} for t, s in sent] for sent in hyps],
         })
     # A long input (near max_positions) on its own.

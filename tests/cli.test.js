@@ -39,6 +39,46 @@ test('--ids beam 5 with --nbest and --scores equals the reference n-best lists',
   });
 });
 
+test('--lenpen, --min-len, --max-len-a, --max-len-b other than the defaults equal the reference', () => {
+  for (const name of ['residual-2x2', 'post-3x1']) {
+    const ref = reference(name);
+    const input = ref.sentences.map((s) => s.join(' ')).join('\n');
+    const custom = ref.searches.filter((s) => s.max_len_a !== ref.max_len_a || s.min_len !== ref.min_len);
+    assert.ok(custom.length >= 2, 'the fixtures have searches with other length settings');
+    for (const search of custom) {
+      const run = cli(['--model', fixture(name), '--ids', '--beam', String(search.beam), '--nbest', String(search.nbest),
+        '--lenpen', String(search.lenpen), '--min-len', String(search.min_len), '--max-len-a', String(search.max_len_a),
+        '--max-len-b', String(search.max_len_b), '--scores'], input);
+      assert.equal(run.code, 0, run.stderr);
+      const want = search.hyps.flat();
+      assert.deepEqual(run.lines.map((line) => line.split('\t')[1]), want.map((h) => h.tokens.join(' ')), `${name} beam ${search.beam}`);
+      run.lines.forEach((line, i) => assert.ok(Math.abs(Number(line.split('\t')[0]) - want[i].score) < 1e-4, `score ${line}`));
+    }
+  }
+});
+
+test('--batch N: any batch size gives the reference, in input order', () => {
+  const ref = reference('pre-2x2');
+  const input = `${ref.sentences.map((s) => s.join(' ')).join('\n')}\n`;
+  const greedy = ref.searches.find((s) => s.beam === 1).hyps.map((h) => h[0].tokens.join(' '));
+  for (const batch of ['1', '4', '100']) {
+    const run = cli(['--model', fixture('pre-2x2'), '--ids', '--beam', '1', '--batch', batch], input);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.lines, greedy, `--batch ${batch}`);
+  }
+});
+
+test('--help prints the usage and exits 0', () => {
+  for (const flag of ['--help', '-h']) {
+    const run = cli([flag]);
+    assert.equal(run.code, 0);
+    assert.match(run.stdout, /^usage:\n {2}residual-mt \[--model DIR\]/);
+    for (const option of ['--beam N', '--nbest N', '--lenpen X', '--max-len-a X', '--max-len-b N', '--min-len N', '--batch N']) {
+      assert.ok(run.stdout.includes(option), option);
+    }
+  }
+});
+
 test('text mode translates through the tokenizer, both directions', () => {
   const ref = reference('residual-text');
   for (const lang of ['en', 'es']) {
@@ -71,6 +111,7 @@ test('CLI errors are clear and exit non-zero', () => {
     [['--model', fixture('residual-2x2'), '--ids'], /line 1: "a" is not a token id/, '5 a\n'],
     [['--model', fixture('residual-2x2'), 'some text'], /cannot read .*spm\.model/],
     [['--model', fixture('residual-text'), '--to', 'fr', 'hi'], /cannot translate into "fr"/],
+    [['--model', fixture('residual-2x2'), '--ids', '--batch', '0'], /--batch expects a positive integer/],
   ];
   for (const [args, pattern, input] of cases) {
     const run = cli(args, input ?? '');

@@ -45,7 +45,7 @@ for (const name of MODELS) {
     for (const search of ref.searches) {
       const got = model.translateIds(ref.sentences, {
         beam: search.beam, lenpen: search.lenpen, nbest: search.nbest,
-        maxLenA: ref.max_len_a, maxLenB: ref.max_len_b, minLen: ref.min_len,
+        maxLenA: search.max_len_a, maxLenB: search.max_len_b, minLen: search.min_len,
       });
       search.hyps.forEach((want, s) => {
         assert.equal(got[s].length, want.length, `beam ${search.beam} sentence ${s}: n-best size`);

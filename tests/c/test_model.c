@@ -108,11 +108,15 @@ static void check_model(const char *name, errors *err) {
   int searches = rmt_json_find(&f.ref, 0, "searches");
   for (int k = 0; k < f.ref.tokens[searches].size; k++) {
     int search = json_at(&f.ref, searches, k);
-    double beam, lenpen, nbest;
+    double beam, lenpen, nbest, min_len, max_len_a, max_len_b;
     rmt_json_number(&f.ref, rmt_json_find(&f.ref, search, "beam"), &beam);
     rmt_json_number(&f.ref, rmt_json_find(&f.ref, search, "lenpen"), &lenpen);
     rmt_json_number(&f.ref, rmt_json_find(&f.ref, search, "nbest"), &nbest);
+    rmt_json_number(&f.ref, rmt_json_find(&f.ref, search, "min_len"), &min_len);
+    rmt_json_number(&f.ref, rmt_json_find(&f.ref, search, "max_len_a"), &max_len_a);
+    rmt_json_number(&f.ref, rmt_json_find(&f.ref, search, "max_len_b"), &max_len_b);
     p.beam = (int)beam, p.lenpen = lenpen, p.nbest = (int)nbest;
+    p.min_len = (int)min_len, p.max_len_a = max_len_a, p.max_len_b = (int)max_len_b;
     tr = rmt_translation_begin(model, ids, lens, n, &p);
     CHECK(tr && rmt_translation_run(tr) == 0, "%s: beam %d failed: %s", name, p.beam, rmt_last_error());
     int hyps = rmt_json_find(&f.ref, search, "hyps");
@@ -143,7 +147,8 @@ static void check_model(const char *name, errors *err) {
   int longest = rmt_json_find(&f.ref, 0, "long");
   int32_t long_ids[1024], long_len = json_numbers(&f.ref, rmt_json_find(&f.ref, longest, "sentence"), expect, 1024);
   for (int i = 0; i < long_len; i++) long_ids[i] = (int32_t)expect[i];
-  p.beam = 1, p.nbest = 1, p.lenpen = 1.0;
+  rmt_search_params_default(&p);
+  p.beam = 1;
   tr = rmt_translation_begin(model, long_ids, &long_len, 1, &p);
   CHECK(tr && rmt_translation_run(tr) == 0, "%s: long input failed: %s", name, rmt_last_error());
   int want_len = json_numbers(&f.ref, rmt_json_find(&f.ref, longest, "greedy"), expect, 1024);
