@@ -10,8 +10,8 @@ mean, as fairseq's average_checkpoints.py), written with
 reference.save_model_dir (config.json + model.safetensors, fairseq names),
 the joint SentencePiece model is copied in as spm.model, and manifest.json
 lists the files the loader fetches with their SHA-256 and size
-(models/make_manifest.py's format).  training.json and eval.json (BLEU)
-sit beside them.
+(models/make_manifest.py's format).  training.json, eval.json (BLEU) and
+corpus.json (the corpus build's stats.json) sit beside them.
 
 Evaluation runs on the written directory (the float16 weights as shipped,
 computed in float32): corpus BLEU (models/bleu.py, sacreBLEU defaults) on
@@ -80,6 +80,9 @@ def export(run, out_dir, average, dtype, data_dir):
     os.makedirs(out_dir, exist_ok=True)
     R.save_model_dir(model, out_dir, dtype=dtype)
     shutil.copyfile(os.path.join(data_dir, "spm.model"), os.path.join(out_dir, "spm.model"))
+    # what the model was trained on: sizes per source, held-out packages, versions
+    if os.path.exists(os.path.join(data_dir, "stats.json")):
+        shutil.copyfile(os.path.join(data_dir, "stats.json"), os.path.join(out_dir, "corpus.json"))
     info = {"run": os.path.basename(os.path.normpath(run)), "snapshots_averaged": [os.path.basename(p) for p in snaps],
             "updates": ck["state"]["step"], "train_minutes": ck["state"]["train_seconds"] / 60,
             "target_tokens_seen": ck["state"]["tokens"], "dtype": dtype}
