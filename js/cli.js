@@ -93,21 +93,26 @@ function parseIdLine(line, lineNo) {
   });
 }
 
-// Translates non-empty inputs in batches of similar length; returns output lines per input.
-function translateAll(model, inputs, opts) {
+// Translates non-empty inputs in batches of similar length; returns output
+// lines per input. A text line with nothing to translate (only spaces, control
+// or zero-width characters) comes out as it went in; a line the model gives no
+// translation for (broken weights) comes out empty, reported in `failed`.
+function translateAll(model, inputs, opts, failed) {
   const outputs = new Array(inputs.length);
-  const order = inputs.map((input, i) => i).filter((i) => inputs[i].length > 0);
+  const translatable = inputs.map((input) => input.length > 0 && (opts.ids || model.sourceIds(input).length > 0));
+  const order = inputs.map((input, i) => i).filter((i) => translatable[i]);
   order.sort((a, b) => inputs[a].length - inputs[b].length);
-  for (const i of inputs.keys()) if (inputs[i].length === 0) outputs[i] = [''];
+  for (const i of inputs.keys()) if (!translatable[i]) outputs[i] = [opts.ids ? '' : inputs[i]];
   for (let start = 0; start < order.length; start += opts.batch) {
     const chunk = order.slice(start, start + opts.batch);
     const batch = chunk.map((i) => inputs[i]);
     const results = opts.ids ? model.translateIds(batch, opts.search) : model.translateTexts(batch, opts.search);
     chunk.forEach((i, k) => {
-      outputs[i] = results[k].map((hyp) => {
+      if (!results[k].length) failed.push(i);
+      outputs[i] = results[k].length ? results[k].map((hyp) => {
         const body = opts.ids ? hyp.ids.join(' ') : hyp.text;
         return opts.scores ? `${hyp.score.toFixed(6)}\t${body}` : body;
-      });
+      }) : [''];
     });
   }
   return outputs;
@@ -133,7 +138,10 @@ async function main() {
   else if (opts.command === 'detokenize') out = lines.map((line, i) => model.detokenize(parseIdLine(line, i + 1)));
   else {
     const inputs = opts.ids ? lines.map((line, i) => parseIdLine(line, i + 1)) : lines;
-    out = translateAll(model, inputs, opts).flat();
+    const failed = [];
+    out = translateAll(model, inputs, opts, failed).flat();
+    for (const i of failed) console.error(`residual-mt: line ${i + 1}: no translation (every hypothesis scored NaN or -inf: broken weights?)`);
+    if (failed.length) process.exitCode = 1;
   }
   process.stdout.write(out.map((line) => `${line}\n`).join(''));
   model.dispose();

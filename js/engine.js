@@ -10,20 +10,26 @@ export const DEFAULT_SEARCH = Object.freeze({
   beam: 5, nbest: 1, minLen: 1, maxLenA: 1.2, maxLenB: 10, lenpen: 1.0,
 });
 
+const RMT_LIMIT_BEAM = 0; // src/translation.h
+
 function checkInteger(name, value, min, max) {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new RangeError(`residual-mt: ${name} must be an integer in [${min}, ${max}], got ${value}`);
   }
 }
 
-// Large batches are translated in chunks of sentences of similar length (a
-// chunk's cache is sized by its longest sentence and its row count), and the
-// results are put back in input order.
-const MAX_CHUNK_ROWS = 256; // sentences x beam per chunk
+// Large batches are translated in chunks (a chunk's cache is sized by its
+// row count, sentences x beam, and its longest sentence).
+const MAX_CHUNK_ROWS = 256;
 
+// Sentences per chunk at this beam (at most `most`).
+export function sentencesPerChunk(beam = DEFAULT_SEARCH.beam, most = Infinity) {
+  return Math.max(1, Math.min(most, Math.floor(MAX_CHUNK_ROWS / beam)));
+}
+
+// Chunks of sentences of similar length; the results are put back in input order.
 function inChunks(items, length, options, translate) {
-  const beam = options.beam ?? DEFAULT_SEARCH.beam;
-  const perChunk = Math.max(1, Math.floor(MAX_CHUNK_ROWS / beam));
+  const perChunk = sentencesPerChunk(options.beam);
   if (items.length <= perChunk) return translate(items);
   const order = items.map((_, i) => i).sort((a, b) => length(items[a]) - length(items[b]));
   const results = new Array(items.length);
@@ -65,12 +71,12 @@ export class Engine {
     try {
       weightsPtr = w.copyIn(weightsBytes);
       modelPtr = w.exports.rmt_model_load(configPtr, configLen, weightsPtr, weightsBytes.length);
-      if (!modelPtr) throw new Error(`residual-mt: cannot load the model: ${w.lastError()}`);
+      if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
         const spmBytes = spm instanceof Uint8Array ? spm : new Uint8Array(spm);
         spmPtr = w.copyIn(spmBytes);
         spmHandle = w.exports.rmt_spm_load(spmPtr, spmBytes.length);
-        if (!spmHandle) throw new Error(`residual-mt: cannot load the tokenizer (spm.model): ${w.lastError()}`);
+        if (!spmHandle) throw w.error('cannot load the tokenizer (spm.model): ');
       }
       const configJson = JSON.parse(w.decoder.decode(configBytes));
       const model = new Model(this, modelPtr, spmHandle, configJson);
@@ -94,6 +100,7 @@ export class Model {
     this.spm = spm;
     this.config = config;
     this.translations = new Set(); // freed with the model
+    this.maxBeam = this.wasm.exports.rmt_limit(RMT_LIMIT_BEAM);
   }
 
   checkAlive() {
@@ -157,7 +164,7 @@ export class Model {
   // Writes rmt_search_params, calls begin(paramsPtr) and wraps the result.
   withParams(options, begin, nSentences) {
     const p = { ...DEFAULT_SEARCH, ...options };
-    checkInteger('beam', p.beam, 1, 256);
+    checkInteger('beam', p.beam, 1, this.maxBeam);
     checkInteger('nbest', p.nbest, 1, p.beam);
     checkInteger('minLen', p.minLen, 0, 1 << 20);
     checkInteger('maxLenB', p.maxLenB, 0, 1 << 20);
@@ -172,7 +179,7 @@ export class Model {
       view.setFloat64(16, Number(p.maxLenA), true);
       view.setFloat64(24, Number(p.lenpen), true);
       const tr = begin(paramsPtr);
-      if (!tr) throw new Error(`residual-mt: ${w.lastError()}`);
+      if (!tr) throw w.error();
       const translation = new Translation(this, tr, nSentences);
       this.translations.add(translation);
       return translation;
@@ -201,7 +208,19 @@ export class Model {
     if (!this.spm) throw new Error('residual-mt: this model has no tokenizer (spm.model)');
   }
 
+  // SentencePiece's ids of `text`, as spm_encode gives them.
   tokenize(text) {
+    return this.encode(text, (textPtr, textLen, idsPtr, cap) => this.wasm.exports.rmt_spm_encode(this.spm, textPtr, textLen, idsPtr, cap));
+  }
+
+  // The ids a translation's source gets for `text`: never a language token
+  // (text that spells "<2en>" is encoded as ordinary pieces). [] when the text
+  // has nothing to translate (only spaces, control or zero-width characters).
+  sourceIds(text) {
+    return this.encode(text, (textPtr, textLen, idsPtr, cap) => this.wasm.exports.rmt_text_encode(this.ptr, this.spm, textPtr, textLen, idsPtr, cap));
+  }
+
+  encode(text, encodeInto) {
     this.checkTokenizer();
     const w = this.wasm;
     const [textPtr, textLen] = w.copyString(text);
@@ -209,8 +228,8 @@ export class Model {
     try {
       for (;;) {
         idsPtr = w.malloc(cap * 4);
-        const n = w.exports.rmt_spm_encode(this.spm, textPtr, textLen, idsPtr, cap);
-        if (n < 0) throw new Error(`residual-mt: ${w.lastError()}`);
+        const n = encodeInto(textPtr, textLen, idsPtr, cap);
+        if (n < 0) throw w.error();
         if (n <= cap) return Array.from(w.i32.subarray(idsPtr >> 2, (idsPtr >> 2) + n));
         w.free(idsPtr);
         idsPtr = 0;
@@ -272,7 +291,7 @@ export class Translation {
   step() {
     this.checkAlive();
     const left = this.wasm.exports.rmt_translation_step(this.ptr);
-    if (left < 0) throw new Error(`residual-mt: ${this.wasm.lastError()}`);
+    if (left < 0) throw this.wasm.error();
     return left;
   }
 
@@ -285,7 +304,7 @@ export class Translation {
     const ptr = w.malloc(Math.max(1, cap) * 4);
     try {
       const n = fill(ptr);
-      if (n < 0) throw new Error(`residual-mt: ${w.lastError()}`);
+      if (n < 0) throw w.error();
       return Array.from(w.i32.subarray(ptr >> 2, (ptr >> 2) + Math.min(n, cap)));
     } finally {
       w.free(ptr);
@@ -304,7 +323,8 @@ export class Translation {
   }
 
   // Per sentence, its n-best list [{ ids, score, hitMaxLength }] (and text
-  // when withText, decoded by the model's tokenizer).
+  // when withText, decoded by the model's tokenizer). A sentence whose every
+  // hypothesis scored NaN or -inf (broken weights) has an empty list.
   results(withText = false) {
     this.checkAlive();
     const w = this.wasm;
@@ -313,7 +333,7 @@ export class Translation {
     try {
       for (let s = 0; s < this.nSentences; s++) {
         const n = w.exports.rmt_translation_n_hyps(this.ptr, s);
-        if (n < 0) throw new Error(`residual-mt: ${w.lastError()}`);
+        if (n < 0) throw w.error();
         const hyps = [];
         for (let k = 0; k < n; k++) {
           const ids = this.readIds((ptr) => w.exports.rmt_translation_hyp(this.ptr, s, k, ptr, 1 << 16, extra, extra + 4), 1 << 16);
@@ -344,7 +364,7 @@ export class Translation {
     const w = this.wasm;
     const ptr = w.copyInt32(tokens);
     try {
-      if (w.exports.rmt_translation_force_step(this.ptr, ptr) < 0) throw new Error(`residual-mt: ${w.lastError()}`);
+      if (w.exports.rmt_translation_force_step(this.ptr, ptr) < 0) throw w.error();
     } finally {
       w.free(ptr);
     }

@@ -59,6 +59,7 @@ function reviveError(e) {
   const Ctor = { TypeError, RangeError }[e.name] ?? Error;
   const err = new Ctor(e.message);
   if (!(e.name in { TypeError: 1, RangeError: 1, Error: 1 })) err.name = e.name;
+  if (e.translations) err.translations = e.translations;
   return err;
 }
 
@@ -141,7 +142,12 @@ class WorkerBackend {
     let onReady;
     const ready = new Promise((resolve, reject) => { onReady = { resolve, reject }; });
     const onMessage = (msg) => {
-      if (msg.type === 'ready') { onReady.resolve(); return; }
+      if (msg.type === 'ready') {
+        // Granted only once the worker, which holds it, has gone.
+        if (msg.lock) navigator.locks.request(msg.lock, () => onFailure(new Error('it stopped (closed or crashed)')));
+        onReady.resolve();
+        return;
+      }
       const job = this.pending.get(msg.id);
       if (!job) return;
       if (msg.type === 'partial') { job.onPartial?.(msg.text); return; }
@@ -150,19 +156,23 @@ class WorkerBackend {
       if (msg.type === 'done') job.resolve(msg.value);
       else job.reject(reviveError(msg.error));
     };
+    // A worker that fails or exits takes its jobs with it: they and every
+    // later call reject (never hang), and the next createTranslator starts a new one.
     const onFailure = (err) => {
+      if (this.failed || this.closing) return;
       const error = new Error(`residual-mt: the translation worker failed: ${err?.message ?? err}`);
       onReady.reject(error);
       for (const job of this.pending.values()) job.reject(error);
       this.pending.clear();
       this.failed = error;
+      this.onDead?.();
     };
     if (isNode()) {
       const { Worker } = await import('node:worker_threads');
       this.worker = new Worker(url);
       this.worker.on('message', onMessage);
       this.worker.on('error', onFailure);
-      this.worker.on('exit', (code) => { if (this.pending.size) onFailure(new Error(`exited with code ${code}`)); });
+      this.worker.on('exit', (code) => onFailure(new Error(`exited with code ${code}`)));
       this.terminate = () => this.worker.terminate();
     } else {
       this.worker = new Worker(browserWorkerUrl(url), { type: 'module', name: 'residual-mt' });
@@ -199,8 +209,10 @@ class WorkerBackend {
   }
 
   async dispose() {
+    const reply = this.send({ type: 'dispose' }).promise;
+    this.closing = true; // its exit is expected now
     try {
-      await this.send({ type: 'dispose' }).promise;
+      await reply;
     } catch { /* the worker goes anyway */ }
     this.terminate();
   }
@@ -324,6 +336,7 @@ class Host {
       throw err;
     }
     this.backend = backend;
+    backend.onDead = () => { if (hosts.get(this.key) === this) hosts.delete(this.key); };
     this.queue = new JobQueue(backend);
     this.state = 'available';
   }
@@ -507,14 +520,12 @@ export class Translator {
 
   #options(options = {}) {
     const out = { sourceLanguage: this.sourceLanguage ?? undefined, targetLanguage: this.#engineTarget };
-    for (const key of ['beam', 'nbest', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'details']) {
+    // n-best lists are the engine's (residual-mt/engine); the engine checks beam and the rest.
+    for (const key of ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'details']) {
       if (options[key] !== undefined) out[key] = options[key];
     }
     if (out.maxLength !== undefined && (!Number.isInteger(out.maxLength) || out.maxLength < 1)) {
       throw new RangeError(`residual-mt: maxLength must be a positive integer, got ${out.maxLength}`);
-    }
-    if (out.beam !== undefined && (!Number.isInteger(out.beam) || out.beam < 1 || out.beam > 256)) {
-      throw new RangeError(`residual-mt: beam must be an integer in [1, 256], got ${out.beam}`);
     }
     return out;
   }
@@ -531,9 +542,18 @@ export class Translator {
     const todo = texts.map((t, i) => [t, i]).filter(([t]) => /\S/.test(t));
     const out = texts.map(empty);
     if (todo.length) {
-      const results = await this.#host.queue.push('translate', { texts: todo.map(([t]) => t), options: opts },
-        { signal: options.signal, owner: this });
-      todo.forEach(([, i], k) => { out[i] = results[k]; });
+      const place = (results) => {
+        todo.forEach(([, i], k) => { out[i] = results[k]; });
+        return many ? out : out[0];
+      };
+      try {
+        place(await this.#host.queue.push('translate', { texts: todo.map(([t]) => t), options: opts },
+          { signal: options.signal, owner: this }));
+      } catch (err) {
+        // Sentences without a translation: the rest comes with the error.
+        if (err.translations) err.translations = place(err.translations);
+        throw err;
+      }
     }
     return many ? out : out[0];
   }

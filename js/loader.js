@@ -278,7 +278,7 @@ export async function readManifest(base, { signal } = {}) {
 //   base: directory URL (see toLocation); wasm: URL, bytes or undefined
 //   onProgress({ loaded, total, file }): bytes so far over all files
 //   verify: check files against manifest.json (when there is one; 'require'
-//   makes a missing manifest an error)
+//   makes a missing manifest, or a model file it does not list, an error)
 // Returns { wasm, config, weights, spm, manifest, bytes }.
 export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true } = {}) {
   signal?.throwIfAborted();
@@ -287,6 +287,10 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     throw new Error(`residual-mt: ${new URL(MANIFEST, base)} not found (needed to verify the model)`);
   }
   const manifest = manifestInfo?.manifest ?? null;
+  const unlisted = verify === 'require' ? MODEL_FILES.find((name) => !manifest.files[name]) : undefined;
+  if (unlisted) {
+    throw new Error(`residual-mt: ${new URL(MANIFEST, base)} does not list ${unlisted} (verify: 'require' checks every model file)`);
+  }
   const wanted = [];
   if (!(wasm instanceof Uint8Array || wasm instanceof ArrayBuffer)) {
     const url = wasm ? await toUrl(wasm) : defaultWasmUrl();

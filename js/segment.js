@@ -2,6 +2,11 @@
 // (blank lines) first, then sentences (Intl.Segmenter when the runtime has it,
 // rules otherwise). Whitespace between sentences is kept as it was, so joining
 // the translations with it preserves paragraph and line breaks.
+//
+// Every scan here is linear in the text's length (each character is looked at
+// a bounded number of times: no regular expression that backtracks over a run,
+// no slice of the rest of the text per sentence), and the pieces come from a
+// generator, so a caller can yield between them (js/runner.js does).
 
 // Words whose trailing period does not end a sentence (en, es), lower case.
 const ABBREVIATIONS = new Set([
@@ -10,33 +15,95 @@ const ABBREVIATIONS = new Set([
   'a.m', 'p.m', 'aprox', 'dept', 'depto', 'gral', 'lic', 'ing', 'av', 'avda',
 ]);
 
-const TERMINATOR = /([.!?…。！？]+)(["'”’»)\]]*)(\s+|$)|\n+/gu;
+const TERMINATORS = '.!?…。！？';
+const CLOSERS = '"\'”’»)]';
+const SPACE = /^\s$/u;
+const WORD_CHAR = /^[\p{L}\p{N}.º]$/u;
+const LETTER = /^\p{L}$/u;
+
+// \s, with ASCII answered without a regular expression (these run per character).
+function isSpace(ch) {
+  if (ch === undefined) return false;
+  const c = ch.charCodeAt(0);
+  return c < 128 ? c === 32 || (c >= 9 && c <= 13) : SPACE.test(ch);
+}
+
+function isWordChar(ch) {
+  const c = ch.charCodeAt(0);
+  if (c < 128) return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 46;
+  return WORD_CHAR.test(ch);
+}
+
+// The code point ending just before `index` ([high, low] surrogates taken together).
+function charBefore(text, index) {
+  const low = text.charCodeAt(index - 1);
+  return low >= 0xdc00 && low <= 0xdfff && index >= 2 ? text.slice(index - 2, index) : text[index - 1];
+}
+
+// The run of word characters ([\p{L}\p{N}.º]) ending at `index`, not before `from`.
+function wordBefore(text, index, from) {
+  let start = index;
+  while (start > from) {
+    const ch = charBefore(text, start);
+    if (!isWordChar(ch)) break;
+    start -= ch.length;
+  }
+  return text.slice(start, index);
+}
+
+// Whether a period after `word`, followed by the letter `next`, leaves the sentence open:
+// "Dr. Smith", "J. R. R.", "etc. and", "3.5".
+function periodContinues(word, next) {
+  const lower = word.toLowerCase();
+  return ABBREVIATIONS.has(lower) || LETTER.test(word) ||
+    (!!next && next === next.toLowerCase() && next !== next.toUpperCase());
+}
 
 // Rule-based sentence split: each sentence keeps its trailing whitespace, like
-// Intl.Segmenter's segments, so the pieces concatenate back to the input.
-export function ruleSentences(text) {
-  const out = [];
+// Intl.Segmenter's segments, so the pieces concatenate back to the input. A
+// sentence ends after a run of terminators (and closing quotes) followed by
+// whitespace or the end, or at a line break.
+export function* ruleSentenceIterator(text) {
   let start = 0;
-  TERMINATOR.lastIndex = 0;
-  for (let m; (m = TERMINATOR.exec(text));) {
-    if (m[0].length === 0) { TERMINATOR.lastIndex++; continue; }
-    const end = m.index + m[0].length;
-    if (m[1] === '.') {
-      const word = /([\p{L}\p{N}.º]+)$/u.exec(text.slice(start, m.index))?.[1]?.toLowerCase() ?? '';
-      const next = text.slice(end).match(/^\p{L}/u)?.[0] ?? '';
-      // "Dr. Smith", "J. R. R.", "etc. and", "3.5" stay inside a sentence.
-      if (ABBREVIATIONS.has(word) || /^\p{L}$/u.test(word) || (next && next === next.toLowerCase() && next !== next.toUpperCase())) continue;
+  for (let i = 0; i < text.length;) {
+    const ch = text[i];
+    if (ch === '\n') {
+      let end = i;
+      while (text[end] === '\n') end++;
+      yield text.slice(start, end);
+      start = i = end;
+      continue;
     }
-    out.push(text.slice(start, end));
+    if (!TERMINATORS.includes(ch)) {
+      i++;
+      continue;
+    }
+    const first = i;
+    let run = i;
+    while (run < text.length && TERMINATORS.includes(text[run])) run++;
+    let closed = run;
+    while (closed < text.length && CLOSERS.includes(text[closed])) closed++;
+    let end = closed;
+    while (end < text.length && isSpace(text[end])) end++;
+    i = end === closed && closed < text.length ? run : end; // no whitespace after: no end in this run either
+    if (i === run) continue;
+    if (run - first === 1 && ch === '.') {
+      const next = text.codePointAt(end);
+      if (periodContinues(wordBefore(text, first, start), next === undefined ? '' : String.fromCodePoint(next))) continue;
+    }
+    yield text.slice(start, end);
     start = end;
   }
-  if (start < text.length) out.push(text.slice(start));
-  return out;
+  if (start < text.length) yield text.slice(start);
+}
+
+export function ruleSentences(text) {
+  return Array.from(ruleSentenceIterator(text));
 }
 
 const segmenters = new Map();
 
-function intlSentences(text, locale) {
+function intlSegmenter(locale) {
   let segmenter = segmenters.get(locale ?? '');
   if (!segmenter) {
     try {
@@ -46,17 +113,53 @@ function intlSentences(text, locale) {
     }
     segmenters.set(locale ?? '', segmenter);
   }
-  // ICU's segmenter breaks after "Dr." and initials; join those back.
-  const out = [];
+  return segmenter;
+}
+
+// ICU's sentences of `text`, segmenting a window at a time: V8's segment
+// iterator costs time proportional to the string it segments for every
+// segment (1 MB of "Dr. " took minutes). All but the window's last sentence
+// are final (each kept break is followed, inside the window, by the next
+// break's terminator, which ends the rules' lookahead); the last is segmented
+// again with the next window. A sentence longer than the window doubles it.
+const ICU_WINDOW = 1024;
+
+function* icuSentences(text, segmenter) {
+  for (let pos = 0, size = ICU_WINDOW; pos < text.length;) {
+    const end = Math.min(text.length, pos + size);
+    const sentences = Array.from(segmenter.segment(text.slice(pos, end)), (s) => s.segment);
+    if (end === text.length) {
+      yield* sentences;
+      return;
+    }
+    if (sentences.length < 2) {
+      size *= 2;
+      continue;
+    }
+    sentences.pop();
+    for (const sentence of sentences) {
+      yield sentence;
+      pos += sentence.length;
+    }
+    size = ICU_WINDOW;
+  }
+}
+
+// ICU's sentences, with its breaks after "Dr." and initials joined back.
+function* intlSentenceIterator(text, locale) {
   let carry = '';
-  for (const { segment } of segmenter.segment(text)) {
-    const word = /([\p{L}\p{N}.º]+)\.\s+$/u.exec(segment)?.[1]?.toLowerCase();
-    if (word && (ABBREVIATIONS.has(word) || /^\p{L}$/u.test(word))) { carry += segment; continue; }
-    out.push(carry + segment);
+  for (const segment of icuSentences(text, intlSegmenter(locale))) {
+    let end = segment.length;
+    while (end > 0 && isSpace(segment[end - 1])) end--;
+    const word = end < segment.length && segment[end - 1] === '.' ? wordBefore(segment, end - 1, 0) : '';
+    if (word && (ABBREVIATIONS.has(word.toLowerCase()) || LETTER.test(word))) {
+      carry += segment;
+      continue;
+    }
+    yield carry + segment;
     carry = '';
   }
-  if (carry) out.push(carry);
-  return out;
+  if (carry) yield carry;
 }
 
 export function hasIntlSegmenter() {
@@ -65,30 +168,39 @@ export function hasIntlSegmenter() {
 
 // Sentences of one paragraph, each with its trailing whitespace.
 export function splitSentences(text, { locale, rules = !hasIntlSegmenter() } = {}) {
-  return rules ? ruleSentences(text) : intlSentences(text, locale);
+  return Array.from(rules ? ruleSentenceIterator(text) : intlSentenceIterator(text, locale));
 }
 
-// Pieces of `text`: { text, translate } where translate is false for
-// whitespace. Concatenating every piece's text gives `text` back.
-export function segmentText(text, options = {}) {
-  const pieces = [];
-  const push = (piece, translate) => {
-    if (!piece) return;
-    const last = pieces[pieces.length - 1];
-    if (!translate && last && !last.translate) last.text += piece;
-    else pieces.push({ text: piece, translate });
-  };
+// Pieces of `text`, one at a time: { text, translate } where translate is
+// false for whitespace (adjacent whitespace comes as one piece). Concatenating
+// every piece's text gives `text` back.
+export function* segmentPieces(text, { locale, rules = !hasIntlSegmenter() } = {}) {
+  let space = ''; // whitespace waiting for the next sentence
   const paragraphs = text.split(/(\n[^\S\n]*\n\s*)/);
-  paragraphs.forEach((paragraph, i) => {
-    if (i % 2 === 1) { push(paragraph, false); return; }
-    for (const sentence of splitSentences(paragraph, options)) {
-      const m = /^(\s*)([\s\S]*?)(\s*)$/.exec(sentence);
-      push(m[1], false);
-      push(m[2], true);
-      push(m[3], false);
+  for (let p = 0; p < paragraphs.length; p++) {
+    if (p % 2 === 1) {
+      space += paragraphs[p];
+      continue;
     }
-  });
-  return pieces;
+    const sentences = rules ? ruleSentenceIterator(paragraphs[p]) : intlSentenceIterator(paragraphs[p], locale);
+    for (const sentence of sentences) {
+      const body = sentence.trim();
+      if (!body) {
+        space += sentence;
+        continue;
+      }
+      const lead = sentence.length - sentence.trimStart().length;
+      space += sentence.slice(0, lead);
+      if (space) yield { text: space, translate: false };
+      yield { text: body, translate: true };
+      space = sentence.slice(lead + body.length);
+    }
+  }
+  if (space) yield { text: space, translate: false };
+}
+
+export function segmentText(text, options = {}) {
+  return Array.from(segmentPieces(text, options));
 }
 
 // Splits a sentence that is too long for the model at word boundaries.

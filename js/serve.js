@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // A small static server for the demo (npm start): web/ at "/", and what the
 // page needs from the package at the same relative paths (js/, dist/, model
-// directories). application/wasm, COOP/COEP (cross-origin isolated), ETags.
+// directories). application/wasm, COOP/COEP (cross-origin isolated), a strict
+// Content-Security-Policy, ETags. Only files inside a mount are served: no
+// "..", no symbolic link that leads out of it; a malformed request gets a 400.
 //
 //   node js/serve.js [--port 8080] [--host 127.0.0.1]     (PORT overrides the default)
 
@@ -42,7 +44,17 @@ export function demoMounts(root = ROOT) {
   ];
 }
 
-// Resolves a URL path to a file inside a mount, or null.
+// The demo's policy: scripts and workers only from this origin, no eval
+// (WebAssembly compilation allowed), no inline script or style, no requests
+// to other origins (a ?model=URL link cannot make the page load a file from
+// elsewhere), no plugins, no framing.
+export const DEMO_CSP = [
+  "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self'", "connect-src 'self'",
+  "img-src 'self'", "style-src 'self'", "manifest-src 'self'", "object-src 'none'", "base-uri 'none'",
+  "form-action 'none'", "frame-ancestors 'none'",
+].join('; ');
+
+// Resolves a URL path to { file, dir } inside a mount (lexically), or null.
 function locate(mounts, pathname) {
   let decoded;
   try {
@@ -58,23 +70,45 @@ function locate(mounts, pathname) {
     const dir = resolve(mount.dir);
     const file = normalize(join(dir, rest));
     if (file !== dir && !file.startsWith(dir + sep)) return null;
-    return file;
+    return { file, dir };
   }
   return null;
 }
 
+// Whether `file` is inside `dir` once symbolic links are followed (a link in
+// a served directory may point anywhere on the disk).
+async function insideAfterLinks(file, dir) {
+  try {
+    const [realFile, realDir] = await Promise.all([fs.realpath(file), fs.realpath(dir)]);
+    return realFile === realDir || realFile.startsWith(realDir + sep);
+  } catch {
+    return false;
+  }
+}
+
 // mounts: [{ prefix, dir, allow? }] (first match wins). Returns an
 // http.Server with .stats = { requests, bytes (response bytes sent), full }.
-// cors: allow other origins (as a CDN does).
-export function createStaticServer({ mounts = demoMounts(), log = false, cors = false } = {}) {
+// cors: allow other origins (as a CDN does). csp: the Content-Security-Policy
+// header (DEMO_CSP; null for none, as for a page with an inline import map).
+export function createStaticServer({ mounts = demoMounts(), log = false, cors = false, csp = DEMO_CSP } = {}) {
   const stats = { requests: 0, bytes: 0, full: {} }; // full: path -> 200 responses with a body
-  const server = createServer(async (req, res) => {
+  const server = createServer((req, res) => {
     stats.requests++;
+    serve(req, res).catch((err) => {
+      // A bug or an I/O error: this request fails, the server goes on.
+      if (log) console.error(`500 ${req.method} ${req.url}: ${err.message}`);
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end();
+    });
+  });
+
+  async function serve(req, res) {
     const headers = {
       'Cross-Origin-Opener-Policy': 'same-origin',
       'Cross-Origin-Embedder-Policy': 'require-corp',
       'Cross-Origin-Resource-Policy': cors ? 'cross-origin' : 'same-origin',
       ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
+      ...(csp ? { 'Content-Security-Policy': csp } : {}),
       'X-Content-Type-Options': 'nosniff',
       'Cache-Control': 'no-cache',
     };
@@ -85,9 +119,15 @@ export function createStaticServer({ mounts = demoMounts(), log = false, cors = 
       if (log) console.log(`${status} ${req.method} ${req.url}`);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(405, 'method not allowed\n');
-    const url = new URL(req.url, 'http://localhost');
-    let file = locate(mounts, url.pathname);
-    if (!file) return send(404, 'not found\n');
+    let url;
+    try {
+      url = new URL(req.url, 'http://localhost');
+    } catch {
+      return send(400, 'bad request: malformed request target\n');
+    }
+    const found = locate(mounts, url.pathname);
+    if (!found) return send(404, 'not found\n');
+    let { file } = found;
     let info;
     try {
       info = await fs.stat(file);
@@ -102,6 +142,7 @@ export function createStaticServer({ mounts = demoMounts(), log = false, cors = 
     } catch {
       return send(404, 'not found\n');
     }
+    if (!info.isFile() || !await insideAfterLinks(file, found.dir)) return send(404, 'not found\n');
     const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
     const type = MIME[extname(file).toLowerCase()] ?? 'application/octet-stream';
     if (req.headers['if-none-match'] === etag) {
@@ -117,7 +158,7 @@ export function createStaticServer({ mounts = demoMounts(), log = false, cors = 
     stream.on('data', (chunk) => { stats.bytes += chunk.length; });
     stream.on('error', () => res.destroy());
     stream.pipe(res);
-  });
+  }
   server.stats = stats;
   return server;
 }
@@ -133,6 +174,12 @@ async function main() {
     process.exit(1);
   });
   const { DEFAULT_MODELS } = await import('./defaults.js');
+  try {
+    // The service worker caches the shell only as listed here: list it as it is now.
+    (await import('./shell.js')).writeShellManifest();
+  } catch (err) {
+    console.warn(`residual-mt serve: no offline support (dist/shell.json: ${err.message}); run npm run build`);
+  }
   const model = DEFAULT_MODELS.find((dir) => existsSync(join(ROOT, dir, 'config.json')));
   server.listen(port, host, () => {
     const { port: actual } = server.address();

@@ -3,6 +3,8 @@
 // strings in and out of linear memory, and turning error returns into Errors.
 
 const WASI_ENOSYS = 52;
+// Error codes of src/rmt.h that mean "out of range": RangeErrors in JS.
+const RANGE_ERRORS = { [-4]: 'RMT_E_LIMIT', [-6]: 'RMT_E_SIZE' };
 
 function isNode() {
   return typeof process !== 'undefined' && !!process.versions?.node;
@@ -78,6 +80,15 @@ export class Wasm {
 
   lastError() { return this.readString(this.exports.rmt_last_error()); }
 
+  // The engine's last error as an Error to throw: a RangeError for a limit
+  // (err.code 'RMT_E_LIMIT' or 'RMT_E_SIZE'), else an Error.
+  error(context = '') {
+    const code = RANGE_ERRORS[this.exports.rmt_last_error_code()];
+    const err = new (code ? RangeError : Error)(`residual-mt: ${context}${this.lastError()}`);
+    if (code) err.code = code;
+    return err;
+  }
+
   // Text from a C call with snprintf's convention: fill(ptr, cap) returns the
   // full length (negative on error), writing the text only when it fits.
   readText(fill, cap = 256) {
@@ -85,7 +96,7 @@ export class Wasm {
       const ptr = this.malloc(cap);
       try {
         const n = fill(ptr, cap);
-        if (n < 0) throw new Error(`residual-mt: ${this.lastError()}`);
+        if (n < 0) throw this.error();
         if (n < cap) return this.readString(ptr, n);
         cap = n + 1;
       } finally {

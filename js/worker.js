@@ -5,7 +5,8 @@
 //   { id, type: 'measure', text, options }             -> done with a token count
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
 //   { id, type: 'dispose' }                            -> done; the worker then closes
-// Failures answer { id, type: 'error', error: { name, message } }.
+// Failures answer { id, type: 'error', error: { name, message } }. At start the
+// worker posts { type: 'ready', lock } (see holdLifeLock).
 
 import { Runner, abortError } from './runner.js';
 // Named here too so that all modules are fetched at once, not one level at a time.
@@ -29,12 +30,26 @@ async function connect() {
   };
 }
 
+// Browsers tell a page nothing when its worker dies (closed, crashed): the
+// page learns it from this lock, which is released with the worker. Resolves
+// with the lock's name once held (null where there are no Web Locks: Node,
+// whose worker_threads report an exit themselves).
+async function holdLifeLock() {
+  const locks = typeof WorkerGlobalScope !== 'undefined' ? globalThis.navigator?.locks : undefined;
+  if (!locks) return null;
+  const name = `residual-mt-worker-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  await new Promise((held) => { locks.request(name, () => { held(); return new Promise(() => {}); }); });
+  return name;
+}
+
 const port = await connect();
 const runner = new Runner();
 const cancels = new Map(); // job id -> reason once cancelled
 
+// Errors cross as plain data; translations rides along (sentences left
+// untranslated: js/runner.js).
 function serializeError(err) {
-  return { name: err?.name ?? 'Error', message: err?.message ?? String(err) };
+  return { name: err?.name ?? 'Error', message: err?.message ?? String(err), translations: err?.translations };
 }
 
 async function handle(msg) {
@@ -75,4 +90,4 @@ port.listen(async (msg) => {
   }
   if (msg.type === 'dispose') port.close();
 });
-port.post({ type: 'ready' });
+port.post({ type: 'ready', lock: await holdLifeLock() });

@@ -2,6 +2,7 @@
 // beam_search is the executable spec), over a batch of sentences whose
 // hypotheses are the rows of one decoder pass.
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,15 +159,12 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   size_t bytes = layout(c, &dims, NULL, NULL);
   if (bytes > RMT_MAX_TRANSLATION_BYTES) {
     // Every count below the limit also fits the int fields of rmt_translation.
-    if (bytes == RMT_SIZE_OVERFLOW) {
-      rmt_error(RMT_E_SIZE, "too large: %d sentences at beam %d with up to %d output tokens need more memory than "
-                "%zu-bit sizes can address (the limit is %zu MB); use a smaller beam, maxLength or batch",
-                n_sent, p.beam, max_target, 8 * sizeof(size_t), RMT_MAX_TRANSLATION_BYTES >> 20);
-    } else {
-      rmt_error(RMT_E_SIZE, "too large: %d sentences at beam %d with up to %d output tokens need %zu MB (the limit "
-                "is %zu MB); use a smaller beam, maxLength or batch", n_sent, p.beam, max_target, bytes >> 20,
-                RMT_MAX_TRANSLATION_BYTES >> 20);
-    }
+    char need[64];
+    if (bytes == RMT_SIZE_OVERFLOW) snprintf(need, sizeof need, "more memory than %zu-bit sizes address", 8 * sizeof(size_t));
+    else snprintf(need, sizeof need, "%zu MB", bytes >> 20);
+    rmt_error(RMT_E_SIZE, "too large: beam %d over %d sentence%s of up to %d output tokens needs %s (the limit is %zu MB); "
+              "use a smaller beam, maxLength or batch", p.beam, n_sent, n_sent == 1 ? "" : "s", max_target, need,
+              RMT_MAX_TRANSLATION_BYTES >> 20);
     return NULL;
   }
 

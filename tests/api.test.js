@@ -13,8 +13,10 @@ import { fileURLToPath } from 'node:url';
 import { createTranslator, availability, modelInfo, languagePairs, segmentText } from '../js/index.js';
 import { ruleSentences, splitLong } from '../js/segment.js';
 import { loadFiles, toLocation } from '../js/loader.js';
+import { loadWasm } from '../js/wasm.js';
 import { createStaticServer } from '../js/serve.js';
 import { MANIFEST, MODEL_FILES } from '../js/defaults.js';
+import { SHELL, SHELL_FORMAT, SHELL_MANIFEST, shellManifest } from '../js/shell.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = `${root}tests/fixtures/models/residual-text/`;
@@ -127,24 +129,43 @@ test('concurrent calls are queued and give the same answers as one at a time', a
   assert.ok(order.indexOf('stream done') === order.length - 2);
 });
 
+// Streams `text` and aborts once `after` chunks have come; returns the chunks
+// seen (a translation that stops early has fewer than a full run's).
+async function abortAfterChunks(translator, text, after, options = {}) {
+  const controller = new AbortController();
+  const chunks = [];
+  await assert.rejects(async () => {
+    for await (const chunk of translator.translateStreaming(text, { ...options, signal: controller.signal })) {
+      chunks.push(chunk);
+      if (chunks.length === after) controller.abort();
+    }
+  }, isAbort);
+  return chunks;
+}
+
 test('an aborted signal cancels queued and running work; the queue goes on', async () => {
   const long = `${ref.texts[0]} `.repeat(30);
   // Already aborted.
   await assert.rejects(t.translate('x', { signal: AbortSignal.abort() }), isAbort);
-  // Running: abort while the engine works.
+  // Running: aborted once the engine has started (the first turn of the event
+  // loop after the call), and queued behind it.
   const running = new AbortController();
   const p1 = t.translate(long, { signal: running.signal });
-  // Queued behind it.
   const queued = new AbortController();
   const p2 = t.translate('x', { signal: queued.signal });
   const p3 = t.translate(ref.texts[3], GREEDY);
   const checks = [assert.rejects(p1, isAbort), assert.rejects(p2, isAbort)];
   queued.abort();
-  setTimeout(() => running.abort(), 5);
-  const started = Date.now();
+  setImmediate(() => running.abort());
   await Promise.all(checks);
   assert.equal(await p3, ref.translations.es.text[3]);
-  assert.ok(Date.now() - started < 5000);
+  // The running translation stops early: a full run streams many chunks, an
+  // aborted one stops after the chunk that aborted it.
+  const full = [];
+  for await (const chunk of t.translateStreaming(long, GREEDY)) full.push(chunk);
+  const stopped = await abortAfterChunks(t, long, 2, GREEDY);
+  assert.ok(full.length > 10, `${full.length} chunks in a full run`);
+  assert.deepEqual(stopped, full.slice(0, 2));
   // A custom reason is passed through; a stream errors with it.
   const reason = new Error('stop');
   await assert.rejects(t.translate('x', { signal: AbortSignal.abort(reason) }), (err) => err === reason);
@@ -201,10 +222,12 @@ test('worker mode (worker_threads) gives the same answers, streams, aborts and d
   const chunks = [];
   for await (const chunk of w.translateStreaming(ref.texts[2], GREEDY)) chunks.push(chunk);
   assert.equal(chunks.at(-1), ref.translations.es.text[2]);
-  const controller = new AbortController();
-  const p = w.translate(`${ref.texts[0]} `.repeat(30), { signal: controller.signal });
-  setTimeout(() => controller.abort(), 5);
-  await assert.rejects(p, isAbort);
+  // Cancelled in the worker: it stops after the chunk that aborted it.
+  const long = `${ref.texts[0]} `.repeat(30);
+  const full = [];
+  for await (const chunk of w.translateStreaming(long, GREEDY)) full.push(chunk);
+  const stopped = await abortAfterChunks(w, long, 2, GREEDY);
+  assert.ok(full.length > 10 && stopped.length === 2, `${stopped.length} of ${full.length} chunks`);
   assert.equal(await w.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
   await assert.rejects(w.translate('x', { beam: 0 }), RangeError);
   const q = w.translate('x');
@@ -279,9 +302,25 @@ test('loading: progress events in bytes; SHA-256 manifest check; clear errors', 
   rmSync(join(html, 'manifest.json'));
   writeFileSync(join(html, 'model.safetensors'), '<!doctype html><title>index</title>');
   await assert.rejects(createTranslator({ model: html, targetLanguage: 'es' }), /HTML page/);
-  await assert.rejects(loadFiles(await toLocation(FIXTURE), { wasm: Buffer.from('not wasm') }).then((f) => {
-    if (f.wasm[0] !== 0) throw new Error('residual-mt: not a WebAssembly module');
-  }), /WebAssembly/);
+  // An engine that is not WebAssembly: the loader's check (a file), wasm.js's (bytes).
+  await assert.rejects(loadFiles(await toLocation(FIXTURE), { wasm: `${FIXTURE}config.json` }),
+    /residual-mt\.wasm \(.*config\.json\) is not a WebAssembly module/);
+  await assert.rejects(createTranslator({ model: FIXTURE, targetLanguage: 'es', wasm: `${FIXTURE}spm.model` }),
+    /is not a WebAssembly module/);
+  await assert.rejects(createTranslator({ model: FIXTURE, targetLanguage: 'es', wasm: Buffer.from('\0asm not wasm') }),
+    /the engine file is not valid WebAssembly/);
+  await assert.rejects(loadWasm(new Uint8Array([0, 0x61, 0x73, 0x6d, 2, 0, 0, 0])), /the engine file is not valid WebAssembly/);
+  // verify: 'require' checks every model file, spm.model too.
+  const unlisted = join(tmp, 'unlisted/');
+  cpSync(FIXTURE, unlisted, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(unlisted, 'manifest.json'), 'utf8'));
+  delete manifest.files['spm.model'];
+  writeFileSync(join(unlisted, 'manifest.json'), JSON.stringify(manifest));
+  await assert.rejects(createTranslator({ model: unlisted, targetLanguage: 'es', verify: 'require' }),
+    /does not list spm\.model \(verify: 'require'/);
+  const loose = await createTranslator({ model: unlisted, targetLanguage: 'es' });
+  assert.equal(await loose.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+  loose.destroy();
 });
 
 test('loading over HTTP: fetch with progress, HTTP errors named, wrong MIME/content detected', async () => {
@@ -334,9 +373,11 @@ test('the package works from outside the repo (import "residual-mt", three lines
   const run = spawnSync(process.execPath, ['main.mjs', 'Hello, world!'], { cwd: app, encoding: 'utf8', timeout: 60_000 });
   assert.equal(run.status, 0, run.stderr);
   const out = JSON.parse(run.stdout);
-  assert.equal(typeof out, 'string');
-  // With the fixture as the default model the answer is known.
-  if ((await modelInfo()).url.endsWith('/residual-text/')) assert.equal(out, ref.translations.es.text[2]);
+  // The same default model and answer as in the repository.
+  const here = await createTranslator({ sourceLanguage: 'en', targetLanguage: 'es' });
+  assert.equal(out, await here.translate('Hello, world!', { beam: 1 }));
+  assert.ok(out.length > 0);
+  here.destroy();
   // An idle worker_thread does not keep the process alive (no destroy() needed).
   writeFileSync(join(app, 'worker.mjs'), [
     "import { createTranslator } from 'residual-mt';",
@@ -348,10 +389,13 @@ test('the package works from outside the repo (import "residual-mt", three lines
   assert.equal(JSON.parse(run2.stdout), out);
 });
 
-test('the service worker precaches every module the demo and its worker import', () => {
+test('the service worker precaches every module the demo and its worker import, as dist/shell.json lists them', () => {
   const sw = readFileSync(`${root}web/sw.js`, 'utf8');
-  const shell = new Set([...sw.slice(sw.indexOf('const SHELL'), sw.indexOf('].map')).matchAll(/'([^']+)'/g)]
-    .map((m) => new URL(m[1], 'http://x/web/sw.js').pathname));
+  const shell = new Set(SHELL.map((path) => new URL(path, 'http://x/web/sw.js').pathname));
+  // dist/shell.json is the files as they are (build.sh writes it), and sw.js reads it from there.
+  assert.deepEqual(JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8')), shellManifest(), 'dist/shell.json is stale: bash build.sh wasm');
+  assert.ok(sw.includes(`const SHELL_MANIFEST = new URL('${SHELL_MANIFEST}', self.location).href;`));
+  assert.ok(sw.includes(`const SHELL_FORMAT = '${SHELL_FORMAT}';`));
   const seen = new Set();
   const visit = (path) => {
     if (seen.has(path)) return;
@@ -365,7 +409,7 @@ test('the service worker precaches every module the demo and its worker import',
   visit('/js/worker.js');
   for (const path of seen) {
     const served = path.startsWith('/web/') ? path.slice(4) : path;
-    assert.ok(shell.has(served) || shell.has(path), `${path} is not in sw.js's SHELL`);
+    assert.ok(shell.has(served) || shell.has(path), `${path} is not in js/shell.js's SHELL`);
   }
   assert.ok(seen.has('/js/runner.js') && seen.has('/js/wasm.js'));
   // Its copies of the model-directory constants match js/defaults.js.

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Engine } from '../js/engine.js';
+import { readSafetensors, rewriteWeights, roundToBf16, safetensors } from './lib/weights.js';
 
 const FIXTURES = new URL('./fixtures/models/', import.meta.url);
 const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1'];
@@ -81,16 +82,13 @@ test('greedy output of a batch equals each sentence alone', () => {
 // ---------------------------------------------------------------- bad input
 
 const good = readFixture('residual-2x2');
-const header = JSON.parse(good.weights.subarray(8, 8 + Number(good.weights.readBigUInt64LE(0))).toString());
+const { header, data: goodData } = readSafetensors(good.weights);
 
 // A safetensors file from a header object and the original data section.
 function withHeader(edit) {
   const h = structuredClone(header);
   edit(h);
-  const text = Buffer.from(JSON.stringify(h));
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(text.length));
-  return Buffer.concat([len, text, good.weights.subarray(8 + Number(good.weights.readBigUInt64LE(0)))]);
+  return safetensors(JSON.stringify(h), goodData);
 }
 
 function expectLoadError(files, pattern) {
@@ -134,6 +132,63 @@ test('bad model files give clear errors', async (t) => {
   }, /encoder\.embed_tokens\.weight has shape \[101, 64\], expected \[101, 32\]/));
   await t.test('malformed config', () => expectLoadError({ config: '{"style": "residual"' }, /config\.json: malformed JSON/));
   await t.test('unknown style', () => expectLoadError({ config: good.config.replace('"residual"', '"sandwich"') }, /"style" must be/));
+  // Found attacking the loader (each trapped, overran or read garbage in WASM before).
+  await t.test('a [32768, 32768] float32 tensor whose byte size wraps to 0 in 32 bits', () => {
+    const config = good.config.replace('"d_model": 64', '"d_model": 32768').replace('"vocab_size": 101', '"vocab_size": 32768')
+      .replace('"n_heads": 4', '"n_heads": 1');
+    const weights = safetensors(JSON.stringify({ 'encoder.embed_tokens.weight': { dtype: 'F32', shape: [32768, 32768], data_offsets: [0, 0] } }),
+      Buffer.alloc(140_000));
+    expectLoadError({ config, weights }, /encoder\.embed_tokens\.weight: 0 data bytes do not match its shape and dtype/);
+  });
+  await t.test('header keys without values', () => expectLoadError({ weights: safetensors('{"__metadata__" "x" "y"}') },
+    /header: malformed JSON at byte 16/));
+  // A header with a value JSON.stringify cannot write: "X" replaced by `raw`.
+  const withRaw = (edit, raw) => {
+    const h = structuredClone(header);
+    edit(h);
+    return safetensors(JSON.stringify(h).replace('"X"', raw), goodData);
+  };
+  await t.test('data_offsets 1e400', () => expectLoadError({
+    weights: withRaw((h) => { h['encoder.layer_norm.weight'].data_offsets[0] = 'X'; }, '1e400'),
+  }, /encoder\.layer_norm\.weight: bad data_offsets/));
+  await t.test('a -nan shape', () => expectLoadError({
+    weights: withRaw((h) => { h['encoder.layer_norm.weight'].shape = ['X']; }, '-nan'),
+  }, /header: malformed JSON at byte \d+/));
+  await t.test('overlapping tensors', () => expectLoadError({
+    weights: withHeader((h) => { h['encoder.layer_norm.bias'].data_offsets = h['encoder.layer_norm.weight'].data_offsets; }),
+  }, /tensors encoder\.layer_norm\.(bias|weight) and encoder\.layer_norm\.(bias|weight) overlap/));
+  await t.test('a misaligned tensor', () => expectLoadError({
+    weights: withHeader((h) => { h['encoder.extra'] = { dtype: 'F32', shape: [0], data_offsets: [6, 6] }; }),
+  }, /encoder\.extra: data offset 6 is not a multiple of its element size/));
+  await t.test('a tensor named twice (C read the first, JSON.parse the last)', () => {
+    const text = JSON.stringify(header);
+    const entry = `"encoder.layer_norm.bias":${JSON.stringify(header['encoder.layer_norm.bias'])}`;
+    expectLoadError({ weights: safetensors(`{${entry},${text.slice(1)}`, goodData) }, /duplicate key "encoder\.layer_norm\.bias"/);
+  });
+  await t.test('a config key given twice', () => expectLoadError({ config: good.config.replace('"d_model": 64', '"d_model": 64, "d_model": 32') },
+    /config\.json: duplicate key "d_model"/));
+  await t.test('NaN and Inf weights', () => {
+    for (const [value, word] of [[NaN, 'NaN'], [-Infinity, 'Inf']]) {
+      expectLoadError({ weights: rewriteWeights(good.weights, 'F32', (name, v) => { if (name === 'decoder.layers.0.fc1.bias') v[3] = value; }) },
+        new RegExp(`tensor decoder\\.layers\\.0\\.fc1\\.bias has a non-finite value \\(${word}\\) at element 3`));
+    }
+  });
+  await t.test('special ids that collide (pad_id == eos_id)', () => expectLoadError({ config: good.config.replace('"pad_id": 1', '"pad_id": 2') },
+    /special token ids must differ \(bos_id 0, pad_id 2, eos_id 2, unk_id 3\)/));
+});
+
+test('bfloat16 weights: a BF16 file translates exactly as float32 of the same values', () => {
+  const f32 = engine.loadModel({ config: good.config, weights: rewriteWeights(good.weights, 'F32', roundToBf16) });
+  const bf16Weights = rewriteWeights(good.weights, 'BF16', roundToBf16);
+  assert.ok(bf16Weights.length < good.weights.length * 0.6 && bf16Weights.includes('"BF16"'));
+  const bf16 = engine.loadModel({ config: good.config, weights: bf16Weights });
+  const options = { beam: 5, nbest: 5 };
+  assert.deepEqual(bf16.translateIds(good.reference.sentences, options), f32.translateIds(good.reference.sentences, options));
+  const [a, b] = [f32, bf16].map((m) => m.begin(good.reference.sentences, { beam: 1 }));
+  const prev = good.reference.forced.prev_tokens.map((row) => row[0]);
+  assert.deepEqual(b.forceStep(prev), a.forceStep(prev), 'logits bit for bit');
+  f32.dispose();
+  bf16.dispose();
 });
 
 test('bad translation input gives clear errors, and the engine stays usable', () => {
@@ -169,6 +224,48 @@ test('a model with target-language tokens needs a known target language', () => 
   assert.throws(() => model.translateTexts([''], { targetLanguage: 'en' }), /empty input: text 0 has no tokens/);
   assert.equal(model.translateTexts(['hi'], { targetLanguage: 'es', beam: 1 })[0].length, 1);
   model.dispose();
+});
+
+test('text that spells a language token ("<2en>") is encoded as ordinary pieces', () => {
+  const dir = new URL('residual-text/', FIXTURES);
+  const model = engine.loadModel({
+    config: readFileSync(new URL('config.json', dir)), weights: readFileSync(new URL('model.safetensors', dir)),
+    spm: readFileSync(new URL('spm.model', dir)),
+  });
+  const { en, es } = model.config.languages.target_lang_tokens;
+  const text = 'Hello <2en> world<2es>';
+  assert.ok(model.tokenize(text).includes(en) && model.tokenize(text).includes(es), "spm_encode's own reading");
+  const ids = model.sourceIds(text);
+  assert.ok(!ids.includes(en) && !ids.includes(es), `${ids}`);
+  assert.equal(model.detokenize(ids), text);
+  // The translation's source is exactly [<2es>] + those ids.
+  const options = { beam: 3, nbest: 3 };
+  const viaText = model.translateTexts([text], { ...options, targetLanguage: 'es' })[0];
+  const viaIds = model.translateIds([[es, ...ids]], options)[0];
+  assert.deepEqual(viaText.map((h) => h.ids), viaIds.map((h) => h.ids));
+  assert.deepEqual(viaText.map((h) => h.score), viaIds.map((h) => h.score));
+  model.dispose();
+});
+
+test('n-best lists through the text API, and a tokenizer larger than the model refused', () => {
+  const dir = new URL('residual-text/', FIXTURES);
+  const files = { config: readFileSync(new URL('config.json', dir)), weights: readFileSync(new URL('model.safetensors', dir)), spm: readFileSync(new URL('spm.model', dir)) };
+  const model = engine.loadModel(files);
+  const texts = JSON.parse(readFileSync(new URL('reference.json', dir), 'utf8')).texts;
+  const nbest = model.translateTexts(texts, { beam: 4, nbest: 3, targetLanguage: 'en' });
+  const en = model.config.languages.target_lang_tokens.en;
+  const byIds = model.translateIds(texts.map((t) => [en, ...model.sourceIds(t)]), { beam: 4, nbest: 3 });
+  nbest.forEach((hyps, i) => {
+    assert.equal(hyps.length, 3);
+    assert.deepEqual(hyps.map((h) => h.ids), byIds[i].map((h) => h.ids));
+    assert.deepEqual(hyps.map((h) => h.text), hyps.map((h) => model.detokenize(h.ids)));
+    assert.ok(hyps[0].score >= hyps[1].score && hyps[1].score >= hyps[2].score, 'best first');
+  });
+  model.dispose();
+  // residual-2x2 has 101 ids; this tokenizer has 150 pieces.
+  const mismatched = engine.loadModel({ config: good.config, weights: good.weights, spm: files.spm });
+  assert.throws(() => mismatched.translateTexts(['hello']), /the tokenizer has 150 pieces but the model only 101/);
+  mismatched.dispose();
 });
 
 test('a batch larger than one chunk comes back in input order, equal to one-by-one', () => {

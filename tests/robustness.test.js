@@ -1,0 +1,258 @@
+// Bad input, as an attacker or a careless user gives it, through the public
+// API: a clear error, never a trap of the WASM instance, a hung promise or a
+// lost sentence. Memory limits on the shipped model (where 32-bit sizes used
+// to wrap), a batch over the limit halved, sentences the model gives no
+// translation, text with nothing to translate, a megabyte of text, a worker
+// that dies, and the demo server's malformed requests and symbolic links.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { createTranslator, segmentText } from '../js/index.js';
+import { Engine } from '../js/engine.js';
+import { DEMO_CSP, createStaticServer } from '../js/serve.js';
+import { rewriteWeights } from './lib/weights.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const SHIPPED = `${root}models/es-en/`;
+const TEXT = `${root}tests/fixtures/models/residual-text/`;
+const ref = JSON.parse(readFileSync(`${TEXT}reference.json`, 'utf8'));
+const tmp = mkdtempSync(join(tmpdir(), 'rmt-robust-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+const isAbort = (err) => err?.name === 'AbortError';
+
+// A copy of the text fixture with config.json edited and the weights rewritten (no manifest).
+function variant(name, editConfig, editWeights) {
+  const dir = join(tmp, `${name}/`);
+  mkdirSync(dir);
+  cpSync(`${TEXT}spm.model`, `${dir}spm.model`);
+  writeFileSync(`${dir}config.json`, JSON.stringify(editConfig(JSON.parse(readFileSync(`${TEXT}config.json`, 'utf8')))));
+  writeFileSync(`${dir}model.safetensors`, rewriteWeights(readFileSync(`${TEXT}model.safetensors`), 'F32', editWeights));
+  return dir;
+}
+
+// Streams `text`, aborting at the first chunk; resolves with that chunk.
+async function firstChunk(translator, text, options) {
+  const controller = new AbortController();
+  let first;
+  await assert.rejects(async () => {
+    for await (const chunk of translator.translateStreaming(text, { ...options, signal: controller.signal })) {
+      first = chunk;
+      controller.abort();
+    }
+  }, isAbort);
+  return first;
+}
+
+test('a translation too large for memory is a RangeError before anything is allocated; the engine stays intact', async () => {
+  const engine = await Engine.load();
+  const model = engine.loadModel({
+    config: readFileSync(`${SHIPPED}config.json`), weights: readFileSync(`${SHIPPED}model.safetensors`), spm: readFileSync(`${SHIPPED}spm.model`),
+  });
+  const greedy = { beam: 1, targetLanguage: 'en' };
+  const before = model.translateTexts(['Hola, mundo.'], greedy);
+  // 32 sentences x beam 256 x 129 steps: 4.3 GB of cache, which wrapped in 32 bits
+  // (memory at address 0 overwritten); 256 steps: exactly 2^32 bytes, wrapped to 0.
+  for (const maxLenB of [128, 255]) {
+    assert.throws(() => model.beginText(Array(32).fill('Hola.'), { beam: 256, maxLenA: 0, maxLenB, targetLanguage: 'en' }),
+      (err) => err instanceof RangeError && err.code === 'RMT_E_SIZE' &&
+        new RegExp(`too large: beam 256 over 32 sentences of up to ${maxLenB} output tokens needs more memory than 32-bit sizes address \\(the limit is 1024 MB\\)`).test(err.message));
+  }
+  assert.deepEqual(model.translateTexts(['Hola, mundo.'], greedy), before);
+  model.dispose();
+
+  // Through the API the same call is split into batches that fit: it starts
+  // (the first chunk), and the translator still answers as before.
+  const translator = await createTranslator({ model: SHIPPED, sourceLanguage: 'es', targetLanguage: 'en' });
+  const alone = await translator.translate('Hola, mundo.', { beam: 1 });
+  assert.equal(alone, before[0][0].text.trim());
+  const first = await firstChunk(translator, Array(32).fill('Hola.').join(' '), { beam: 256, maxLength: 128 });
+  assert.ok(first.trim().length > 0, JSON.stringify(first));
+  assert.equal(await translator.translate('Hola, mundo.', { beam: 1 }), alone);
+  await assert.rejects(translator.translate('Hola.', { beam: 257 }), (err) => err instanceof RangeError && /beam must be an integer in \[1, 256\]/.test(err.message));
+  translator.destroy();
+});
+
+test('a batch over the memory limit is halved until it fits; one sentence over it is a RangeError', async () => {
+  // The fixture with room for 20000 positions: at maxLength 16400 a row of
+  // the search needs ~4 MB of cache, so 256 rows (4 sentences at beam 64) are
+  // over the 1 GB limit and 128 are not.
+  const dir = variant('long', (c) => ({ ...c, max_positions: 20000 }));
+  const translator = await createTranslator({ model: dir, sourceLanguage: 'en', targetLanguage: 'es' });
+  const options = { beam: 64, maxLength: 16400 };
+  const first = await firstChunk(translator, 'One. Two. Three. Four.', options);
+  assert.ok(typeof first === 'string' && first.length > 0);
+  await assert.rejects(translator.translate('One.', { beam: 256, maxLength: 16400 }),
+    (err) => err instanceof RangeError && /too large: beam 256 over 1 sentence of up to 16400 output tokens needs \d+ MB/.test(err.message));
+  assert.equal(await translator.translate(ref.texts[3], { beam: 1 }), ref.translations.es.text[3]);
+  translator.destroy();
+});
+
+test('sentences the model gives no translation are reported, each named; the error carries the rest', async () => {
+  // Finite weights whose </s> logit overflows to -inf at every step: the
+  // decoder's output is all ones (dec_alpha 0, final LayerNorm gain 0, bias
+  // 1) and the </s> row of a separate output projection is -3e38.
+  const dir = variant('no-end', (c) => ({ ...c, share_embeddings: false, dec_alpha: 0 }), (name, values, tensors) => {
+    if (name === 'decoder.layer_norm.weight') values.fill(0);
+    if (name === 'decoder.layer_norm.bias') values.fill(1);
+    if (name === 'encoder.embed_tokens.weight') {
+      const d = tensors[name].shape[1];
+      tensors['decoder.embed_tokens.weight'] = { shape: tensors[name].shape, values: values.slice() };
+      const projection = values.slice();
+      projection.fill(-3e38, 2 * d, 3 * d); // eos_id 2
+      tensors['decoder.output_projection.weight'] = { shape: tensors[name].shape, values: projection };
+    }
+  });
+  const text = `${ref.texts[0]}\n\n${ref.texts[3]}`;
+  for (const worker of [false, true]) {
+    const translator = await createTranslator({ model: dir, sourceLanguage: 'en', targetLanguage: 'es', worker });
+    for (const beam of [1, 2, 5]) {
+      await assert.rejects(translator.translate(text, { beam, maxLength: 4 }), (err) => {
+        assert.match(err.message, /2 of 2 sentences could not be translated/);
+        assert.match(err.message, /"In the beginning God created the heavens…": every hypothesis scored NaN or -inf/);
+        assert.equal(err.translations, text, 'the sentences kept as they were, the whitespace too');
+        return true;
+      });
+    }
+    await assert.rejects(translator.translate([ref.texts[3], '', ref.texts[2]], { beam: 1, maxLength: 4 }),
+      (err) => assert.deepEqual(err.translations, [ref.texts[3], '', ref.texts[2]]) ?? true);
+    await assert.rejects(async () => { for await (const _ of translator.translateStreaming(text, { maxLength: 4 })); }, // eslint-disable-line no-unused-vars
+      /could not be translated/);
+    translator.destroy();
+  }
+  // The command line: the line is reported and left empty, the others go on.
+  const cli = spawnSync(process.execPath, [`${root}js/cli.js`, '--model', dir, '--to', 'es', '--max-len-a', '0', '--max-len-b', '3', 'Hello.', '   '],
+    { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(cli.status, 1);
+  assert.match(cli.stderr, /line 1: no translation/);
+  assert.doesNotMatch(cli.stderr, /line 2/);
+  assert.equal(cli.stdout, '\n   \n');
+});
+
+test('a piece of text with no tokens comes back as it was; the sentences around it are translated', async () => {
+  const translator = await createTranslator({ model: SHIPPED, sourceLanguage: 'es', targetLanguage: 'en' });
+  const greedy = { beam: 1 };
+  const [hola, adios] = await translator.translate(['Hola.', 'Adiós.'], greedy);
+  assert.ok(hola && adios);
+  assert.equal(await translator.translate('Hola.\n\n\u200b\n\nAdiós.', greedy), `${hola}\n\n\u200b\n\n${adios}`);
+  assert.deepEqual(await translator.translate(['Hola.', '\u200b', 'Adiós.', '\u0001\u0002'], greedy), [hola, '\u200b', adios, '\u0001\u0002']);
+  assert.equal(await translator.translate('\u200b\u200b', greedy), '\u200b\u200b');
+  let last;
+  for await (const chunk of translator.translateStreaming('Hola.\n\n\u200b\n\nAdiós.', greedy)) last = chunk;
+  assert.equal(last, `${hola}\n\n\u200b\n\n${adios}`);
+  assert.equal(await translator.measureInputUsage('\u200b'), 0);
+  translator.destroy();
+});
+
+test('a megabyte of text is split in linear time, and a long job yields and stops when aborted', { timeout: 120_000 }, async () => {
+  const MB = 1 << 20;
+  // Shapes that were quadratic: every "." a candidate end (abbreviations,
+  // initials), long runs of terminators or spaces, one endless word, lines.
+  const inputs = {
+    prose: 'In the beginning God created the heaven and the earth. And the earth was without form. '.repeat(MB / 88),
+    abbreviations: 'Dr. '.repeat(MB / 4),
+    initials: 'J. R. R. '.repeat(MB / 9),
+    terminators: `${'!'.repeat(MB)}x`,
+    spaces: `a${' '.repeat(MB)}b.`,
+    word: `${'a'.repeat(MB)}. `,
+    lines: 'a\n'.repeat(MB / 2),
+  };
+  const timings = [];
+  for (const [name, text] of Object.entries(inputs)) {
+    for (const rules of [true, false]) {
+      const started = performance.now();
+      const pieces = segmentText(text, { rules });
+      timings.push(`${name} ${rules ? 'rules' : 'Intl'} ${(performance.now() - started).toFixed(0)} ms`);
+      assert.equal(pieces.map((p) => p.text).join(''), text, `${name}: the pieces give the text back`);
+    }
+  }
+  console.log(`splitting 1 MB: ${timings.join(', ')}`);
+
+  // The job yields while it splits: an abort is seen, the next job runs.
+  const translator = await createTranslator({ model: TEXT, sourceLanguage: 'en', targetLanguage: 'es' });
+  const controller = new AbortController();
+  const huge = translator.translate(inputs.prose, { signal: controller.signal });
+  const next = translator.translate(ref.texts[3], { beam: 1 });
+  let ticks = 0;
+  await new Promise((resolve) => {
+    const tick = () => (++ticks === 3 ? resolve() : setImmediate(tick));
+    setImmediate(tick);
+  });
+  controller.abort();
+  await assert.rejects(huge, isAbort);
+  assert.equal(await next, ref.translations.es.text[3]); // would wait for the whole megabyte otherwise
+  translator.destroy();
+});
+
+test('a worker that dies mid-translation fails its calls and later ones, never hangs; a new translator gets a new worker', async () => {
+  // Catch the worker the translator starts (node:worker_threads).
+  const post = Worker.prototype.postMessage;
+  let worker = null;
+  Worker.prototype.postMessage = function capture(...args) {
+    if (args[0]?.type === 'load') worker ??= this;
+    return post.apply(this, args);
+  };
+  let translator;
+  try {
+    translator = await createTranslator({ model: TEXT, sourceLanguage: 'en', targetLanguage: 'es', worker: true });
+  } finally {
+    Worker.prototype.postMessage = post;
+  }
+  const long = `${ref.texts[0]} `.repeat(30);
+  const controller = new AbortController();
+  const running = (async () => {
+    for await (const chunk of translator.translateStreaming(long, { beam: 1, signal: controller.signal })) {
+      if (chunk) await worker.terminate(); // dies with work in hand
+    }
+  })();
+  const queued = translator.translate(ref.texts[3], { beam: 1 });
+  await assert.rejects(running, /the translation worker failed: exited with code 1/);
+  await assert.rejects(queued, /the translation worker failed/);
+  await assert.rejects(translator.translate('Hello.'), /the translation worker failed/);
+  translator.destroy();
+  const fresh = await createTranslator({ model: TEXT, sourceLanguage: 'en', targetLanguage: 'es', worker: true });
+  assert.equal(await fresh.translate(ref.texts[3], { beam: 1 }), ref.translations.es.text[3]);
+  fresh.destroy();
+});
+
+test('the demo server: a malformed request target is a 400 and it keeps serving; no symbolic link leads out of a mount; strict CSP', async () => {
+  const site = join(tmp, 'site');
+  const outside = join(tmp, 'outside');
+  mkdirSync(site);
+  mkdirSync(outside);
+  writeFileSync(join(site, 'inside.txt'), 'inside\n');
+  writeFileSync(join(outside, 'secret.txt'), 'secret\n');
+  symlinkSync(join(outside, 'secret.txt'), join(site, 'escape.txt'));
+  symlinkSync(outside, join(site, 'elsewhere'), 'dir');
+  symlinkSync(join(site, 'inside.txt'), join(site, 'alias.txt'));
+  const server = createStaticServer({ mounts: [{ prefix: '/', dir: site }] });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  const base = `http://127.0.0.1:${port}`;
+  const raw = (target) => new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    let answer = '';
+    socket.on('data', (d) => { answer += d; });
+    socket.on('end', () => resolve(answer.split('\r\n')[0]));
+    socket.on('error', reject);
+  });
+  try {
+    assert.equal(await raw('http://[bad/'), 'HTTP/1.1 400 Bad Request');
+    assert.equal(await raw('/%'), 'HTTP/1.1 404 Not Found');
+    assert.equal(await (await fetch(`${base}/inside.txt`)).text(), 'inside\n', 'still serving');
+    assert.equal((await fetch(`${base}/escape.txt`)).status, 404);
+    assert.equal((await fetch(`${base}/elsewhere/secret.txt`)).status, 404);
+    assert.equal(await (await fetch(`${base}/alias.txt`)).text(), 'inside\n', 'a link that stays inside is served');
+    const page = await fetch(`${base}/inside.txt`);
+    assert.equal(page.headers.get('content-security-policy'), DEMO_CSP);
+    assert.match(DEMO_CSP, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+    assert.doesNotMatch(DEMO_CSP, /unsafe-inline|'unsafe-eval'/);
+  } finally {
+    server.close();
+  }
+});
