@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the C core two ways from one source tree:
-#   wasm    dist/residual-mt.wasm   (Emscripten, -O3 -msimd128, standalone module)
+#   wasm    dist/residual-mt.wasm   (Emscripten, -O3 -msimd128, standalone module), and
+#           dist/shell.json         (the demo's app shell for its service worker: js/shell.js)
 #   native  build/native/           (gcc/clang + SIMDe for the wasm intrinsics):
 #           librmt.a, the CLI tool rmt, and one executable per tests/c/test_*.c
 #   sanitize build/sanitize/        the same under ASan + UBSan
@@ -79,6 +80,12 @@ build_wasm() {
     -sEXPORTED_FUNCTIONS=_malloc,_free -sERROR_ON_UNDEFINED_SYMBOLS=1
 }
 
+# dist/shell.json: what the demo's service worker may cache (js/shell.js);
+# written every time, since web/ and js/ change without a rebuild.
+write_shell() {
+  node js/shell.js >/dev/null
+}
+
 # The native tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 SANITIZE_FLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 build_sanitize() {
@@ -107,7 +114,7 @@ case "$target" in
   sanitize) ensure_deps; build_sanitize ;;
   native32) ensure_deps; build_native32 ;;
   fuzz) ensure_deps; build_fuzz ;;
-  wasm) ensure_deps; build_wasm ;;
-  all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm ;;
+  wasm) ensure_deps; build_wasm; write_shell ;;
+  all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm; write_shell ;;
   *) echo "usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]" >&2; exit 2 ;;
 esac

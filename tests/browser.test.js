@@ -1,20 +1,23 @@
 // The demo page (web/) and the package in Debian's Chromium, driven by
 // playwright-core (no browser download): load with a progress bar, wait for
 // "ready", translate (button and as-you-type), reload warm, then go offline,
-// reload and translate again (service worker); no console errors. Then a page
-// outside the repo that imports the package as a user would.
+// reload and translate again (service worker); no console errors and no
+// Content-Security-Policy violation. Every translation the page shows is
+// compared with the same call in Node. Then a page outside the repo that
+// imports the package as a user would, and the service worker's versions.
 //
 // Skipped only when /usr/bin/chromium is missing and CI is not set; in CI it
 // runs (and fails if Chromium or playwright-core is missing). Prints the
 // timings it measures: first load, warm load, first translation, bytes.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createStaticServer, demoMounts } from '../js/serve.js';
+import { DEMO_CSP, createStaticServer, demoMounts } from '../js/serve.js';
+import { createTranslator, modelInfo } from '../js/index.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -24,7 +27,18 @@ const skip = !haveChromium && !process.env.CI ? `${CHROMIUM} not found (apt-get 
 // Without the shipped model, the page probes models/es-en/ first (one 404 per
 // load) before using the fixture; that request is expected.
 const shippedModel = existsSync(`${root}models/es-en/config.json`);
-const fixtureIsDefault = !shippedModel;
+
+// What Node's translator of the default model gives for `text` in a direction
+// ("es-en"), at the demo's ?beam=1.
+const nodeTranslators = new Map();
+async function inNode(pair, text) {
+  if (!nodeTranslators.has(pair)) {
+    const [sourceLanguage, targetLanguage] = pair.split('-');
+    nodeTranslators.set(pair, await createTranslator({ sourceLanguage, targetLanguage }));
+  }
+  return nodeTranslators.get(pair).translate(text, { beam: 1 });
+}
+after(() => { for (const translator of nodeTranslators.values()) translator.destroy(); });
 
 async function withServer(options, fn) {
   const server = createStaticServer(options);
@@ -60,25 +74,31 @@ async function launch() {
   return { context, close };
 }
 
-// Collects console errors and page errors, except the expected model probe.
-function watchConsole(page) {
+// Collects console errors, page errors and Content-Security-Policy
+// violations (the page's and its workers' console report these too), except
+// the expected model probe.
+async function watchConsole(page) {
   const errors = [];
   page.on('console', (msg) => {
-    if (msg.type() !== 'error') return;
+    if (msg.type() !== 'error' && !/running on the page's thread/.test(msg.text())) return;
     const url = msg.location()?.url ?? '';
     if (!shippedModel && /\/models\/es-en\/config\.json$/.test(url) && /Failed to load resource/.test(msg.text())) return;
     errors.push(`${msg.text()} (${url})`);
   });
   page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
+  await page.exposeFunction('reportViolation', (v) => errors.push(`CSP violation: ${v}`));
+  await page.addInitScript(() => {
+    document.addEventListener('securitypolicyviolation', (e) => window.reportViolation(`${e.violatedDirective} ${e.blockedURI}`));
+  });
   return errors;
 }
 
-test('the demo: load, translate, warm reload, offline reload and translate; no console errors', { skip, timeout: 120_000 }, async () => {
+test('the demo: load, translate as Node does, warm reload, offline reload and translate; strict CSP, no console errors', { skip, timeout: 180_000 }, async () => {
   const { context, close } = await launch();
   try {
     await withServer({}, async (base, server) => {
       const page = context.pages()[0] ?? await context.newPage();
-      const errors = watchConsole(page);
+      const errors = await watchConsole(page);
       const waitReady = async () => {
         try {
           await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
@@ -86,17 +106,14 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
           throw new Error(`status is "${await page.textContent('[data-testid=status]').catch(() => '?')}"; errors: ${errors.join('; ')}\n${err.message}`);
         }
       };
-      const translateTo = async (text, want) => {
-        await page.fill('[data-testid=source]', text);
-        const started = Date.now();
-        await page.click('[data-testid=translate]');
-        await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, want, { timeout: 20_000 });
-        return Date.now() - started;
-      };
+      const shows = (want) => page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, want, { timeout: 30_000 })
+        .catch(async (err) => { throw new Error(`the page shows "${await page.textContent('[data-testid=target]')}", Node gives "${want}": ${err.message}`); });
+      const direction = () => page.$eval('[data-testid=direction]', (select) => select.value);
 
       // First visit: progress bar, service worker, model download.
       let started = Date.now();
-      await page.goto(`${base}?beam=1`);
+      const response = await page.goto(`${base}?beam=1`);
+      assert.equal(response.headers()['content-security-policy'], DEMO_CSP);
       await waitReady();
       const firstLoad = Date.now() - started;
       await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 30_000 });
@@ -107,32 +124,41 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
         if (/\.(safetensors|wasm)$|spm\.model$/.test(path)) assert.equal(n, 1, `${path} downloaded ${n} times`);
       }
 
+      // The directions are the model's; the first is es-en when the model has it.
       const options = await page.$$eval('[data-testid=direction] option', (os) => os.map((o) => o.value));
-      if (fixtureIsDefault) assert.deepEqual(options, ['en-es', 'es-en']);
-      assert.ok(options.length >= 1);
+      const pairs = (await modelInfo()).pairs.map((pair) => pair.join('-'));
+      assert.deepEqual(options, pairs);
+      const [pair, other] = [await direction(), options.find((o) => o !== options[0]) ?? options[0]];
+      const source = pair.split('-')[0] === 'es' ? ['Hola, mundo.', 'Buenos días. ¿Cómo estás?', 'El agua está fría.', 'Gracias.']
+        : ['Hello, world.', 'Good morning. How are you?', 'The water is cold.', 'Thank you.'];
 
-      let firstTranslation = null;
-      if (fixtureIsDefault) {
-        await page.selectOption('[data-testid=direction]', 'en-es');
-        firstTranslation = await translateTo(ref.texts[2], ref.translations.es.text[2]);
-        // Translate as you type (debounced), no button.
-        await page.fill('[data-testid=source]', ref.texts[3]);
-        await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, ref.translations.es.text[3]);
-        await page.selectOption('[data-testid=direction]', 'es-en');
-        await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, ref.translations.en.text[3]);
-        assert.match(await page.textContent('[data-testid=stats]'), /ms .* tokens\/s/);
-        // Streaming: the output grows, then equals the full translation.
-        await page.check('[data-testid=stream]');
-        await page.fill('[data-testid=source]', ref.texts[1]);
-        await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, ref.translations.en.text[1]);
-        await page.uncheck('[data-testid=stream]');
-      } else {
-        await page.fill('[data-testid=source]', 'Hola, mundo.');
-        started = Date.now();
-        await page.click('[data-testid=translate]');
-        await page.waitForFunction(() => document.querySelector('[data-testid=target]').textContent.trim().length > 0, null, { timeout: 20_000 });
-        firstTranslation = Date.now() - started;
-      }
+      // The button.
+      await page.fill('[data-testid=source]', source[0]);
+      started = Date.now();
+      await page.click('[data-testid=translate]');
+      await shows(await inNode(pair, source[0]));
+      const firstTranslation = Date.now() - started;
+      assert.match(await page.textContent('[data-testid=stats]'), /ms .* tokens\/s/);
+      // As you type (debounced), no button.
+      await page.fill('[data-testid=source]', source[1]);
+      await shows(await inNode(pair, source[1]));
+      // Another direction: the same text again.
+      await page.selectOption('[data-testid=direction]', other);
+      await shows(await inNode(other, source[1]));
+      await page.selectOption('[data-testid=direction]', pair);
+      // Streaming: the output grows, then equals the full translation.
+      await page.check('[data-testid=stream]');
+      await page.evaluate(() => {
+        window.seen = [];
+        new MutationObserver(() => window.seen.push(document.querySelector('[data-testid=target]').textContent))
+          .observe(document.querySelector('[data-testid=target]'), { childList: true, characterData: true, subtree: true });
+      });
+      const streamed = await inNode(pair, source[2]);
+      await page.fill('[data-testid=source]', source[2]);
+      await shows(streamed);
+      const seen = await page.evaluate(() => window.seen);
+      assert.ok(seen.some((text) => text.length > 0 && text !== streamed), `partial outputs before the last: ${JSON.stringify(seen)}`);
+      await page.uncheck('[data-testid=stream]');
 
       // Warm load: everything cached.
       started = Date.now();
@@ -146,16 +172,11 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
       await page.reload();
       await waitReady();
       const offlineLoad = Date.now() - started;
-      if (fixtureIsDefault) {
-        await page.selectOption('[data-testid=direction]', 'en-es');
-        await translateTo(ref.texts[0], ref.translations.es.text[0]);
-      } else {
-        await page.fill('[data-testid=source]', 'Buenos días.');
-        await page.click('[data-testid=translate]');
-        await page.waitForFunction(() => document.querySelector('[data-testid=target]').textContent.trim().length > 0, null, { timeout: 20_000 });
-      }
+      await page.fill('[data-testid=source]', source[3]);
+      await page.click('[data-testid=translate]');
+      await shows(await inNode(pair, source[3]));
       await context.setOffline(false);
-      assert.deepEqual(errors, [], 'console errors');
+      assert.deepEqual(errors, [], 'console errors, CSP violations, or no worker');
 
       // A browser without WebAssembly SIMD is told what is missing.
       const noSimd = await context.newPage();
@@ -167,45 +188,49 @@ test('the demo: load, translate, warm reload, offline reload and translate; no c
       console.log(`browser timings (Chromium ${await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1])}): first load ${firstLoad} ms, ` +
         `warm load ${warmLoad} ms, offline load ${offlineLoad} ms, first translation ${firstTranslation} ms, ` +
         `first visit downloaded ${firstVisitBytes} bytes in ${firstVisitRequests} requests ` +
-        `(model ${fixtureIsDefault ? 'tests/fixtures/models/residual-text' : 'models/es-en'})`);
+        `(model ${shippedModel ? 'models/es-en' : 'tests/fixtures/models/residual-text'})`);
     });
   } finally {
     await close();
   }
 });
 
-test('a page outside the repo uses the package with three lines (installed, or from a CDN origin)', { skip, timeout: 60_000 }, async () => {
+test('a page outside the repo uses the package with three lines (installed, from a CDN origin, or without workers)', { skip, timeout: 90_000 }, async () => {
   const site = mkdtempSync(join(tmpdir(), 'rmt-site-'));
-  mkdirSync(join(site, 'node_modules'));
-  symlinkSync(root, join(site, 'node_modules', 'residual-mt'), 'dir');
   const html = readFileSync(`${root}tests/fixtures/page/index.html`, 'utf8');
   cpSync(`${root}tests/fixtures/page/index.html`, join(site, 'index.html'));
-  const { createTranslator } = await import('../js/index.js');
-  const node = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
-  const want = await node.translate('Hola, mundo. ¿Qué tal?', { beam: 1 });
-  node.destroy();
+  // The package where npm installs it (the server follows no link out of a mount).
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, { prefix: '/', dir: site }];
+  const want = await inNode('es-en', 'Hola, mundo. ¿Qué tal?');
   const { context, close } = await launch();
-  const run = async (url) => {
+  // fallback: the page cannot start a worker (its CSP forbids them) and says it runs on its own thread.
+  const run = async (url, { fallback = false } = {}) => {
     const page = await context.newPage();
-    const errors = watchConsole(page);
-    page.on('console', (msg) => { if (/running on the page's thread/.test(msg.text())) errors.push(msg.text()); });
+    const errors = await watchConsole(page);
     await page.goto(url);
     await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 30_000 })
       .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
     // The same answer as the package gives in Node.
     assert.equal(await page.textContent('#out'), want);
-    assert.deepEqual(errors, []);
+    const thread = errors.filter((e) => /running on the page's thread/.test(e));
+    assert.equal(thread.length, fallback ? 1 : 0, `fallback ${fallback}: ${errors.join('; ')}`);
+    assert.deepEqual(errors.filter((e) => !thread.includes(e) && !(fallback && /worker-src|Refused to create a worker/.test(e))), []);
     await page.close();
   };
   try {
-    await withServer({ mounts: [{ prefix: '/', dir: site }] }, async (base) => {
+    // The page has an inline import map: no CSP here but the one it sets below.
+    await withServer({ mounts, csp: null }, async (base) => {
       await run(base);
       // The package on another origin (a CDN, with CORS): the worker still starts.
-      await withServer({ mounts: [{ prefix: '/', dir: site }], cors: true }, async (cdn) => {
+      await withServer({ mounts, cors: true, csp: null }, async (cdn) => {
         const cdnUrl = cdn.replace('localhost', '127.0.0.1');
         writeFileSync(join(site, 'cdn.html'), html.replace('./node_modules/residual-mt/js/index.js', `${cdnUrl}node_modules/residual-mt/js/index.js`));
         await run(`${base}cdn.html`);
       });
+    });
+    // A Content Security Policy without workers: the engine runs on the page's thread.
+    await withServer({ mounts, csp: "script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; worker-src 'none'" }, async (base) => {
+      await run(base, { fallback: true });
     });
   } finally {
     await close();
@@ -213,13 +238,30 @@ test('a page outside the repo uses the package with three lines (installed, or f
   }
 });
 
-test('a new model replaces the cached one as a whole; each page sees one version', { skip, timeout: 90_000 }, async () => {
-  // The default model is a copy of the fixture that the test then changes
-  // (models/es-en/ hidden, so that this holds with the shipped model too).
+// The default model, for the service worker tests: a copy of the fixture that
+// a test then changes (models/es-en/ hidden, so that this holds with the
+// shipped model too). { dir, mounts } for withServer.
+function changeableModel() {
   const dir = mkdtempSync(join(tmpdir(), 'rmt-model-'));
   cpSync(`${root}tests/fixtures/models/residual-text/`, dir, { recursive: true });
   const mounts = [{ prefix: '/models/es-en/', dir, allow: () => false },
     { prefix: '/tests/fixtures/models/residual-text/', dir }, ...demoMounts()];
+  return { dir, mounts };
+}
+
+// A new version of that model on the server: config.json gets a note "v2",
+// manifest.json follows.
+function publishNewModel(dir) {
+  const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...cfg, note: 'v2' }, null, 1));
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  const bytes = readFileSync(join(dir, 'config.json'));
+  manifest.files['config.json'] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+}
+
+test('a new model replaces the cached one as a whole; each page sees one version', { skip, timeout: 90_000 }, async () => {
+  const { dir, mounts } = changeableModel();
   const { context, close } = await launch();
   const page = context.pages()[0] ?? await context.newPage();
   const ready = () => page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
@@ -234,13 +276,8 @@ test('a new model replaces the cached one as a whole; each page sees one version
       const [v1] = await versions();
       assert.ok(v1, 'a versioned cache');
 
-      // The server gets a new model (here: config.json changes, manifest.json follows).
-      const cfg = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
-      writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...cfg, note: 'v2' }, null, 1));
-      const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-      const bytes = readFileSync(join(dir, 'config.json'));
-      manifest.files['config.json'] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
-      writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+      // The server gets a new model.
+      publishNewModel(dir);
 
       // Next visit: served the cached version (whole), while the new one downloads.
       await page.reload();
@@ -270,5 +307,125 @@ test('a new model replaces the cached one as a whole; each page sees one version
   } finally {
     await close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a page keeps the version it started with after the service worker is stopped and restarted', { skip, timeout: 120_000 }, async () => {
+  const { dir, mounts } = changeableModel();
+  const { context, close } = await launch();
+  const open = async (base) => {
+    const page = await context.newPage();
+    await page.goto(`${base}?beam=1`);
+    await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
+    return page;
+  };
+  const offlineText = (page, pattern) => page.waitForFunction((p) => new RegExp(p).test(document.querySelector('[data-testid=offline]').textContent),
+    pattern, { timeout: 30_000 });
+  const note = async (page) => (await page.evaluate(() => fetch('/tests/fixtures/models/residual-text/config.json').then((r) => r.json()))).note;
+  const versions = (page) => page.evaluate(async () => (await caches.keys()).filter((n) => /^residual-mt-v/.test(n)).sort());
+  try {
+    await withServer({ mounts }, async (base) => {
+      // The first visit installs the worker and version 1; page A then starts
+      // under the worker, on version 1.
+      const first = await open(base);
+      await offlineText(first, 'available offline');
+      await first.close();
+      const a = await open(base);
+      await offlineText(a, 'available offline');
+      const [v1] = await versions(a);
+      assert.equal(await note(a), undefined);
+      // A new model on the server; page B is served version 1 and builds version 2.
+      publishNewModel(dir);
+      const b = await open(base);
+      await offlineText(b, 'new version');
+      await b.close();
+      // The browser stops the idle worker (here through DevTools): its memory is gone.
+      const cdp = await context.newCDPSession(a);
+      const stopped = new Promise((resolve) => cdp.on('ServiceWorker.workerVersionUpdated', ({ versions: list }) => {
+        if (list.length && list.every((v) => v.runningStatus === 'stopped')) resolve();
+      }));
+      await cdp.send('ServiceWorker.enable');
+      await cdp.send('ServiceWorker.stopAllWorkers');
+      await stopped;
+      // Page C starts a new worker, on version 2, which then cleans up old versions.
+      const c = await open(base);
+      assert.equal(await note(c), 'v2');
+      await offlineText(c, 'available offline');
+      // Page A still has its version, whole: the new worker read A's pin from storage.
+      assert.ok((await versions(a)).includes(v1), `version 1 kept while page A lives: ${await versions(a)}`);
+      assert.equal(await note(a), undefined, 'page A is still served version 1');
+      await c.close();
+      await a.close();
+    });
+  } finally {
+    await close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the service worker makes a version only of a shell that matches dist/shell.json (not of a captive portal\'s page)', { skip, timeout: 90_000 }, async () => {
+  // dist/ as the server has it: the engine, and a shell.json that, like a
+  // portal answering every URL with its own page, does not match index.html.
+  const dist = mkdtempSync(join(tmpdir(), 'rmt-dist-'));
+  cpSync(`${root}dist/residual-mt.wasm`, join(dist, 'residual-mt.wasm'));
+  const shell = JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8'));
+  const portal = structuredClone(shell);
+  portal.files['index.html'].sha256 = createHash('sha256').update('<html>Log in to the Wi-Fi</html>').digest('hex');
+  writeFileSync(join(dist, 'shell.json'), JSON.stringify(portal));
+  const { context, close } = await launch();
+  const page = context.pages()[0] ?? await context.newPage();
+  const precache = (id) => page.evaluate(async (id) => {
+    const { active } = await navigator.serviceWorker.ready;
+    return new Promise((resolve) => {
+      navigator.serviceWorker.addEventListener('message', (e) => { if (e.data?.type === 'precached' && e.data.id === id) resolve(e.data); });
+      active.postMessage({ type: 'precache', id });
+    });
+  }, id);
+  const versions = () => page.evaluate(async () => (await caches.keys()).filter((n) => /^residual-mt-v/.test(n)));
+  try {
+    await withServer({ mounts: [{ prefix: '/dist/', dir: dist }, ...demoMounts()] }, async (base) => {
+      await page.goto(`${base}?beam=1`);
+      await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
+      assert.equal((await precache(1)).ok, false);
+      assert.deepEqual(await versions(), [], 'no version of a shell that does not match');
+      // The server's shell.json and files agree again: a version is made.
+      writeFileSync(join(dist, 'shell.json'), JSON.stringify(shell));
+      assert.equal((await precache(2)).ok, true);
+      assert.equal((await versions()).length, 1);
+    });
+  } finally {
+    await close();
+    rmSync(dist, { recursive: true, force: true });
+  }
+});
+
+test('a worker that dies mid-translation fails the page\'s calls instead of leaving them pending', { skip, timeout: 90_000 }, async () => {
+  const { context, close } = await launch();
+  const page = context.pages()[0] ?? await context.newPage();
+  try {
+    await withServer({}, async (base) => {
+      await page.goto(`${base}?sw=0`);
+      await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
+      // The demo's translator (same module, same engine): a long translation, then the worker closes.
+      const outcome = page.evaluate(async () => {
+        const { createTranslator, modelInfo } = await import('/js/index.js');
+        const [sourceLanguage, targetLanguage] = (await modelInfo()).pairs[0];
+        const translator = await createTranslator({ sourceLanguage, targetLanguage });
+        window.started = true;
+        const results = await Promise.allSettled([translator.translate('Hola. '.repeat(300)), translator.translate('Adiós.')]);
+        const later = await translator.translate('Hola.').then(() => 'resolved', (err) => err.message);
+        const fresh = await (await createTranslator({ sourceLanguage, targetLanguage })).translate('Hola.', { beam: 1 });
+        return { results: results.map((r) => r.status === 'rejected' ? r.reason.message : 'resolved'), later, fresh };
+      });
+      await page.waitForFunction(() => window.started === true);
+      const [worker] = page.workers();
+      assert.ok(worker, 'the engine runs in a worker');
+      await worker.evaluate(() => self.close());
+      const { results, later, fresh } = await outcome;
+      for (const message of [...results, later]) assert.match(message, /the translation worker failed: it stopped \(closed or crashed\)/);
+      assert.ok(fresh.length > 0, 'a new translator starts a new worker');
+    });
+  } finally {
+    await close();
   }
 });

@@ -1,21 +1,25 @@
 // Service worker: keeps the app shell, the engine and the default
 // model in one versioned cache so that the demo loads and translates offline.
 //
-// - One cache per version: residual-mt-v1-<hash of the shell files>-<first
+// - One cache per version: residual-mt-v1-<hash of the shell's shell.json>-<first
 //   16 hex of the SHA-256 of the model's manifest.json>. Everything in the
 //   current cache is served cache-first, so a page gets one consistent
 //   version; other requests go to the network.
 // - The page registers this worker once it is ready (its first download goes
 //   straight to the network, at full speed). Install caches the shell (HTML,
-//   JS, CSS, wasm, icons) and the model's manifest; then the page asks for
-//   'precache', which adds the model files from the HTTP cache (the page has
-//   just downloaded them: no second download; the network otherwise), each
-//   stored only if its SHA-256 matches the manifest.
+//   JS, CSS, wasm, icons: the files dist/shell.json lists, each stored only if
+//   its SHA-256 and size match it, so a captive portal's page never becomes the
+//   app) and the model's manifest; then the page asks for 'precache', which
+//   adds the model files from the HTTP cache (the page has just downloaded
+//   them: no second download; the network otherwise), each stored only if its
+//   SHA-256 matches the manifest.
 // - 'precache' also looks for a newer shell or model: a new version is built
 //   completely in a new cache (unchanged files copied, changed ones downloaded
 //   and verified) and only then made current; the old cache is deleted. A page
 //   never gets files of two versions: each page (and its worker) keeps being
 //   served from the cache it started with, which is deleted once it is gone.
+//   These pins are stored in the state cache: the browser stops an idle
+//   worker, and the next one must still know which version each live page uses.
 //
 // A classic script (module service workers are not everywhere yet): the page
 // passes js/defaults.js's DEFAULT_MODELS in the script URL (?models=a,b).
@@ -28,12 +32,10 @@ const SCHEMA = 'v1';
 const PREFIX = 'residual-mt-';
 const STATE_CACHE = `${PREFIX}state`;
 const STATE_KEY = new URL('./__residual-mt-state__', self.location).href;
-const SHELL = [
-  './', './index.html', './app.js', './style.css', './manifest.webmanifest',
-  './icons/icon.svg', './icons/icon-192.png', './icons/icon-512.png',
-  '../js/index.js', '../js/loader.js', '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js',
-  '../js/segment.js', '../js/defaults.js', '../dist/residual-mt.wasm',
-].map((path) => new URL(path, self.location).href);
+const PINS_KEY = new URL('./__residual-mt-pins__', self.location).href;
+const SHELL_MANIFEST = new URL('../dist/shell.json', self.location).href; // as in js/shell.js
+const SHELL_FORMAT = 'residual-mt-shell/1';
+const INDEX = new URL('./', self.location).href;
 // DEFAULT_MODELS are relative to the package root, the parent of js/.
 const MODEL_CANDIDATES = DEFAULT_MODELS.map((path) => new URL(path, new URL('../', self.location)).href);
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
@@ -57,16 +59,33 @@ async function sha256Hex(data) {
   return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-// The shell as the network has it: { responses: [[url, Response]], hash }, or null offline.
+// A copy of `response` to cache, if its bytes match the entry { sha256, size }; else null.
+async function verified(response, entry) {
+  if (!response.ok || !entry) return null;
+  const buffer = await response.arrayBuffer();
+  if ((entry.size !== undefined && entry.size !== buffer.byteLength) || await sha256Hex(buffer) !== entry.sha256) return null;
+  const headers = new Headers(response.headers);
+  headers.set('Content-Length', String(buffer.byteLength));
+  headers.delete('Content-Encoding');
+  return new Response(buffer, { status: 200, headers });
+}
+
+// The shell as the network has it, every file checked against shell.json:
+// { responses: [[url, Response]], hash }, or null (offline, or a file that does not match).
 async function fetchShell() {
   try {
-    const responses = await Promise.all(SHELL.map(async (url) => {
-      const response = await fetch(url, { cache: 'no-cache' });
-      if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-      return [url, response];
+    const response = await fetch(SHELL_MANIFEST, { cache: 'no-cache' });
+    if (!response.ok) return null;
+    const text = await response.text();
+    const manifest = JSON.parse(text);
+    if (manifest?.format !== SHELL_FORMAT || typeof manifest.files !== 'object') return null;
+    const responses = await Promise.all(Object.entries(manifest.files).map(async ([path, entry]) => {
+      const url = new URL(path, self.location).href;
+      const checked = await verified(await fetch(url, { cache: 'no-cache' }), entry);
+      if (!checked) throw new Error(`${url} does not match shell.json`);
+      return [url, checked];
     }));
-    const hashes = await Promise.all(responses.map(async ([, response]) => sha256Hex(await response.clone().arrayBuffer())));
-    return { responses, hash: (await sha256Hex(new TextEncoder().encode(hashes.join('')))).slice(0, 8) };
+    return { responses, hash: (await sha256Hex(new TextEncoder().encode(text))).slice(0, 8) };
   } catch {
     return null;
   }
@@ -99,14 +118,9 @@ const cacheName = (shellHash, modelVersion) => `${PREFIX}${SCHEMA}-${shellHash}-
 
 // Puts a model file in `cache` if its bytes match the manifest entry.
 async function storeVerified(cache, url, response, entry) {
-  if (!response.ok || !entry) return false;
-  const buffer = await response.arrayBuffer();
-  if ((entry.size !== undefined && entry.size !== buffer.byteLength) || await sha256Hex(buffer) !== entry.sha256) return false;
-  const headers = new Headers(response.headers);
-  headers.set('Content-Length', String(buffer.byteLength));
-  headers.delete('Content-Encoding');
-  await cache.put(url, new Response(buffer, { status: 200, headers }));
-  return true;
+  const checked = await verified(response, entry);
+  if (checked) await cache.put(url, checked);
+  return !!checked;
 }
 
 // Model files being stored from a page's download: url -> Promise.
@@ -148,22 +162,47 @@ async function complete(current) {
 
 // Each page (client) is served from the version it started with, even if a
 // newer one becomes current while it loads; that cache is kept while it lives.
-const pins = new Map(); // client id -> cache name
+// The pins live in the state cache too, for the next worker.
+let pins = null; // Promise<Map client id -> cache name>
+let pinsSaved = Promise.resolve();
+
+function loadPins() {
+  pins ??= (async () => {
+    const hit = await (await caches.open(STATE_CACHE)).match(PINS_KEY);
+    return new Map(Object.entries(hit ? await hit.json() : {}));
+  })();
+  return pins;
+}
+
+function savePins(map) {
+  const body = JSON.stringify(Object.fromEntries(map));
+  pinsSaved = pinsSaved.catch(() => {}).then(async () => {
+    await (await caches.open(STATE_CACHE)).put(PINS_KEY, new Response(body, { headers: JSON_HEADERS }));
+  });
+  return pinsSaved;
+}
 
 async function cacheFor(event, current) {
   const id = event.resultingClientId || event.clientId;
-  let name = id ? pins.get(id) : undefined;
+  const pinned = await loadPins();
+  let name = id ? pinned.get(id) : undefined;
   if (!name || !await caches.has(name)) {
     name = current.cache;
-    if (id && name) pins.set(id, name);
+    if (id && name) {
+      pinned.set(id, name);
+      await savePins(pinned);
+    }
   }
   return name ? caches.open(name) : null;
 }
 
 async function deleteOtherCaches(keep) {
   const alive = new Set((await self.clients.matchAll({ includeUncontrolled: true, type: 'all' })).map((c) => c.id));
-  for (const id of pins.keys()) if (!alive.has(id)) pins.delete(id);
-  const inUse = new Set(pins.values());
+  const pinned = await loadPins();
+  const before = pinned.size;
+  for (const id of pinned.keys()) if (!alive.has(id)) pinned.delete(id);
+  if (pinned.size !== before) await savePins(pinned);
+  const inUse = new Set(pinned.values());
   for (const name of await caches.keys()) {
     if (name.startsWith(PREFIX) && name !== keep && name !== STATE_CACHE && !inUse.has(name)) await caches.delete(name);
   }
@@ -211,13 +250,14 @@ self.addEventListener('activate', (event) => {
 
 self.addEventListener('message', (event) => {
   if (event.data?.type !== 'precache') return;
+  const { id } = event.data; // echoed, so that a caller can tell its answer from another's
   event.waitUntil(update({ withModel: true }).then(async (result) => {
-    event.source?.postMessage({ type: 'precached', ...result });
+    event.source?.postMessage({ type: 'precached', id, ...result });
     if (result.updated) {
       for (const client of await self.clients.matchAll()) client.postMessage({ type: 'updated' });
     }
   }, (err) => {
-    event.source?.postMessage({ type: 'precached', ok: false, error: String(err?.message ?? err) });
+    event.source?.postMessage({ type: 'precached', id, ok: false, error: String(err?.message ?? err) });
   }));
 });
 
@@ -246,7 +286,7 @@ async function respond(event) {
     if (name && !storing.has(key)) event.waitUntil(storeFromPage(cache, key, response.clone(), current.manifest?.files?.[name]));
     return response;
   } catch {
-    const fallback = cache && request.mode === 'navigate' ? await cache.match(SHELL[0]) : undefined;
+    const fallback = cache && request.mode === 'navigate' ? await cache.match(INDEX) : undefined;
     return fallback ?? offline(key);
   }
 }

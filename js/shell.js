@@ -1,0 +1,49 @@
+// The demo's app shell: the files the service worker (web/sw.js) keeps for
+// offline use, and dist/shell.json, their SHA-256 and size. The worker makes a
+// new version only of files that match shell.json, so a captive portal's page
+// or a half-updated server never becomes the cached app. build.sh writes
+// shell.json after each build, and `npm start` before serving (edit web/ or
+// js/, restart, and the worker picks the change up on the next visit).
+//
+//   node js/shell.js      writes dist/shell.json
+
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+// Paths relative to web/ (where sw.js is served from); './' is index.html.
+export const SHELL = Object.freeze([
+  './', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest',
+  'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
+  '../js/index.js', '../js/loader.js', '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js',
+  '../js/segment.js', '../js/defaults.js', '../dist/residual-mt.wasm',
+]);
+export const SHELL_MANIFEST = '../dist/shell.json'; // relative to web/, as the paths above
+export const SHELL_FORMAT = 'residual-mt-shell/1';
+
+const ROOT = new URL('../', import.meta.url);
+
+// The file behind a shell path: web/ is served at the site's root, js/ and dist/ beside it.
+function fileOf(path) {
+  if (path.startsWith('../')) return new URL(path.slice(3), ROOT);
+  return new URL(path === './' ? 'index.html' : path, new URL('web/', ROOT));
+}
+
+// { format, files: { path: { sha256, size } } } of the files as they are now.
+export function shellManifest() {
+  const files = {};
+  for (const path of SHELL) {
+    const bytes = readFileSync(fileOf(path));
+    files[path] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
+  }
+  return { format: SHELL_FORMAT, files };
+}
+
+export function writeShellManifest() {
+  const url = fileOf(SHELL_MANIFEST);
+  mkdirSync(new URL('./', url), { recursive: true });
+  writeFileSync(url, `${JSON.stringify(shellManifest(), null, 1)}\n`);
+  return fileURLToPath(url);
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) console.log(`wrote ${writeShellManifest()}`);
