@@ -46,7 +46,7 @@ export interface CreateTranslatorOptions {
 
 export interface TranslateOptions {
   signal?: AbortSignal;
-  /** Beam size (1 = greedy). Default: 5. */
+  /** Beam size (1 = greedy), at most 256. Default: 5. */
   beam?: number;
   /** Most output tokens per sentence. Default: 1.2 x source length + 10, within the model's max_positions. */
   maxLength?: number;
@@ -83,7 +83,12 @@ export class Translator {
   readonly inWorker: boolean;
   readonly destroyed: boolean;
 
-  /** Translates one text: split into sentences, batched, joined with the original whitespace. */
+  /**
+   * Translates one text: split into sentences, batched, joined with the original whitespace.
+   * Rejects with a RangeError for a limit (err.code 'RMT_E_SIZE': one sentence needs more than the
+   * engine's memory limit), or with an Error naming the sentences the model gave no translation,
+   * whose `translations` holds the result with those sentences left as they were.
+   */
   translate(text: string, options?: TranslateOptions & { details?: false }): Promise<string>;
   /** Translates texts in one batch; results in order. */
   translate(texts: string[], options?: TranslateOptions & { details?: false }): Promise<string[]>;
