@@ -7,12 +7,15 @@
 #include <string.h>
 
 #include "error.h"
+#include "size.h"
 #include "spm_internal.h"
 
 int spm_buf_reserve(spm_buf *buf, size_t extra) {
-  if (buf->len + extra <= buf->cap) return RMT_OK;
+  size_t need = rmt_size_add(buf->len, extra);
+  if (need <= buf->cap) return RMT_OK;
+  if (need == RMT_SIZE_OVERFLOW) return rmt_error(RMT_E_SIZE, "spm: text too large");
   size_t cap = buf->cap ? buf->cap : 256;
-  while (cap < buf->len + extra) cap *= 2;
+  while (cap < need) cap = cap > SIZE_MAX / 2 ? need : 2 * cap;
   char *data = realloc(buf->data, cap);
   if (!data) return rmt_error(RMT_E_NOMEM, "spm: out of memory (%zu bytes)", cap);
   buf->data = data;
@@ -21,6 +24,7 @@ int spm_buf_reserve(spm_buf *buf, size_t extra) {
 }
 
 int spm_buf_append(spm_buf *buf, const char *bytes, size_t n) {
+  if (n == 0) return RMT_OK;  // an empty buffer has no data pointer to add 0 to (a model's empty unk surface)
   int rc = spm_buf_reserve(buf, n);
   if (rc) return rc;
   memcpy(buf->data + buf->len, bytes, n);

@@ -252,6 +252,19 @@ static void test_bad_models(void) {
   }
   free(copy);
   free(model);
+  // Found by fuzz_spm_load: a model whose unknown piece decodes to "" (an
+  // empty unk_surface); decoding it first appended 0 bytes to a buffer with
+  // no storage yet (undefined behaviour, reported by UBSan).
+  model = (uint8_t *)read_file("fuzz/regressions/fuzz_spm_load/empty-unk-surface", &size);
+  rmt_spm *spm = model ? rmt_spm_load(model, size) : NULL;
+  CHECK(spm, "empty-unk-surface: %s", rmt_last_error());
+  if (spm) {
+    int32_t unk[] = {rmt_spm_special_id(spm, RMT_SPM_UNK_ID), rmt_spm_special_id(spm, RMT_SPM_UNK_ID)};
+    char out[8] = "x";
+    CHECK(unk[0] >= 0 && rmt_spm_decode(spm, unk, 2, out, sizeof out) == 0 && out[0] == 0, "unknown pieces decode to \"\"");
+    rmt_spm_free(spm);
+  }
+  free(model);
   printf("bad models: ok\n");
 }
 

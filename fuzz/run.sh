@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# npm run fuzz -- [SECONDS] [TARGET...]: builds the libFuzzer targets (build.sh
+# fuzz: i386, ASan + UBSan) and runs each for SECONDS (default 60), from its
+# committed seeds (fuzz/seeds/, made by fuzz/make_seeds.mjs) and its regression inputs
+# (fuzz/regressions/: every crash found, kept). Prints the executions per target;
+# exits non-zero on a finding, whose input is left in build/fuzz/artifacts/.
+#   FUZZ_RUNS=N   run N inputs per target instead of a time (CI: tests/fuzz.test.js)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-60}"
+shift || true
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(fuzz_model fuzz_spm_load fuzz_spm_encode)
+bash build.sh fuzz
+
+# Huge requests (a fuzzed config asking for gigabytes) come back as NULL, which
+# the library reports as out of memory; i386 has no leak checker.
+export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=0"
+mkdir -p build/fuzz/artifacts
+limit=(-max_total_time="$seconds")
+[ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
+status=0
+for target in "${targets[@]}"; do
+  case "$target" in
+    fuzz_model) options=(-max_len=16384 -dict=fuzz/model.dict); seeds=(fuzz/seeds/model) ;;
+    fuzz_spm_load) options=(-max_len=65536); seeds=(fuzz/seeds/spm_load) ;;
+    fuzz_spm_encode) options=(-max_len=4096); seeds=(fuzz/seeds/spm_encode) ;;
+    *) echo "fuzz/run.sh: unknown target $target" >&2; exit 2 ;;
+  esac
+  [ -d "fuzz/regressions/$target" ] && seeds+=("fuzz/regressions/$target")
+  corpus="build/fuzz/corpus/$target"  # where new inputs go (first directory)
+  mkdir -p "$corpus"
+  log="build/fuzz/$target.log"
+  if build/fuzz/"$target" "${limit[@]}" -print_final_stats=1 -rss_limit_mb=3000 -timeout=30 \
+      -artifact_prefix="build/fuzz/artifacts/$target-" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "$target: ${runs:-?} executions, no finding"
+  else
+    tail -40 "$log" >&2
+    echo "$target: FINDING (log $log, input in build/fuzz/artifacts/)" >&2
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,22 @@
+// The libFuzzer targets (fuzz/, built by build.sh for i386 with ASan + UBSan):
+// each runs briefly from its committed seeds and kept regression inputs, so
+// that they build, their seeds load, and no input once found crashes again.
+// Long runs: npm run fuzz -- SECONDS (fuzz/README.md).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const targets = readdirSync(`${root}fuzz`).filter((f) => /^fuzz_\w+\.c$/.test(f)).map((f) => f.slice(0, -2)).sort();
+
+test('every fuzz target runs 3000 inputs with no finding', { timeout: 600_000 }, () => {
+  assert.ok(targets.includes('fuzz_model') && targets.includes('fuzz_spm_load') && targets.includes('fuzz_spm_encode'), `${targets}`);
+  const run = spawnSync('bash', ['fuzz/run.sh', '0', ...targets], {
+    cwd: root, encoding: 'utf8', timeout: 600_000, env: { ...process.env, FUZZ_RUNS: '3000' },
+  });
+  process.stdout.write(run.stdout ?? '');
+  assert.equal(run.status, 0, `${run.error?.message ?? ''}${run.stderr}`);
+  for (const target of targets) assert.match(run.stdout, new RegExp(`^${target}: 3000 executions, no finding$`, 'm'));
+});
