@@ -18,9 +18,14 @@ upper layers collapse (consecutive outputs become nearly identical);
 ResiDual avoids both.
 
 Writes models/analysis/{grad_norms.png, cosine.png, table.md, results.json}.
+With --checkpoints it measures given trained checkpoints instead (train.py's
+or compare_styles.py's; the latter also hold the initial weights) and
+writes the same files to --out.
 
     /usr/bin/python3 models/analyze.py                  # full (~minutes, 1 thread)
     /usr/bin/python3 models/analyze.py --steps 20 --depths 6 12   # quicker
+    /usr/bin/python3 models/analyze.py --checkpoints build/compare_styles/*.pt \
+        --source bible --out /tmp/measured
 """
 import argparse
 import json
@@ -144,7 +149,7 @@ def plot(results, depths, out_dir):
                     ax = axes[2 * r + s][c]
                     for style in STYLES:
                         key = "%s-%d" % (style, depth)
-                        if key not in results:
+                        if phase not in results.get(key, {}):
                             continue
                         vals = results[key][phase][kind][stack]
                         xs = list(range(1, len(vals) + 1))
@@ -175,6 +180,8 @@ def summarise(results, depths):
             if key not in results:
                 continue
             for phase in ("init", "trained"):
+                if phase not in results[key]:
+                    continue
                 r = results[key][phase]
                 g, c = r["grad"], r["cos"]
                 q = max(1, (depth - 1) // 4)
@@ -186,10 +193,62 @@ def summarise(results, depths):
     return "\n".join(lines) + "\n"
 
 
+def measurement_batches(examples, max_tokens, n_batches, seed):
+    """(measurement batches, the rest): the first n_batches of a shuffled batching."""
+    batches = T.make_batches(examples, max_tokens, seed)
+    random.Random(seed).shuffle(batches)
+    return batches[:n_batches], batches[n_batches:]
+
+
+def measure_checkpoints(paths, data_dir, source="", max_tokens=1200, n_batches=3, seed=1, eps=0.1):
+    """The same measurements on trained models instead of this script's short
+    training: each path is a torch checkpoint with "cfg" and "model" (a
+    state dict; train.py's and compare_styles.py's checkpoints), and
+    optionally "init_model" (the weights before training, measured as the
+    "init" phase).  Dropout is off while measuring.  source: only training
+    examples of that train.src corpus.  Returns {"style-depth": {phase:
+    {"grad", "cos", "loss"}, "checkpoint": path}}."""
+    examples = [ex for ex in T.make_examples(data_dir, "train", 100) if not source or ex[3] == source]
+    batches, _ = measurement_batches(examples, max_tokens, n_batches, seed)
+    results = {}
+    for path in paths:
+        ck = torch.load(path, map_location="cpu")
+        cfg = R.ModelConfig.from_dict(ck["cfg"])
+        if cfg.encoder_layers != cfg.decoder_layers:
+            raise ValueError("%s: measuring needs as many decoder layers as encoder layers" % path)
+        cfg.dropout = cfg.attention_dropout = cfg.activation_dropout = 0.0
+        entry = {"checkpoint": path}
+        for phase, field in (("init", "init_model"), ("trained", "model")):
+            if field in ck:
+                model = R.Transformer(cfg)
+                model.load_state_dict(ck[field])
+                g, c, loss = measure(model, batches, examples, cfg, eps)
+                entry[phase] = {"grad": g, "cos": c, "loss": loss}
+        results["%s-%d" % (cfg.style, cfg.encoder_layers)] = entry
+    return results
+
+
+def write_outputs(results, depths, meta, out_dir, results_name="results.json", table_name="table.md"):
+    """results_name (every layer's numbers), table_name (summary),
+    grad_norms.png and cosine.png in out_dir; returns the summary table."""
+    with open(os.path.join(out_dir, results_name), "w") as f:
+        json.dump({"meta": meta, "results": results}, f, indent=1)
+    table = summarise(results, depths)
+    with open(os.path.join(out_dir, table_name), "w") as f:
+        f.write("Settings: %s\n\n" % json.dumps(meta))
+        f.write("grad L1/LN: gradient norm of the bottom layer divided by that of the top layer "
+                "(<< 1: vanishing towards the bottom).  cos: mean cosine similarity between "
+                "consecutive layer outputs (-> 1: layers stop changing the representation).  "
+                "loss: NLL per target token (nats, without label smoothing) on the measurement batches.\n\n")
+        f.write(table)
+    plot(results, depths, out_dir)
+    return table
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(HERE, "data", "work"))
-    ap.add_argument("--out", default=os.path.join(HERE, "analysis"))
+    ap.add_argument("--out", default=None, help="output folder (default models/analysis)")
     ap.add_argument("--depths", type=int, nargs="+", default=[6, 12, 24])
     ap.add_argument("--d-model", type=int, default=64)
     ap.add_argument("--heads", type=int, default=4)
@@ -200,17 +259,31 @@ def main():
     ap.add_argument("--measure-batches", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--checkpoints", nargs="+", default=None,
+                    help="measure these trained checkpoints instead of training (needs --out)")
+    ap.add_argument("--source", default="", help="with --checkpoints: measure on this train.src corpus only")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    if args.checkpoints:
+        if args.out is None:
+            ap.error("--checkpoints needs --out (the default holds the committed short-training results)")
+        os.makedirs(args.out, exist_ok=True)
+        t0 = time.time()
+        results = measure_checkpoints(args.checkpoints, args.data, args.source, args.max_tokens,
+                                      args.measure_batches, args.seed)
+        depths = sorted({int(k.rsplit("-", 1)[1]) for k in results})
+        meta = {"checkpoints": args.checkpoints, "source": args.source, "max_tokens": args.max_tokens,
+                "measure_batches": args.measure_batches, "seconds": time.time() - t0,
+                "torch": torch.__version__}
+        print(write_outputs(results, depths, meta, args.out))
+        return
+    args.out = args.out or os.path.join(HERE, "analysis")
     os.makedirs(args.out, exist_ok=True)
 
     vocab = len(T.Pieces(os.path.join(args.data, "spm.vocab")).pieces)
     examples = T.make_examples(args.data, "train", 100)
-    batches = T.make_batches(examples, args.max_tokens, args.seed)
-    rng = random.Random(args.seed)
-    rng.shuffle(batches)
-    measure_batches = batches[:args.measure_batches]
-    train_batches = batches[args.measure_batches:]
+    measure_batches, train_batches = measurement_batches(examples, args.max_tokens, args.measure_batches,
+                                                         args.seed)
     eps = 0.1
     results = {}
     t0 = time.time()
@@ -236,18 +309,7 @@ def main():
             "depths": args.depths, "steps": args.steps, "lr": args.lr, "warmup": args.warmup,
             "max_tokens": args.max_tokens, "measure_batches": args.measure_batches,
             "seconds": time.time() - t0, "torch": torch.__version__}
-    with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump({"meta": meta, "results": results}, f, indent=1)
-    table = summarise(results, args.depths)
-    with open(os.path.join(args.out, "table.md"), "w") as f:
-        f.write("Settings: %s\n\n" % json.dumps(meta))
-        f.write("grad L1/LN: gradient norm of the bottom layer divided by that of the top layer "
-                "(<< 1: vanishing towards the bottom).  cos: mean cosine similarity between "
-                "consecutive layer outputs (-> 1: layers stop changing the representation).  "
-                "loss: NLL per target token (nats, without label smoothing) on the measurement batches.\n\n")
-        f.write(table)
-    plot(results, args.depths, args.out)
-    print(table)
+    print(write_outputs(results, args.depths, meta, args.out))
 
 
 if __name__ == "__main__":
