@@ -28,9 +28,17 @@ for target in "${targets[@]}"; do
     *) echo "fuzz/run.sh: unknown target $target" >&2; exit 2 ;;
   esac
   [ -d "fuzz/regressions/$target" ] && seeds+=("fuzz/regressions/$target")
-  corpus="build/fuzz/corpus/$target"  # where new inputs go (first directory)
+  # New inputs go to the first directory: kept between long runs; a fresh one
+  # for a counted run, so that it depends on nothing left from earlier runs.
+  if [ -n "${FUZZ_RUNS:-}" ]; then
+    corpus="build/fuzz/corpus-runs/$target"
+    rm -rf "$corpus"
+    log="build/fuzz/$target.runs.log"
+  else
+    corpus="build/fuzz/corpus/$target"
+    log="build/fuzz/$target.log"
+  fi
   mkdir -p "$corpus"
-  log="build/fuzz/$target.log"
   if build/fuzz/"$target" "${limit[@]}" -print_final_stats=1 -rss_limit_mb=3000 -timeout=30 \
       -artifact_prefix="build/fuzz/artifacts/$target-" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
