@@ -1,5 +1,6 @@
 // jsmn's implementation lives in this file only; json.h includes its declarations.
 #define JSMN_STRICT
+#define JSMN_PARENT_LINKS  // as in json.h
 #include <jsmn.h>
 
 #include "json.h"
