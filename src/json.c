@@ -150,7 +150,7 @@ static int compare_keys(const void *a, const void *b) {
 // Every object's keys: no escapes (so raw bytes compare as the decoded keys
 // would) and no duplicates (sorted, then neighbours compared: n log n).
 static int check_keys(const rmt_json *json, const char *what) {
-  key_text *keys = malloc(sizeof(key_text) * (size_t)json->n_tokens);
+  key_text *keys = calloc((size_t)json->n_tokens, sizeof(key_text));
   if (!keys) return rmt_error(RMT_E_NOMEM, "%s: out of memory parsing JSON", what);
   int err = RMT_OK;
   for (int object = 0; object < json->n_tokens && !err; object++) {
@@ -193,7 +193,7 @@ int rmt_json_parse(rmt_json *json, const char *text, size_t len, const char *wha
   jsmn_init(&parser);
   int count = jsmn_parse(&parser, text, len, NULL, 0);
   if (count < 1) return rmt_error(RMT_E_FORMAT, "%s: malformed JSON", what);
-  json->tokens = malloc(sizeof(jsmntok_t) * (size_t)count);
+  json->tokens = calloc((size_t)count, sizeof(jsmntok_t));  // calloc: the product is checked
   if (!json->tokens) return rmt_error(RMT_E_NOMEM, "%s: out of memory parsing JSON", what);
   jsmn_init(&parser);
   json->n_tokens = jsmn_parse(&parser, text, len, json->tokens, (unsigned)count);

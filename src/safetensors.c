@@ -82,7 +82,7 @@ static int by_offset(const void *a, const void *b) {
 
 // Two tensors must not share bytes (one write would change both).
 static int check_overlaps(const rmt_safetensors *st) {
-  const rmt_tensor_info **order = malloc(sizeof *order * ((size_t)st->n_tensors + 1));
+  const rmt_tensor_info **order = calloc((size_t)st->n_tensors + 1, sizeof *order);
   if (!order) return rmt_error(RMT_E_NOMEM, "model.safetensors: out of memory");
   int n = 0;
   for (int i = 0; i < st->n_tensors; i++) {

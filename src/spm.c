@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "size.h"
 #include "spm_internal.h"
 
 // ---------------------------------------------------------------------------
@@ -508,7 +509,8 @@ static int encode_unigram(const rmt_spm *spm, spm_work *w) {
     float score;
     int32_t start, id;
   } best_t;
-  size_t bytes = (size_t)(n + 1) * sizeof(best_t) + (size_t)n * sizeof(spm_seg);
+  size_t bytes = rmt_size_add(rmt_size_mul((size_t)n + 1, sizeof(best_t)), rmt_size_mul((size_t)n, sizeof(spm_seg)));
+  if (bytes == RMT_SIZE_OVERFLOW) return rmt_error(RMT_E_SIZE, "spm: text too long (%d bytes normalized)", n);
   w->block = malloc(bytes);
   if (!w->block) return rmt_error(RMT_E_NOMEM, "spm: out of memory (%zu bytes)", bytes);
   best_t *best = w->block;
@@ -660,8 +662,10 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
   size_t rev_bytes = spm->has_unused ? (size_t)spm->n_pieces * sizeof(int32_t) : 0;
   // At most n symbols, segments and pending ranges (all non-empty and
   // disjoint); n - 1 initial pairs and 2 per merge.
-  size_t bytes = (3 * (size_t)n + 1) * sizeof(bpe_pair) +
-                 (size_t)n * (sizeof(bpe_symbol) + 2 * sizeof(spm_seg)) + rev_bytes;
+  size_t bytes = rmt_size_add(rmt_size_add(rmt_size_mul(3 * (size_t)n + 1, sizeof(bpe_pair)),
+                                            rmt_size_mul((size_t)n, sizeof(bpe_symbol) + 2 * sizeof(spm_seg))),
+                              rev_bytes);
+  if (bytes == RMT_SIZE_OVERFLOW) return rmt_error(RMT_E_SIZE, "spm: text too long (%d bytes normalized)", n);
   w->block = malloc(bytes);
   if (!w->block) return rmt_error(RMT_E_NOMEM, "spm: out of memory (%zu bytes)", bytes);
   bpe_state st = {0};

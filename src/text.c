@@ -67,7 +67,7 @@ RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, cons
     rmt_error(RMT_E_SIZE, "too large: %d texts of %zu bytes in all", n_texts, total);
     return NULL;
   }
-  int32_t *ids = malloc(ids_bytes), *lens = malloc(sizeof(int32_t) * (size_t)n_texts);
+  int32_t *ids = malloc(ids_bytes), *lens = calloc((size_t)n_texts, sizeof(int32_t));
   rmt_translation *tr = NULL;
   if (!ids || !lens) {
     rmt_error(RMT_E_NOMEM, "out of memory");

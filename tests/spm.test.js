@@ -188,6 +188,17 @@ test('corrupt and truncated models fail with a clear error', () => {
   }
 });
 
+// The BPE encoder's working memory is 108 bytes per normalized byte: for 80 MB
+// that is 8.6 GB, which wrapped to 50 MB in WASM's 32-bit sizes (then written
+// far past its end). Now a clear error; the tokenizer goes on working.
+test('a text whose BPE working memory overflows 32 bits is refused, not written past', () => {
+  const bpe = new Spm(readFileSync(new URL('bpe_nfkc.model', DIR)));
+  const before = Array.from(bpe.encode(Buffer.from('hello world')));
+  assert.throws(() => bpe.encode(Buffer.alloc(40_000_000, 'a ')), /spm: text too long \(\d+ bytes normalized\)/);
+  assert.deepEqual(Array.from(bpe.encode(Buffer.from('hello world'))), before);
+  bpe.free();
+});
+
 // Bounded fuzz: damaged models and random input bytes never crash the engine.
 test('fuzz: random bytes into the model parser and the encoder', () => {
   let seed = 12345;
