@@ -88,7 +88,7 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
   if (err) return err;
 
   config->bos_id = 0, config->pad_id = 1, config->eos_id = 2, config->unk_id = 3;
-  config->max_positions = 1024;
+  config->max_positions = 256;  // as models/reference.py
   config->ln_eps = 1e-5f, config->final_ln_eps = 1e-7f;
   config->res_scale = config->enc_alpha = config->dec_alpha = 1.0f;
   config->share_embeddings = 1;

@@ -1,5 +1,5 @@
 // The model: configuration and weights, read-only once loaded. Translation
-// state (caches, scratch) lives apart, in search.c, so several translations
+// state (caches, scratch) lives apart (translation.h), so several translations
 // can share one model.
 #ifndef RMT_MODEL_H
 #define RMT_MODEL_H

@@ -98,28 +98,53 @@ done:
   return tr;
 }
 
-// Hypothesis k of sentence s as text (snprintf convention: returns the full
-// length; writes it NUL-terminated when it fits).
-RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
-                                     size_t cap) {
-  int n = rmt_translation_hyp(tr, s, k, NULL, 0, NULL, NULL);
+// Ids of sentence s from one of the calls below, decoded to text (snprintf
+// convention: returns the full length; writes it NUL-terminated when it fits).
+typedef int (*ids_of_sentence)(const rmt_translation *tr, int s, int k, int32_t *ids, int cap);
+
+static int decode_sentence(const rmt_translation *tr, const rmt_spm *spm, int s, int k, ids_of_sentence ids_of, char *out,
+                           size_t cap) {
+  int n = ids_of(tr, s, k, NULL, 0);
   if (n < 0) return n;
   int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1));  // n < max_positions
   if (!ids) return rmt_error(RMT_E_NOMEM, "out of memory");
-  rmt_translation_hyp(tr, s, k, ids, n, NULL, NULL);
+  ids_of(tr, s, k, ids, n);
   int len = rmt_spm_decode(spm, ids, n, out, cap);
   free(ids);
   return len;
 }
 
-// The best hypothesis so far of sentence s as text (for streaming).
+static int hyp_ids(const rmt_translation *tr, int s, int k, int32_t *ids, int cap) {
+  return rmt_translation_hyp(tr, s, k, ids, cap, NULL, NULL);
+}
+static int partial_ids(const rmt_translation *tr, int s, int k, int32_t *ids, int cap) {
+  return rmt_translation_partial(tr, s, ids, cap);
+}
+static int stable_ids(const rmt_translation *tr, int s, int k, int32_t *ids, int cap) {
+  return rmt_translation_stable(tr, s, ids, cap);
+}
+
+// Hypothesis k of sentence s as text.
+RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
+                                     size_t cap) {
+  return decode_sentence(tr, spm, s, k, hyp_ids, out, cap);
+}
+
+// The best hypothesis so far of sentence s as text.
 RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
-  int n = rmt_translation_partial(tr, s, NULL, 0);
-  if (n < 0) return n;
-  int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1));
-  if (!ids) return rmt_error(RMT_E_NOMEM, "out of memory");
-  rmt_translation_partial(tr, s, ids, n);
-  int len = rmt_spm_decode(spm, ids, n, out, cap);
-  free(ids);
-  return len;
+  return decode_sentence(tr, spm, s, 0, partial_ids, out, cap);
+}
+
+// What sentence s's translation is sure to start with, as text (streaming).
+RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
+  return decode_sentence(tr, spm, s, 0, stable_ids, out, cap);
+}
+
+RMT_API int rmt_text_max_ids(const rmt_model *model, const rmt_search_params *params) {
+  if (!model) return rmt_error(RMT_E_INVALID, "rmt_text_max_ids: no model");
+  rmt_search_params p;
+  if (params) p = *params;
+  else rmt_search_params_default(&p);
+  int n = rmt_translation_max_source(&model->config, &p) - (model->config.n_target_langs ? 1 : 0);
+  return n > 1 ? n : 1;
 }

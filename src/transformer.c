@@ -1,6 +1,6 @@
 // Encoder and decoder forward passes. Reads like models/reference.py: the
 // three residual styles differ only in sublayer_input / sublayer_output and
-// stack_output below.
+// stack_finish below.
 #include <math.h>
 #include <string.h>
 
@@ -34,7 +34,7 @@ static void sublayer_output(const rmt_config *c, const rmt_norm *norm, float *x,
 }
 
 // The stack's output: x (post), LN_final(x) (pre), x * alpha + LN_final(dual) (residual).
-static void stack_output(const rmt_config *c, const rmt_norm *final_norm, float alpha, float *x, float *dual, int M) {
+static void stack_finish(const rmt_config *c, const rmt_norm *final_norm, float alpha, float *x, float *dual, int M) {
   size_t n = (size_t)M * c->d_model;
   if (c->style == RMT_STYLE_PRE) {
     rmt_layer_norm_f32__wasmsimd(x, x, final_norm->gamma, final_norm->beta, M, c->d_model, c->ln_eps);
@@ -119,7 +119,7 @@ void rmt_encode(rmt_translation *tr) {
     feed_forward(tr, layer, in, M);
     sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, M);
   }
-  stack_output(c, &m->encoder_norm, c->enc_alpha, x, tr->dual, M);
+  stack_finish(c, &m->encoder_norm, c->enc_alpha, x, tr->dual, M);
 
   // Cross-attention keys and values depend only on the encoder output: once per sentence.
   size_t layer_size = (size_t)M * D;
@@ -179,6 +179,6 @@ void rmt_decoder_step(rmt_translation *tr) {
     feed_forward(tr, layer, in, R);
     sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, R);
   }
-  stack_output(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
+  stack_finish(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
   gemm(tr->logits, x, m->output_projection.weight, NULL, R, c->vocab_size, D);
 }

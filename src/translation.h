@@ -10,8 +10,9 @@
 // with rmt_limit(). The bytes limit keeps a batch (sentences x beam x output
 // length) well inside WASM's 4 GB memory, next to the model.
 #define RMT_MAX_BEAM 256
+#define RMT_MAX_LEN (1 << 20)  // min_len and max_len_b
 #define RMT_MAX_TRANSLATION_BYTES ((size_t)1 << 30)
-enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1 };
+enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2 };
 // The value of limit `which` (RMT_LIMIT_*), or RMT_E_INVALID.
 RMT_API int rmt_limit(int which);
 
@@ -23,6 +24,20 @@ typedef struct {
   double max_len_a;  //   src_len counting the source's </s>
   double lenpen;     // finished score = sum of log-probs / length^lenpen (length counts </s>)
 } rmt_search_params;
+
+// The fields of rmt_search_params by number, so that callers (JS) set them
+// without knowing the struct's layout; defaults and ranges live in translation.c.
+enum {
+  RMT_PARAM_BEAM, RMT_PARAM_NBEST, RMT_PARAM_MIN_LEN, RMT_PARAM_MAX_LEN_A, RMT_PARAM_MAX_LEN_B, RMT_PARAM_LENPEN,
+  RMT_PARAM_COUNT
+};
+RMT_API int rmt_search_params_size(void);
+RMT_API void rmt_search_params_default(rmt_search_params *params);
+// The field's name ("beam", "max_len_a", ...), NULL past the last.
+RMT_API const char *rmt_search_param_name(int field);
+RMT_API double rmt_search_param_get(const rmt_search_params *params, int field);
+// Sets a field: RMT_E_LIMIT (and nothing set) when the value is out of its range.
+RMT_API int rmt_search_param_set(rmt_search_params *params, int field, double value);
 
 typedef struct {
   int *tokens;  // [len] without </s>
@@ -88,7 +103,9 @@ void rmt_encode(rmt_translation *tr);
 // placed), writing logits [n_rows, V] and the rows' keys/values to the cache.
 void rmt_decoder_step(rmt_translation *tr);
 
-RMT_API void rmt_search_params_default(rmt_search_params *params);
+// The most source tokens (language token included, </s> not) a sentence may have (translation.c).
+int rmt_translation_max_source(const rmt_config *c, const rmt_search_params *p);
+
 RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
                                                int n_sent, const rmt_search_params *params);
 RMT_API void rmt_translation_free(rmt_translation *tr);
@@ -102,8 +119,10 @@ RMT_API int rmt_translation_n_hyps(const rmt_translation *tr, int s);
 // length; score and hit_max_len may be NULL.
 RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t *ids, int cap, float *score,
                                 int32_t *hit_max_len);
-// The best hypothesis so far (streaming); returns its length.
+// The best hypothesis so far; returns its length.
 RMT_API int rmt_translation_partial(const rmt_translation *tr, int s, int32_t *ids, int cap);
+// The prefix the final best hypothesis is sure to start with (streaming); returns its length.
+RMT_API int rmt_translation_stable(const rmt_translation *tr, int s, int32_t *ids, int cap);
 RMT_API int rmt_translation_n_sentences(const rmt_translation *tr);
 RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s);
 RMT_API int rmt_translation_steps(const rmt_translation *tr);
@@ -127,4 +146,9 @@ RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, cons
 RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
                                      size_t cap);
 RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
+RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
+// The most ids of user text one sentence may have with these parameters (see
+// rmt_translation_max_source; the language token is not counted): longer
+// text is to be split before rmt_translation_begin_text.
+RMT_API int rmt_text_max_ids(const rmt_model *model, const rmt_search_params *params);
 #endif

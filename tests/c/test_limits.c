@@ -2,6 +2,10 @@
 // ways by build.sh; in build/native32 size_t has WASM's 32 bits, so the
 // products below wrap there unless the checks catch them (ASan would then see
 // the writes past a too-small arena).
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "rmt.h"
 #include "size.h"
 #include "testutil.h"
@@ -79,14 +83,25 @@ static void test_translation_limits(void) {
   CHECK(rmt_limit(99) == RMT_E_INVALID, "unknown limit");
 }
 
+// A fixture model loaded from tests/fixtures/models/NAME (NULL, reported, on failure).
+static rmt_model *load_fixture(const char *name) {
+  char path[256];
+  size_t config_len, weights_len;
+  snprintf(path, sizeof path, "tests/fixtures/models/%s/config.json", name);
+  char *config = read_file(path, &config_len);
+  snprintf(path, sizeof path, "tests/fixtures/models/%s/model.safetensors", name);
+  char *weights = read_file(path, &weights_len);
+  rmt_model *model = config && weights ? rmt_model_load(config, config_len, (const uint8_t *)weights, weights_len) : NULL;
+  CHECK(model, "cannot load %s: %s", name, rmt_last_error());
+  free(config);
+  free(weights);
+  return model;
+}
+
 // The largest beam on a real model, run to the end (fixed-size arrays in the
 // search are sized by RMT_MAX_BEAM).
 static void test_largest_beam(void) {
-  size_t config_len, weights_len;
-  char *config = read_file("tests/fixtures/models/residual-2x2/config.json", &config_len);
-  char *weights = read_file("tests/fixtures/models/residual-2x2/model.safetensors", &weights_len);
-  rmt_model *model = config && weights ? rmt_model_load(config, config_len, (const uint8_t *)weights, weights_len) : NULL;
-  CHECK(model, "cannot load residual-2x2: %s", rmt_last_error());
+  rmt_model *model = load_fixture("residual-2x2");
   if (model) {
     int32_t ids[] = {5, 6, 7, 8, 9, 10}, lens[] = {4, 2};
     rmt_search_params p;
@@ -98,17 +113,76 @@ static void test_largest_beam(void) {
     rmt_translation_free(tr);
     p.beam = RMT_MAX_BEAM + 1;
     CHECK(!rmt_translation_begin(model, ids, lens, 2, &p) && rmt_last_error_code() == RMT_E_LIMIT &&
-              strstr(rmt_last_error(), "beam must be in [1, 256]"),
+              strstr(rmt_last_error(), "beam must be an integer in [1, 256], got 257"),
           "beam 257: %s", rmt_last_error());
   }
   rmt_model_free(model);
-  free(config);
-  free(weights);
+}
+
+// The search parameters by field number (what JS uses instead of the struct's
+// layout): names, defaults, ranges, and nothing set by a refused value.
+static void test_search_params(void) {
+  rmt_search_params p;
+  rmt_search_params_default(&p);
+  const char *names[] = {"beam", "nbest", "min_len", "max_len_a", "max_len_b", "lenpen"};
+  for (int f = 0; f < RMT_PARAM_COUNT; f++) CHECK(strcmp(rmt_search_param_name(f), names[f]) == 0, "field %d name", f);
+  CHECK(!rmt_search_param_name(RMT_PARAM_COUNT) && !rmt_search_param_name(-1), "no name past the fields");
+  CHECK(rmt_search_params_size() == (int)sizeof p, "size");
+  CHECK(p.beam == 5 && p.nbest == 1 && p.min_len == 1 && p.max_len_a == 1.2 && p.max_len_b == 10 && p.lenpen == 1.0,
+        "defaults");
+  CHECK(rmt_search_param_get(&p, RMT_PARAM_MAX_LEN_A) == 1.2, "get");
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_BEAM, 256) == RMT_OK && p.beam == 256, "largest beam");
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_BEAM, 257) == RMT_E_LIMIT && p.beam == 256 &&
+            strstr(rmt_last_error(), "beam must be an integer in [1, 256], got 257"), "%s", rmt_last_error());
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_BEAM, 2.5) == RMT_E_LIMIT, "a fractional beam");
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_MIN_LEN, -1) == RMT_E_LIMIT, "negative min_len");
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_MAX_LEN_B, RMT_MAX_LEN + 1) == RMT_E_LIMIT, "max_len_b over the limit");
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_MAX_LEN_A, NAN) == RMT_E_LIMIT, "NaN max_len_a");
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_LENPEN, 0.6) == RMT_OK && p.lenpen == 0.6, "lenpen");
+  CHECK(rmt_search_param_set(&p, RMT_PARAM_COUNT, 1) == RMT_E_INVALID, "unknown field");
+  CHECK(rmt_limit(RMT_LIMIT_LEN) == RMT_MAX_LEN, "length limit");
+}
+
+// While a sentence is decoded, its stable prefix only grows and the final best
+// hypothesis starts with it (streaming never takes a word back).
+static void test_stable_prefix(void) {
+  rmt_model *model = load_fixture("pre-2x2");
+  for (int beam = 1; model && beam <= 8; beam += 7) {
+    int32_t ids[] = {5, 6, 7, 8, 9, 10, 11, 12, 13}, lens[] = {6, 3};
+    int32_t seen[2][256], n_seen[2] = {0, 0}, grew = 0;
+    rmt_search_params p;
+    rmt_search_params_default(&p);
+    p.beam = beam;
+    rmt_translation *tr = rmt_translation_begin(model, ids, lens, 2, &p);
+    CHECK(tr, "beam %d: %s", beam, rmt_last_error());
+    for (int left = 1; tr && left > 0;) {
+      left = rmt_translation_step(tr);
+      for (int s = 0; s < 2; s++) {
+        int32_t now[256];
+        int n = rmt_translation_stable(tr, s, now, 256);
+        CHECK(n >= n_seen[s] && memcmp(now, seen[s], sizeof(int32_t) * (size_t)n_seen[s]) == 0,
+              "beam %d sentence %d: the stable prefix changed", beam, s);
+        grew += n > n_seen[s] && left > 0;
+        memcpy(seen[s], now, sizeof(int32_t) * (size_t)n);
+        n_seen[s] = n;
+      }
+    }
+    for (int s = 0; tr && s < 2; s++) {
+      int32_t best[256];
+      int n = rmt_translation_hyp(tr, s, 0, best, 256, NULL, NULL);
+      CHECK(n == n_seen[s] && memcmp(best, seen[s], sizeof(int32_t) * (size_t)n) == 0, "beam %d sentence %d: final", beam, s);
+    }
+    CHECK(grew > 0, "beam %d: the prefix grew before the end", beam);
+    rmt_translation_free(tr);
+  }
+  rmt_model_free(model);
 }
 
 int main(void) {
   test_size_helpers();
   test_translation_limits();
   test_largest_beam();
+  test_search_params();
+  test_stable_prefix();
   return test_report("test_limits");
 }

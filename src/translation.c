@@ -1,0 +1,363 @@
+// A translation's lifecycle: search parameters (defaults and ranges, the one
+// place they are defined: JS reads them through the exports below), sizing and
+// carving the arena, encoding the batch, results, and teacher forcing. The
+// search step itself is in search.c.
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "translation.h"
+
+// ---------------------------------------------------------------- search parameters
+
+// Each field of rmt_search_params: its name (the JS option is its camelCase),
+// its range, whether it is an integer, and its default.
+typedef struct {
+  const char *name;
+  double min, max, fallback;
+  int integer;
+} param_spec;
+
+static const param_spec PARAMS[RMT_PARAM_COUNT] = {
+    [RMT_PARAM_BEAM] = {"beam", 1, RMT_MAX_BEAM, 5, 1},
+    [RMT_PARAM_NBEST] = {"nbest", 1, RMT_MAX_BEAM, 1, 1},
+    [RMT_PARAM_MIN_LEN] = {"min_len", 0, RMT_MAX_LEN, 1, 1},
+    [RMT_PARAM_MAX_LEN_A] = {"max_len_a", 0, 1000, 1.2, 0},
+    [RMT_PARAM_MAX_LEN_B] = {"max_len_b", 0, RMT_MAX_LEN, 10, 1},
+    [RMT_PARAM_LENPEN] = {"lenpen", -1000, 1000, 1.0, 0},
+};
+
+RMT_API int rmt_search_params_size(void) { return (int)sizeof(rmt_search_params); }
+
+RMT_API const char *rmt_search_param_name(int field) {
+  return field >= 0 && field < RMT_PARAM_COUNT ? PARAMS[field].name : NULL;
+}
+
+RMT_API double rmt_search_param_get(const rmt_search_params *p, int field) {
+  switch (field) {
+    case RMT_PARAM_BEAM: return p->beam;
+    case RMT_PARAM_NBEST: return p->nbest;
+    case RMT_PARAM_MIN_LEN: return p->min_len;
+    case RMT_PARAM_MAX_LEN_A: return p->max_len_a;
+    case RMT_PARAM_MAX_LEN_B: return p->max_len_b;
+    case RMT_PARAM_LENPEN: return p->lenpen;
+    default: return NAN;
+  }
+}
+
+static int check_value(int field, double value) {
+  const param_spec *spec = &PARAMS[field];
+  if (!(value >= spec->min && value <= spec->max) || (spec->integer && value != floor(value))) {
+    return rmt_error(RMT_E_LIMIT, "%s must be %s in [%g, %g], got %g", spec->name, spec->integer ? "an integer" : "a number",
+                     spec->min, spec->max, value);
+  }
+  return RMT_OK;
+}
+
+RMT_API int rmt_search_param_set(rmt_search_params *p, int field, double value) {
+  if (field < 0 || field >= RMT_PARAM_COUNT) return rmt_error(RMT_E_INVALID, "unknown search parameter %d", field);
+  int err = check_value(field, value);
+  if (err) return err;
+  switch (field) {
+    case RMT_PARAM_BEAM: p->beam = (int)value; break;
+    case RMT_PARAM_NBEST: p->nbest = (int)value; break;
+    case RMT_PARAM_MIN_LEN: p->min_len = (int)value; break;
+    case RMT_PARAM_MAX_LEN_A: p->max_len_a = value; break;
+    case RMT_PARAM_MAX_LEN_B: p->max_len_b = (int)value; break;
+    case RMT_PARAM_LENPEN: p->lenpen = value; break;
+  }
+  return RMT_OK;
+}
+
+RMT_API void rmt_search_params_default(rmt_search_params *params) {
+  for (int field = 0; field < RMT_PARAM_COUNT; field++) rmt_search_param_set(params, field, PARAMS[field].fallback);
+}
+
+static int check_params(const rmt_search_params *p) {
+  for (int field = 0; field < RMT_PARAM_COUNT; field++) {
+    int err = check_value(field, rmt_search_param_get(p, field));
+    if (err) return err;
+  }
+  if (p->nbest > p->beam) return rmt_error(RMT_E_LIMIT, "nbest must be in [1, beam], got %d (beam %d)", p->nbest, p->beam);
+  return RMT_OK;
+}
+
+RMT_API int rmt_limit(int which) {
+  switch (which) {
+    case RMT_LIMIT_BEAM: return RMT_MAX_BEAM;
+    case RMT_LIMIT_TRANSLATION_BYTES: return (int)RMT_MAX_TRANSLATION_BYTES;
+    case RMT_LIMIT_LEN: return RMT_MAX_LEN;
+    default: return rmt_error(RMT_E_INVALID, "unknown limit %d", which);
+  }
+}
+
+// ---------------------------------------------------------------- allocation
+
+// The sizes a translation's arrays are made of, as size_t: they come from the
+// call (sentences, lengths, beam), so they are checked before any becomes an int.
+typedef struct {
+  size_t n_sent, beam, rows, src_rows, steps, keys;
+} layout_dims;
+
+// Lays out every array of the translation; with arena == NULL only counts the
+// bytes, so the arena is sized exactly by the same code that carves it. Counts
+// saturate (size.h): an impossible size comes back as RMT_SIZE_OVERFLOW. When
+// carving, returns RMT_SIZE_OVERFLOW if a chunk is missing (a sizing bug).
+static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation *tr, rmt_arena *arena) {
+  size_t bytes = 0;
+  int missing = 0;
+#define MUL rmt_size_mul
+#define TAKE(field, type, count)                                                 \
+  do {                                                                           \
+    size_t n_ = (count);                                                         \
+    if (arena) missing += !(tr->field = (type *)rmt_arena_alloc(arena, MUL(sizeof(type), n_))); \
+    else bytes = rmt_size_add(bytes, rmt_arena_bytes(n_, sizeof(type)));         \
+  } while (0)
+  size_t N = d->n_sent, B = d->beam, S = d->steps, R = d->rows, D = (size_t)c->d_model, L = (size_t)c->decoder_layers;
+  size_t rows = R > d->src_rows ? R : d->src_rows;
+  TAKE(max_len, int, N);
+  TAKE(finished, int, N);
+  TAKE(ignore, int, MUL(N, B));
+  TAKE(hyps, rmt_hypothesis, MUL(N, B));
+  TAKE(n_hyps, int, N);
+  TAKE(hyp_tokens, int, MUL(MUL(N, B), S));
+  TAKE(src_ids, int, d->src_rows);
+  TAKE(enc_out, float, MUL(d->src_rows, D));
+  TAKE(cross_k, float, MUL(MUL(L, d->src_rows), D));
+  TAKE(cross_v, float, MUL(MUL(L, d->src_rows), D));
+  TAKE(row_sent, int, R);
+  TAKE(next_row_sent, int, R);
+  TAKE(tokens, int, MUL(R, rmt_size_add(S, 1)));
+  TAKE(next_tokens, int, MUL(R, rmt_size_add(S, 1)));
+  TAKE(path, int, MUL(R, S));
+  TAKE(next_path, int, MUL(R, S));
+  TAKE(row_score, float, R);
+  TAKE(next_row_score, float, R);
+  TAKE(self_k, float, MUL(MUL(MUL(L, S), R), D));
+  TAKE(self_v, float, MUL(MUL(MUL(L, S), R), D));
+  TAKE(x, float, MUL(rows, D));
+  TAKE(dual, float, MUL(rows, D));
+  TAKE(normed, float, MUL(rows, D));
+  TAKE(q, float, MUL(rows, D));
+  TAKE(k, float, MUL(rows, D));
+  TAKE(v, float, MUL(rows, D));
+  TAKE(attn, float, MUL(rows, D));
+  TAKE(sub_out, float, MUL(rows, D));
+  TAKE(hidden, float, MUL(rows, (size_t)c->ffn_dim));
+  TAKE(logits, float, MUL(R, (size_t)c->vocab_size));
+  TAKE(scores, float, d->keys);
+  TAKE(key_rows, const float *, d->keys);
+  TAKE(value_rows, const float *, d->keys);
+  TAKE(cand_score, float, MUL(2, B));
+  TAKE(cand_index, int, MUL(2, B));
+#undef TAKE
+#undef MUL
+  return missing ? RMT_SIZE_OVERFLOW : bytes;
+}
+
+// Target tokens allowed for a source of src_len tokens (counting its </s>).
+static int max_target_len(const rmt_config *c, const rmt_search_params *p, int src_len) {
+  double limit = p->max_len_a * (double)src_len + p->max_len_b;
+  return limit < c->max_positions - 1 ? (int)limit : c->max_positions - 1;
+}
+
+// The most source tokens (a language token included, </s> not) one sentence
+// may have: within the model's positions, and short enough that its longest
+// allowed output (max_len_a * (n + 1) + max_len_b) is not cut by them, so that
+// a caller splitting long text gets whole translations. At least 8 (within
+// the positions), whatever the parameters.
+int rmt_translation_max_source(const rmt_config *c, const rmt_search_params *p) {
+  int limit = c->max_positions - 1;
+  if (p->max_len_a > 0) {
+    double by_output = floor((c->max_positions - 1 - p->max_len_b) / p->max_len_a) - 1;
+    if (by_output < limit) limit = by_output < 0 ? 0 : (int)by_output;
+  }
+  int floor_ = c->max_positions - 1 < 8 ? c->max_positions - 1 : 8;
+  return limit > floor_ ? limit : floor_;
+}
+
+RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
+                                               int n_sent, const rmt_search_params *params) {
+  rmt_clear_error();
+  if (!model || !ids || !lens) {
+    rmt_error(RMT_E_INVALID, "rmt_translation_begin: missing model or input");
+    return NULL;
+  }
+  const rmt_config *c = &model->config;
+  rmt_search_params p;
+  if (params) p = *params;
+  else rmt_search_params_default(&p);
+  if (check_params(&p)) return NULL;
+  if (n_sent < 1) {
+    rmt_error(RMT_E_INVALID, "empty input: no sentences");
+    return NULL;
+  }
+  // Validate the input and size everything before allocating anything.
+  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0};
+  size_t id_count = 0;
+  int max_target = 0;
+  for (int s = 0; s < n_sent; s++) {
+    if (lens[s] < 1) {
+      rmt_error(RMT_E_INVALID, "empty input: sentence %d has no tokens", s);
+      return NULL;
+    }
+    if (lens[s] + 1 > c->max_positions) {
+      rmt_error(RMT_E_LIMIT, "input too long: sentence %d has %d tokens, the model takes at most %d (plus </s>)", s,
+                lens[s], c->max_positions - 1);
+      return NULL;
+    }
+    for (int t = 0; t < lens[s]; t++) {
+      int id = ids[id_count + (size_t)t];
+      if (id < 0 || id >= c->vocab_size || id == c->pad_id) {
+        rmt_error(RMT_E_INVALID, "token id %d (sentence %d, position %d) is %s", id, s, t,
+                  id == c->pad_id ? "the padding id" : "outside the vocabulary");
+        return NULL;
+      }
+    }
+    id_count += (size_t)lens[s];  // at most n_sent * max_positions: the ids are in memory
+    dims.src_rows = rmt_size_add(dims.src_rows, (size_t)lens[s] + 1);
+    if ((size_t)lens[s] + 1 > dims.keys) dims.keys = (size_t)lens[s] + 1;
+    int max_len = max_target_len(c, &p, lens[s] + 1);
+    max_target = max_len > max_target ? max_len : max_target;
+  }
+  dims.steps = (size_t)max_target + 1;
+  if (dims.steps > dims.keys) dims.keys = dims.steps;
+  size_t bytes = layout(c, &dims, NULL, NULL);
+  if (bytes > RMT_MAX_TRANSLATION_BYTES) {
+    // Every count below the limit also fits the int fields of rmt_translation.
+    char need[64];
+    if (bytes == RMT_SIZE_OVERFLOW) snprintf(need, sizeof need, "more memory than %zu-bit sizes address", 8 * sizeof(size_t));
+    else snprintf(need, sizeof need, "%zu MB", bytes >> 20);
+    rmt_error(RMT_E_SIZE, "too large: beam %d over %d sentence%s of up to %d output tokens needs %s (the limit is %zu MB); "
+              "use a smaller beam, maxLength or batch", p.beam, n_sent, n_sent == 1 ? "" : "s", max_target, need,
+              RMT_MAX_TRANSLATION_BYTES >> 20);
+    return NULL;
+  }
+
+  rmt_translation *tr = calloc(1, sizeof *tr);
+  if (!tr) {
+    rmt_error(RMT_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  tr->model = model;
+  tr->params = p;
+  tr->n_sent = n_sent;
+  tr->rows_max = (int)dims.rows;
+  tr->steps_max = (int)dims.steps;
+  tr->src_rows = (int)dims.src_rows;
+  tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
+  tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
+  if (!tr->src_len || !tr->src_offset) goto nomem;
+  for (int s = 0, offset = 0; s < n_sent; s++) {
+    tr->src_len[s] = lens[s] + 1;
+    tr->src_offset[s] = offset;
+    offset += tr->src_len[s];
+  }
+  if (rmt_arena_init(&tr->arena, bytes)) goto fail;
+  if (layout(c, &dims, tr, &tr->arena) == RMT_SIZE_OVERFLOW) {
+    rmt_error(RMT_E_STATE, "translation arena exhausted (sizing bug)");
+    goto fail;
+  }
+  // Only the search bookkeeping needs zeros; caches and scratch are written before read.
+  memset(tr->finished, 0, sizeof(int) * (size_t)n_sent);
+  memset(tr->n_hyps, 0, sizeof(int) * (size_t)n_sent);
+  memset(tr->ignore, 0, sizeof(int) * (size_t)n_sent * p.beam);
+
+  const int32_t *in = ids;
+  for (int s = 0; s < n_sent; s++) {
+    int *dst = tr->src_ids + tr->src_offset[s];
+    for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
+    dst[lens[s]] = c->eos_id;
+    tr->max_len[s] = max_target_len(c, &p, tr->src_len[s]);
+  }
+  rmt_encode(tr);
+  // Step 0: one row per sentence (all beams would be identical), starting from </s>.
+  tr->n_rows = n_sent;
+  for (int s = 0; s < n_sent; s++) {
+    tr->row_sent[s] = s;
+    tr->tokens[(size_t)s * (tr->steps_max + 1)] = c->eos_id;
+  }
+  return tr;
+nomem:
+  rmt_error(RMT_E_NOMEM, "out of memory");
+fail:
+  rmt_translation_free(tr);
+  return NULL;
+}
+
+RMT_API void rmt_translation_free(rmt_translation *tr) {
+  if (!tr) return;
+  rmt_arena_free(&tr->arena);
+  free(tr->src_len);
+  free(tr->src_offset);
+  free(tr);
+}
+
+// ---------------------------------------------------------------- results
+
+RMT_API int rmt_translation_n_hyps(const rmt_translation *tr, int s) {
+  if (!tr || s < 0 || s >= tr->n_sent) return rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);
+  if (!tr->finished[s]) return rmt_error(RMT_E_STATE, "sentence %d is not finished", s);
+  return tr->n_hyps[s] < tr->params.nbest ? tr->n_hyps[s] : tr->params.nbest;
+}
+
+// Copies hypothesis k of sentence s (best first) into ids (up to cap) and
+// returns its length; score and hit_max_len may be NULL.
+RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t *ids, int cap, float *score,
+                                int32_t *hit_max_len) {
+  int n = rmt_translation_n_hyps(tr, s);
+  if (n < 0) return n;
+  if (n == 0) {
+    return rmt_error(RMT_E_STATE, "sentence %d has no translation: every hypothesis scored NaN or -inf "
+                     "(non-finite activations: broken weights?)", s);
+  }
+  if (k < 0 || k >= n) return rmt_error(RMT_E_INVALID, "hypothesis %d of sentence %d out of range", k, s);
+  const rmt_hypothesis *h = &tr->hyps[(size_t)s * tr->params.beam + k];
+  for (int i = 0; i < h->len && i < cap; i++) ids[i] = h->tokens[i];
+  if (score) *score = h->score;
+  if (hit_max_len) *hit_max_len = h->hit_max_len;
+  return h->len;
+}
+
+RMT_API int rmt_translation_n_sentences(const rmt_translation *tr) { return tr ? tr->n_sent : 0; }
+// Source length of sentence s, counting its </s>.
+RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s) {
+  return tr && s >= 0 && s < tr->n_sent ? tr->src_len[s] : rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);
+}
+RMT_API int rmt_translation_steps(const rmt_translation *tr) { return tr ? tr->step : 0; }
+
+
+// ---------------------------------------------------------------- teacher forcing
+
+// The encoder output of sentence s: [src_len(s), d_model] (its tokens + </s>).
+RMT_API const float *rmt_translation_encoder_out(const rmt_translation *tr, int s) {
+  if (!tr || s < 0 || s >= tr->n_sent) return NULL;
+  return tr->enc_out + (size_t)tr->src_offset[s] * tr->model->config.d_model;
+}
+
+// Runs one decoder step with given tokens (one per sentence: the previous
+// output token, starting with </s>), for scoring and for tests. Logits of the
+// step: rmt_translation_logits, [n_sent, vocab]. Needs beam 1; no search after.
+RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *tokens) {
+  if (!tr || !tokens) return rmt_error(RMT_E_INVALID, "rmt_translation_force_step: missing arguments");
+  const rmt_config *c = &tr->model->config;
+  if (tr->params.beam != 1) return rmt_error(RMT_E_STATE, "forced decoding needs beam 1");
+  if (tr->step > 0 && !tr->forced) return rmt_error(RMT_E_STATE, "forced decoding after a search step");
+  if (tr->step >= tr->steps_max) return rmt_error(RMT_E_LIMIT, "forced decoding past the maximum length (%d)", tr->steps_max);
+  for (int s = 0; s < tr->n_sent; s++) {
+    if (tokens[s] < 0 || tokens[s] >= c->vocab_size) return rmt_error(RMT_E_INVALID, "token id %d outside the vocabulary", tokens[s]);
+  }
+  tr->forced = 1;
+  tr->n_rows = tr->n_sent;
+  for (int s = 0; s < tr->n_sent; s++) {
+    tr->row_sent[s] = s;
+    tr->tokens[(size_t)s * (tr->steps_max + 1) + tr->step] = tokens[s];
+  }
+  rmt_decoder_step(tr);
+  tr->step++;
+  return RMT_OK;
+}
+
+RMT_API const float *rmt_translation_logits(const rmt_translation *tr) { return tr ? tr->logits : NULL; }
