@@ -13,23 +13,34 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 target="${1:-all}"
-APT_PACKAGES="emscripten libsimde-dev libjsmn-dev clang libclang-rt-14-dev libc6-dev-i386 lib32gcc-12-dev lib32stdc++-12-dev"
+# Debian packages by build: the WASM build needs only Emscripten and jsmn
+# (npm start builds only that); the native builds add SIMDe and clang with
+# the i386 libraries.
+WASM_PACKAGES="emscripten libjsmn-dev"
+APT_PACKAGES="$WASM_PACKAGES libsimde-dev clang libclang-rt-14-dev libc6-dev-i386 lib32gcc-12-dev lib32stdc++-12-dev"
+
+have_wasm_deps() {
+  command -v emcc >/dev/null && [ -f /usr/include/jsmn.h ]
+}
 
 have_deps() {
-  command -v emcc >/dev/null && [ -f /usr/include/simde/wasm/simd128.h ] && [ -f /usr/include/jsmn.h ] &&
+  have_wasm_deps && [ -f /usr/include/simde/wasm/simd128.h ] &&
     command -v clang >/dev/null && [ -f /usr/lib32/crt1.o ] &&
     [ -n "$(find /usr/lib/llvm-*/lib/clang -name 'libclang_rt.fuzzer-i386.a' -print -quit 2>/dev/null)" ] &&
     [ -n "$(find /usr/lib/gcc/x86_64-linux-gnu -path '*/32/libstdc++.so' -print -quit 2>/dev/null)" ]
 }
 
+# ensure_deps [wasm]: installs what the build lacks (as root), or says what to install.
 ensure_deps() {
-  have_deps && return 0
+  local check=have_deps packages="$APT_PACKAGES"
+  if [ "${1:-}" = wasm ]; then check=have_wasm_deps packages="$WASM_PACKAGES"; fi
+  $check && return 0
   if [ "$(id -u)" = 0 ]; then
-    echo "build.sh: installing $APT_PACKAGES" >&2
+    echo "build.sh: installing $packages" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq $APT_PACKAGES >/dev/null || { apt-get update -qq && apt-get install -y -qq $APT_PACKAGES >/dev/null; }
+    apt-get install -y -qq $packages >/dev/null || { apt-get update -qq && apt-get install -y -qq $packages >/dev/null; }
   else
-    echo "build.sh: missing build dependencies; run: sudo apt-get install -y $APT_PACKAGES" >&2
+    echo "build.sh: missing build dependencies; run: sudo apt-get install -y $packages" >&2
     exit 1
   fi
 }
@@ -61,16 +72,17 @@ build_native() {
 }
 
 build_wasm() {
+  local stamp=dist/residual-mt.wasm
+  if [ -f "$stamp" ] && [ -z "$(find src build.sh -newer "$stamp" -print -quit)" ]; then
+    return 0
+  fi
+  ensure_deps wasm
   mkdir -p dist
   # Emscripten's JS optimizer needs Debian's acorn.
   export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
   # Emscripten's sysroot hides /usr/include; expose just the header-only jsmn.
   mkdir -p build/wasm-include
   ln -sf /usr/include/jsmn.h build/wasm-include/jsmn.h
-  local stamp=dist/residual-mt.wasm
-  if [ -f "$stamp" ] && [ -z "$(find src build.sh -newer "$stamp" -print -quit)" ]; then
-    return 0
-  fi
   # A standalone module (no Emscripten JS glue): js/wasm.js instantiates it.
   # Exports are the functions marked RMT_API. malloc returns NULL when memory
   # cannot grow, so the library reports out-of-memory instead of aborting.
@@ -114,7 +126,7 @@ case "$target" in
   sanitize) ensure_deps; build_sanitize ;;
   native32) ensure_deps; build_native32 ;;
   fuzz) ensure_deps; build_fuzz ;;
-  wasm) ensure_deps; build_wasm; write_shell ;;
+  wasm) build_wasm; write_shell ;;
   all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm; write_shell ;;
   *) echo "usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]" >&2; exit 2 ;;
 esac

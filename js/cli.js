@@ -1,79 +1,77 @@
 #!/usr/bin/env node
 // residual-mt command line: translate text or token ids, tokenize, detokenize.
-// Runs the WASM engine in-process.
+// Runs the WASM engine in-process; text goes through the same sentence
+// splitting, batching and limits as the API (js/runner.js).
 
 import { readFile, access } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Engine } from './engine.js';
+import { parseArgs } from 'node:util';
+import { canonicalTag, describePairs, languagePairs, sameLanguage } from './languages.js';
+import { loadFiles, resolveDefaultModel, toLocation } from './loader.js';
+import { Runner } from './runner.js';
 
 const USAGE = `usage:
-  residual-mt [--model DIR] [--to LANG] [options] [TEXT ...]   translate text (lines of stdin, or TEXT arguments)
-  residual-mt --ids [--model DIR] [options]                     translate lines of space-separated token ids
-  residual-mt tokenize [--model DIR]                            text lines -> space-separated ids
-  residual-mt detokenize [--model DIR]                          id lines -> text
+  residual-mt [--model DIR] [--from LANG] [--to LANG] [options] [TEXT ...]   translate text (lines of stdin, or TEXT arguments)
+  residual-mt --ids [--model DIR] [options]                                 translate lines of space-separated token ids
+  residual-mt tokenize [--model DIR]                                        text lines -> space-separated ids
+  residual-mt detokenize [--model DIR]                                      id lines -> text
 
-options:
-  --model DIR       model directory (config.json, model.safetensors, spm.model); default: the shipped model
-  --to LANG         target language, for models that translate into several (default: the model's first)
+options (--name value or --name=value; -- ends the options):
+  --model DIR       model directory or URL (config.json, model.safetensors, spm.model); default: the shipped model
+  --from LANG       source language (default: the model's, from --to)
+  --to LANG         target language (default: the model's first pair)
   --beam N          beam size (default 5; 1 = greedy)
   --nbest N         hypotheses printed per input line (default 1; at most the beam)
   --lenpen X        length penalty: score / length^X (default 1.0)
   --max-len-a X     max output length = X * (source length + 1) + max-len-b (default 1.2)
   --max-len-b N     (default 10)
   --min-len N       (default 1)
-  --scores          prefix each output line with its score and a tab
-  --batch N         sentences translated together (default 16)
+  --scores          prefix each output line with its score and a tab (text: the sum over its sentences)
+  --batch N         most sentences translated together (default 32)
+  -h, --help        this text
+  --version         the version
 
-Output: one line per input line (nbest lines with --nbest); an empty input line gives an empty output line.`;
+Output: --nbest lines (default 1) per input line, in order; an empty input line gives empty lines.
+A line of text is split into sentences as the API splits text; its n-th output line joins
+each sentence's n-th hypothesis.`;
 
-const DEFAULT_MODEL = fileURLToPath(new URL('../models/es-en', import.meta.url));
+const OPTIONS = {
+  model: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'boolean' },
+  beam: { type: 'string' }, nbest: { type: 'string' }, lenpen: { type: 'string' }, 'max-len-a': { type: 'string' },
+  'max-len-b': { type: 'string' }, 'min-len': { type: 'string' }, scores: { type: 'boolean' }, batch: { type: 'string' },
+  help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
+};
+// Search options: CLI name -> [API name, integer?]. Ranges are the engine's.
+const NUMBERS = {
+  beam: ['beam', true], nbest: ['nbest', true], lenpen: ['lenpen', false], 'max-len-a': ['maxLenA', false],
+  'max-len-b': ['maxLenB', true], 'min-len': ['minLen', true], batch: ['batch', true],
+};
 
-function parseArgs(argv) {
-  const opts = { command: 'translate', model: undefined, ids: false, scores: false, batch: 16, search: {}, texts: [] };
-  const numbers = {
-    '--beam': ['beam', true], '--nbest': ['nbest', true], '--lenpen': ['lenpen', false],
-    '--max-len-a': ['maxLenA', false], '--max-len-b': ['maxLenB', true], '--min-len': ['minLen', true],
-  };
-  const args = [...argv];
-  if (args[0] === 'tokenize' || args[0] === 'detokenize') opts.command = args.shift();
-  while (args.length) {
-    const arg = args.shift();
-    const value = () => {
-      if (!args.length) throw new Error(`${arg} needs a value`);
-      return args.shift();
-    };
-    if (arg === '--help' || arg === '-h') opts.command = 'help';
-    else if (arg === '--model') opts.model = value();
-    else if (arg === '--to') opts.search.targetLanguage = value();
-    else if (arg === '--ids') opts.ids = true;
-    else if (arg === '--scores') opts.scores = true;
-    else if (arg === '--batch') opts.batch = Number(value());
-    else if (numbers[arg]) {
-      const [key, integer] = numbers[arg];
-      const raw = value();
-      const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n) || (integer && !/^\d+$/.test(raw))) {
-        throw new Error(`${arg} expects ${integer ? 'a non-negative integer' : 'a number'}, got "${raw}"`);
-      }
-      opts.search[key] = n;
-    } else if (arg.startsWith('--')) throw new Error(`unknown option ${arg}`);
-    else opts.texts.push(arg);
+class UsageError extends Error {}
+
+function parse(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
+  } catch (err) {
+    throw new UsageError(err.message);
   }
-  if (!Number.isInteger(opts.batch) || opts.batch < 1) throw new Error('--batch expects a positive integer');
-  return opts;
-}
-
-async function loadModelDir(engine, dir, needTokenizer) {
-  const read = (name) => readFile(join(dir, name)).catch((err) => {
-    throw new Error(`cannot read ${join(dir, name)}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
-  });
-  // One file after the other, so that a missing directory is always reported as its config.json.
-  const config = await read('config.json');
-  const weights = await read('model.safetensors');
-  let spm;
-  if (needTokenizer || await access(join(dir, 'spm.model')).then(() => true, () => false)) spm = await read('spm.model');
-  return engine.loadModel({ config, weights, spm });
+  const { values, positionals, tokens } = parsed;
+  // A command is the first word, given before any "--".
+  const first = tokens.find((t) => t.kind === 'positional' || t.kind === 'option-terminator');
+  const command = first?.kind === 'positional' && ['tokenize', 'detokenize'].includes(first.value) ? first.value : 'translate';
+  const search = {};
+  for (const [name, [key, integer]] of Object.entries(NUMBERS)) {
+    const raw = values[name];
+    if (raw === undefined) continue;
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n) || (integer && !/^\d+$/.test(raw.trim()))) {
+      throw new UsageError(`--${name} expects ${integer ? 'a non-negative integer' : 'a number'}, got "${raw}"`);
+    }
+    search[key] = n;
+  }
+  if (search.batch !== undefined && search.batch < 1) throw new UsageError('--batch expects a positive integer');
+  return { values, command, search, texts: command === 'translate' ? positionals : positionals.slice(1) };
 }
 
 async function readStdinLines() {
@@ -86,69 +84,110 @@ async function readStdinLines() {
 }
 
 function parseIdLine(line, lineNo) {
-  const fields = line.trim().split(/\s+/).filter(Boolean);
-  return fields.map((f) => {
+  return line.trim().split(/\s+/).filter(Boolean).map((f) => {
     if (!/^\d+$/.test(f)) throw new Error(`line ${lineNo}: "${f}" is not a token id`);
     return Number(f);
   });
 }
 
-// Translates non-empty inputs in batches of similar length; returns output
-// lines per input. A text line with nothing to translate (only spaces, control
-// or zero-width characters) comes out as it went in; a line the model gives no
-// translation for (broken weights) comes out empty, reported in `failed`.
-function translateAll(model, inputs, opts, failed) {
-  const outputs = new Array(inputs.length);
-  const translatable = inputs.map((input) => input.length > 0 && (opts.ids || model.sourceIds(input).length > 0));
-  const order = inputs.map((input, i) => i).filter((i) => translatable[i]);
-  order.sort((a, b) => inputs[a].length - inputs[b].length);
-  for (const i of inputs.keys()) if (!translatable[i]) outputs[i] = [opts.ids ? '' : inputs[i]];
-  for (let start = 0; start < order.length; start += opts.batch) {
-    const chunk = order.slice(start, start + opts.batch);
-    const batch = chunk.map((i) => inputs[i]);
-    const results = opts.ids ? model.translateIds(batch, opts.search) : model.translateTexts(batch, opts.search);
-    chunk.forEach((i, k) => {
-      if (!results[k].length) failed.push(i);
-      outputs[i] = results[k].length ? results[k].map((hyp) => {
-        const body = opts.ids ? hyp.ids.join(' ') : hyp.text;
-        return opts.scores ? `${hyp.score.toFixed(6)}\t${body}` : body;
-      }) : [''];
-    });
+// The model's files: read from its directory (spm.model only when there or
+// needed), or downloaded (and cached) from a URL.
+async function modelFiles(base, needTokenizer) {
+  if (base.protocol !== 'file:') return loadFiles(base);
+  const read = async (name) => {
+    const url = new URL(name, base);
+    try {
+      return await readFile(url);
+    } catch (err) {
+      throw new Error(`cannot read ${fileURLToPath(url)}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+    }
+  };
+  // One file after the other, so that a missing directory is always reported as its config.json.
+  const config = await read('config.json');
+  const weights = await read('model.safetensors');
+  const hasSpm = needTokenizer || await access(new URL('spm.model', base)).then(() => true, () => false);
+  return { config, weights, spm: hasSpm ? await read('spm.model') : undefined };
+}
+
+// The pair to translate: --from and --to as given, the missing one from the
+// model's pairs, its first pair when neither is given. Two tags of one
+// language pass the text through, as the API does.
+function choosePair(config, base, from, to) {
+  const pairs = languagePairs(config, base.href);
+  if (!pairs.length) {
+    if (from || to) throw new Error(`the model at ${base.href} declares no languages: leave out --from and --to`);
+    return null;
   }
-  return outputs;
+  const source = from === undefined ? undefined : canonicalTag(from, '--from');
+  const target = to === undefined ? undefined : canonicalTag(to, '--to');
+  if (source && target && sameLanguage(source, target)) return { identity: true };
+  const fits = source || target ? pairs.filter(([s, t]) => (!source || sameLanguage(s, source)) && (!target || sameLanguage(t, target)))
+    : pairs.slice(0, 1);
+  if (fits.length === 1) return { sourceLanguage: fits[0][0], targetLanguage: fits[0][1] };
+  const wanted = `${source ?? '?'} → ${target ?? '?'}`;
+  throw new Error(fits.length ? `${wanted}: name both languages (the model translates ${describePairs(pairs)})`
+    : `the model cannot translate ${wanted} (it translates ${describePairs(pairs)})`);
+}
+
+function format(hyps, nbest, scores, body) {
+  return Array.from({ length: nbest }, (_, k) => {
+    const hyp = hyps[Math.min(k, hyps.length - 1)];
+    if (!hyp) return '';
+    return scores && hyp.score !== null ? `${hyp.score.toFixed(6)}\t${body(hyp)}` : body(hyp);
+  });
 }
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  if (opts.command === 'help') {
+  const { values, command, search, texts } = parse(process.argv.slice(2));
+  if (values.help) {
     console.log(USAGE);
     return;
   }
-  const engine = await Engine.load();
-  const needTokenizer = opts.command !== 'translate' || !opts.ids;
-  const model = await loadModelDir(engine, opts.model ?? DEFAULT_MODEL, needTokenizer);
-  // A model that translates into several languages defaults to its first target.
-  const languages = model.config.languages ?? {};
-  if (languages.target_lang_tokens && !opts.search.targetLanguage && languages.target?.length) {
-    opts.search.targetLanguage = languages.target[0];
+  if (values.version) {
+    console.log(JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).version);
+    return;
   }
-  const lines = opts.texts.length ? opts.texts : await readStdinLines();
+  if (!texts.length && process.stdin.isTTY) throw new UsageError('no TEXT and no input on stdin (pipe lines in, or give TEXT)');
+  const base = values.model === undefined ? await resolveDefaultModel() : await toLocation(values.model);
+  const files = await modelFiles(base, command !== 'translate' || !values.ids);
+  const runner = new Runner();
+  await runner.load({ ...files, warmup: false });
+  const model = runner.model;
+  const lines = texts.length ? texts : await readStdinLines();
+  const nbest = search.nbest ?? 1;
   let out;
-  if (opts.command === 'tokenize') out = lines.map((line) => model.tokenize(line).join(' '));
-  else if (opts.command === 'detokenize') out = lines.map((line, i) => model.detokenize(parseIdLine(line, i + 1)));
-  else {
-    const inputs = opts.ids ? lines.map((line, i) => parseIdLine(line, i + 1)) : lines;
-    const failed = [];
-    out = translateAll(model, inputs, opts, failed).flat();
-    for (const i of failed) console.error(`residual-mt: line ${i + 1}: no translation (every hypothesis scored NaN or -inf: broken weights?)`);
-    if (failed.length) process.exitCode = 1;
+  if (command === 'tokenize') out = lines.map((line) => model.tokenize(line).join(' '));
+  else if (command === 'detokenize') out = lines.map((line, i) => model.detokenize(parseIdLine(line, i + 1)));
+  else if (values.ids) {
+    const inputs = lines.map((line, i) => parseIdLine(line, i + 1));
+    const todo = inputs.map((ids, i) => i).filter((i) => inputs[i].length);
+    const results = todo.length ? model.translateIds(todo.map((i) => inputs[i]), search) : [];
+    const hyps = inputs.map(() => []);
+    todo.forEach((i, k) => { hyps[i] = results[k]; });
+    out = hyps.flatMap((list) => format(list, nbest, values.scores, (h) => h.ids.join(' ')));
+  } else {
+    const pair = choosePair(model.config, base, values.from, values.to);
+    const tokens = model.config.languages?.target_lang_tokens;
+    const options = { ...search, nbest, sourceLanguage: pair?.sourceLanguage,
+      targetLanguage: tokens && pair && pair.targetLanguage in tokens ? pair.targetLanguage : undefined };
+    let results;
+    try {
+      results = pair?.identity ? lines.map((text) => [{ text, score: null }]) : await runner.translate(lines, options);
+    } catch (err) {
+      if (!err.translations) throw err;
+      // Sentences without a translation are kept as they were; the lines are named.
+      for (const line of err.texts) console.error(`residual-mt: line ${line + 1}: no translation (every hypothesis scored NaN or -inf: broken weights?)`);
+      process.exitCode = 1;
+      results = err.translations;
+    }
+    out = results.flatMap((list) => format(list, nbest, values.scores, (h) => h.text));
   }
   process.stdout.write(out.map((line) => `${line}\n`).join(''));
-  model.dispose();
+  runner.dispose();
 }
 
 main().catch((err) => {
   console.error(`residual-mt: ${err.message.replace(/^residual-mt: /, '')}`);
-  if (/unknown option|needs a value|expects /.test(err.message)) console.error(USAGE);
+  if (err instanceof UsageError) console.error(USAGE);
   process.exitCode = 1;
 });

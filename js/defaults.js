@@ -1,10 +1,17 @@
-// The one place that names the default model. Paths are relative to the
-// package root; the first that exists wins, so the shipped model replaces the
-// test fixture as soon as it is there (the fixture is not in the npm package).
-export const DEFAULT_MODELS = Object.freeze([
-  'models/es-en/',
-  'tests/fixtures/models/residual-text/',
-]);
+// The package's fixed names and paths, each defined here once.
+
+// The default model: its own npm package (the directory models/es-en/ of this
+// repository, with its package.json), found in this order (loader.js):
+// installed next to residual-mt, then the repository's copy, then `url`, the
+// package at its pinned version on an npm CDN.
+const MODEL_PACKAGE = 'residual-mt-es-en';
+const MODEL_VERSION = '0.1.0'; // models/es-en/package.json's version
+export const DEFAULT_MODEL = Object.freeze({
+  package: MODEL_PACKAGE,
+  version: MODEL_VERSION,
+  repoPath: 'models/es-en/',
+  url: `https://cdn.jsdelivr.net/npm/${MODEL_PACKAGE}@${MODEL_VERSION}/`,
+});
 
 // The engine, relative to the package root.
 export const DEFAULT_WASM = 'dist/residual-mt.wasm';
@@ -13,12 +20,13 @@ export const DEFAULT_WASM = 'dist/residual-mt.wasm';
 export const MODEL_FILES = Object.freeze(['config.json', 'model.safetensors', 'spm.model']);
 export const MANIFEST = 'manifest.json';
 
+// Input usage (tokens) one translate() call may have; a QuotaExceededError
+// past it. Long text is split into sentences, so this bounds only the work and
+// memory of one call (a few MB of text).
+export const INPUT_QUOTA = 1 << 20;
+
 const PACKAGE_ROOT = new URL('../', import.meta.url);
 
 export function packageUrl(path) {
   return new URL(path, PACKAGE_ROOT);
-}
-
-export function defaultModelUrls() {
-  return DEFAULT_MODELS.map(packageUrl);
 }

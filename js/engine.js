@@ -1,58 +1,98 @@
 // A thin object layer over the C API (src/rmt.h, src/translation.h,
 // src/spm.h): models, translations stepped from JS (so callers can stream
-// and cancel between steps), and C errors turned into thrown Errors.
+// and cancel between steps), and C errors turned into thrown Errors. Search
+// defaults, ranges and limits are the engine's: read from it, never repeated.
 
 import { loadWasm } from './wasm.js';
 
-const PARAMS_SIZE = 32; // rmt_search_params: 4 x int32, 2 x float64
-
-export const DEFAULT_SEARCH = Object.freeze({
-  beam: 5, nbest: 1, minLen: 1, maxLenA: 1.2, maxLenB: 10, lenpen: 1.0,
-});
-
-const RMT_LIMIT_BEAM = 0; // src/translation.h
-
-function checkInteger(name, value, min, max) {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(`residual-mt: ${name} must be an integer in [${min}, ${max}], got ${value}`);
+// The search parameters as the engine defines them (src/translation.c): the
+// JS option of each field is its C name in camelCase ("max_len_a" -> maxLenA).
+function searchFields(wasm) {
+  const fields = [];
+  for (let i = 0; ; i++) {
+    const ptr = wasm.exports.rmt_search_param_name(i);
+    if (!ptr) return fields;
+    fields.push({ index: i, option: wasm.readString(ptr).replace(/_(.)/g, (_, c) => c.toUpperCase()) });
   }
 }
 
-// Large batches are translated in chunks (a chunk's cache is sized by its
-// row count, sentences x beam, and its longest sentence).
-const MAX_CHUNK_ROWS = 256;
+// The one batching policy. Sentences are decoded in batches of at most `most`
+// sentences (32) and MAX_BATCH_ROWS rows (sentences x beam: the cache is
+// sized by rows and by the batch's longest sentence), sorted by length so
+// that a batch holds sentences of similar length, or kept in their order
+// (streaming shows them in order). Returns lists of sentence indices.
+const MAX_BATCH = 32;
+const MAX_BATCH_ROWS = 256;
 
-// Sentences per chunk at this beam (at most `most`).
-export function sentencesPerChunk(beam = DEFAULT_SEARCH.beam, most = Infinity) {
-  return Math.max(1, Math.min(most, Math.floor(MAX_CHUNK_ROWS / beam)));
+export function planBatches(lengths, { beam, most = MAX_BATCH, keepOrder = false }) {
+  const perBatch = Math.max(1, Math.min(most, Math.floor(MAX_BATCH_ROWS / beam)));
+  const order = lengths.map((_, i) => i);
+  if (!keepOrder) order.sort((a, b) => lengths[a] - lengths[b]);
+  const batches = [];
+  for (let start = 0; start < order.length; start += perBatch) batches.push(order.slice(start, start + perBatch));
+  return batches;
 }
 
-// Chunks of sentences of similar length; the results are put back in input order.
-function inChunks(items, length, options, translate) {
-  const perChunk = sentencesPerChunk(options.beam);
-  if (items.length <= perChunk) return translate(items);
-  const order = items.map((_, i) => i).sort((a, b) => length(items[a]) - length(items[b]));
-  const results = new Array(items.length);
-  for (let start = 0; start < order.length; start += perChunk) {
-    const chunk = order.slice(start, start + perChunk);
-    translate(chunk.map((i) => items[i])).forEach((result, k) => { results[chunk[k]] = result; });
+// A batch the engine refuses as too large for its memory limit (RMT_E_SIZE)
+// is decoded as two halves instead; one sentence alone over it is the error,
+// as is any other, its sentence numbered as the caller numbered it.
+export function halveOrThrow(err, batch) {
+  if (err.code !== 'RMT_E_SIZE' || batch.length === 1) {
+    err.message = err.message.replace(/\b(sentence|text) (\d+)\b/g, (_, what, k) => `${what} ${batch[Number(k)] ?? k}`);
+    throw err;
   }
-  return results;
+  const middle = batch.length >> 1;
+  return [batch.slice(0, middle), batch.slice(middle)];
 }
 
-// Decodes a translation to the end and frees it.
-function runToEnd(translation, withText) {
-  try {
-    translation.run();
-    return translation.results(withText);
-  } finally {
-    translation.free();
+// Decodes every batch to the end: begin(batch) starts one, finish(translation,
+// batch) reads its results.
+function decodeAll(items, length, options, begin, finish) {
+  if (!Array.isArray(items) || items.length === 0) throw new Error('residual-mt: empty input: no sentences');
+  const pending = planBatches(items.map(length), { beam: options.beam ?? 1, most: options.batch });
+  while (pending.length) {
+    const batch = pending.shift();
+    let translation;
+    try {
+      translation = begin(batch.map((i) => items[i]));
+    } catch (err) {
+      pending.unshift(...halveOrThrow(err, batch));
+      continue;
+    }
+    try {
+      translation.run();
+      finish(translation, batch);
+    } finally {
+      translation.free();
+    }
   }
 }
 
 export class Engine {
   constructor(wasm) {
     this.wasm = wasm;
+    this.searchFields = searchFields(wasm);
+    this.defaults = Object.freeze(this.withParams({}, (ptr) => Object.fromEntries(this.searchFields.map(
+      ({ index, option }) => [option, wasm.exports.rmt_search_param_get(ptr, index)]))));
+  }
+
+  // Calls use(ptr) with an rmt_search_params holding the engine's defaults
+  // and `options` (beam, nbest, minLen, maxLenA, maxLenB, lenpen), each checked
+  // by the engine (a RangeError names the option and its range).
+  withParams(options, use) {
+    const w = this.wasm;
+    const ptr = w.malloc(w.exports.rmt_search_params_size());
+    try {
+      w.exports.rmt_search_params_default(ptr);
+      for (const { index, option } of this.searchFields) {
+        if (options[option] === undefined) continue;
+        const value = typeof options[option] === 'number' ? options[option] : NaN;
+        if (w.exports.rmt_search_param_set(ptr, index, value) < 0) throw w.error();
+      }
+      return use(ptr);
+    } finally {
+      w.free(ptr);
+    }
   }
 
   // source: wasm bytes, a URL, or nothing for dist/residual-mt.wasm.
@@ -100,7 +140,6 @@ export class Model {
     this.spm = spm;
     this.config = config;
     this.translations = new Set(); // freed with the model
-    this.maxBeam = this.wasm.exports.rmt_limit(RMT_LIMIT_BEAM);
   }
 
   checkAlive() {
@@ -161,44 +200,42 @@ export class Model {
     }
   }
 
-  // Writes rmt_search_params, calls begin(paramsPtr) and wraps the result.
+  // Calls begin(paramsPtr) with the search parameters and wraps the result.
   withParams(options, begin, nSentences) {
-    const p = { ...DEFAULT_SEARCH, ...options };
-    checkInteger('beam', p.beam, 1, this.maxBeam);
-    checkInteger('nbest', p.nbest, 1, p.beam);
-    checkInteger('minLen', p.minLen, 0, 1 << 20);
-    checkInteger('maxLenB', p.maxLenB, 0, 1 << 20);
     const w = this.wasm;
-    const paramsPtr = w.malloc(PARAMS_SIZE);
-    try {
-      const view = new DataView(w.memory.buffer, paramsPtr, PARAMS_SIZE);
-      view.setInt32(0, p.beam, true);
-      view.setInt32(4, p.nbest, true);
-      view.setInt32(8, p.minLen, true);
-      view.setInt32(12, p.maxLenB, true);
-      view.setFloat64(16, Number(p.maxLenA), true);
-      view.setFloat64(24, Number(p.lenpen), true);
+    return this.engine.withParams(options, (paramsPtr) => {
       const tr = begin(paramsPtr);
       if (!tr) throw w.error();
       const translation = new Translation(this, tr, nSentences);
       this.translations.add(translation);
       return translation;
-    } finally {
-      w.free(paramsPtr);
-    }
+    });
+  }
+
+  // The most ids of text one sentence may have with these options (longer
+  // text is split first: js/runner.js).
+  maxSourceIds(options = {}) {
+    this.checkAlive();
+    return this.engine.withParams(options, (ptr) => this.wasm.exports.rmt_text_max_ids(this.ptr, ptr));
   }
 
   // Translates texts; returns per text its n-best list [{ text, score, hitMaxLength }].
   translateTexts(texts, options = {}) {
-    if (!Array.isArray(texts) || texts.length === 0) throw new Error('residual-mt: empty input: no texts');
-    return inChunks(texts, (text) => text.length, options, (chunk) => runToEnd(this.beginText(chunk, options), true));
+    const out = new Array(texts.length);
+    decodeAll(texts, (text) => text.length, options, (batch) => this.beginText(batch, options), (tr, batch) => {
+      tr.results(true).forEach((hyps, k) => { out[batch[k]] = hyps; });
+    });
+    return out;
   }
 
   // Translates sentences of ids; returns per sentence its n-best list
   // [{ ids, score, hitMaxLength }], best first.
   translateIds(sentences, options = {}) {
-    if (!Array.isArray(sentences) || sentences.length === 0) throw new Error('residual-mt: empty input: no sentences');
-    return inChunks(sentences, (ids) => ids.length, options, (chunk) => runToEnd(this.begin(chunk, options), false));
+    const out = new Array(Array.isArray(sentences) ? sentences.length : 0);
+    decodeAll(sentences, (ids) => ids.length, options, (batch) => this.begin(batch, options), (tr, batch) => {
+      tr.results(false).forEach((hyps, k) => { out[batch[k]] = hyps; });
+    });
+    return out;
   }
 
   // ---- tokenizer (spm.model)
@@ -311,10 +348,12 @@ export class Translation {
     }
   }
 
-  partialText(s) {
+  // What sentence s's translation is sure to start with (streaming: it never
+  // takes back a token); the whole best translation once it is finished.
+  stableText(s) {
     this.checkAlive();
     this.model.checkTokenizer();
-    return this.wasm.readText((ptr, cap) => this.wasm.exports.rmt_translation_partial_text(this.ptr, this.model.spm, s, ptr, cap));
+    return this.wasm.readText((ptr, cap) => this.wasm.exports.rmt_translation_stable_text(this.ptr, this.model.spm, s, ptr, cap));
   }
 
   partial(s) {

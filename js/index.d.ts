@@ -5,53 +5,69 @@ export type LanguagePair = [string, string];
 
 export type Availability = 'unavailable' | 'downloadable' | 'downloading' | 'available';
 
-/** Fired on the monitor while the engine and the model download. */
+/** Options of addEventListener (as in the DOM; written out so that a Node-only project needs no DOM lib). */
+export type ListenerOptions = boolean | { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal };
+
+/** Fired on the monitor while the engine and the model load, as the Translator API fires it. */
 export class DownloadProgressEvent extends Event {
   readonly type: 'downloadprogress';
-  /** Bytes loaded so far, over all files (engine and model). */
+  /** The fraction loaded, from 0 (the first event) to 1 (the last), in steps of 1/65536. */
   readonly loaded: number;
-  /** Bytes in all (from manifest.json or Content-Length); loaded / total is the fraction. */
-  readonly total: number;
-  readonly lengthComputable: boolean;
-  /** The file the last bytes belong to, or null for the first and last events. */
+  /** Always 1. */
+  readonly total: 1;
+  readonly lengthComputable: true;
+  /** Bytes downloaded so far by this load (files found in the cache are not downloaded). */
+  readonly bytesLoaded: number;
+  /** Bytes to download in all (from manifest.json or Content-Length). */
+  readonly bytesTotal: number;
+  /** The file the last bytes belong to, or null. */
   readonly file: string | null;
 }
 
 export interface CreateMonitor extends EventTarget {
   ondownloadprogress: ((event: DownloadProgressEvent) => void) | null;
-  addEventListener(type: 'downloadprogress', listener: (event: DownloadProgressEvent) => void,
-    options?: boolean | AddEventListenerOptions): void;
-  addEventListener(type: string, listener: EventListenerOrEventListenerObject | null,
-    options?: boolean | AddEventListenerOptions): void;
+  addEventListener(type: 'downloadprogress', listener: (event: DownloadProgressEvent) => void, options?: ListenerOptions): void;
+  addEventListener(type: string, listener: ((event: Event) => void) | { handleEvent(event: Event): void } | null,
+    options?: ListenerOptions): void;
 }
 
-export interface CreateTranslatorOptions {
-  /** URL or directory (Node) of a model: config.json, model.safetensors, spm.model, manifest.json. Default: the shipped model. */
+export interface AvailabilityOptions {
+  /** BCP 47 tag, e.g. "es" or "es-ES" (matched to the model's languages by language). Required. */
+  sourceLanguage: string;
+  /** BCP 47 tag. Required. The same language as sourceLanguage: the text is passed through. */
+  targetLanguage: string;
+  /** URL or directory (Node) of a model. Default: the shipped model (residual-mt-es-en). */
   model?: string | URL;
-  /** Source language; checked against the model; also the sentence splitter's locale. */
-  sourceLanguage?: string;
-  /** Target language; required when the model translates into several languages. */
-  targetLanguage?: string;
+  signal?: AbortSignal;
+  /** Use (and fill) the model cache. Default true. */
+  cache?: boolean;
+}
+
+export interface CreateTranslatorOptions extends AvailabilityOptions {
   /** Receives an EventTarget that fires 'downloadprogress' events. */
   monitor?: (monitor: CreateMonitor) => void;
-  /** Aborts loading; aborted later, it destroys the translator. */
-  signal?: AbortSignal;
   /** Run the engine in a worker. Default: a Web Worker in browsers (the page's thread if none can start), in-process in Node; true: required (worker_threads in Node). */
   worker?: boolean;
   /** URL, path or bytes of residual-mt.wasm. Default: the package's dist/residual-mt.wasm. */
   wasm?: string | URL | Uint8Array | ArrayBuffer;
   /** Check each file against manifest.json (SHA-256, size). true: when the manifest exists (default); 'require': it must. */
   verify?: boolean | 'require';
+  /** The input usage one call may have (a QuotaExceededError past it). Default: INPUT_QUOTA. */
+  inputQuota?: number;
 }
 
 export interface TranslateOptions {
   signal?: AbortSignal;
-  /** Beam size (1 = greedy), at most 256. Default: 5. */
+  /** Beam size (1 = greedy), at most 256 (the engine's limit). Default: 5. */
   beam?: number;
   /** Most output tokens per sentence. Default: 1.2 x source length + 10, within the model's max_positions. */
   maxLength?: number;
   /** Length penalty (fairseq's lenpen). Default 1. */
   lenpen?: number;
+  /** Also: fairseq's search options. */
+  minLen?: number;
+  maxLenA?: number;
+  maxLenB?: number;
 }
 
 export interface TranslationDetails {
@@ -66,17 +82,18 @@ export interface TranslationDetails {
 
 export class Translator {
   /** Same as createTranslator(). */
-  static create(options?: CreateTranslatorOptions): Promise<Translator>;
-  static availability(options?: { model?: string | URL; sourceLanguage?: string; targetLanguage?: string; signal?: AbortSignal }): Promise<Availability>;
+  static create(options: CreateTranslatorOptions): Promise<Translator>;
+  static availability(options: AvailabilityOptions): Promise<Availability>;
 
-  readonly sourceLanguage: string | null;
-  readonly targetLanguage: string | null;
-  /** Infinity: long input is split into sentences. */
+  /** The model's tag for the language it matched ("es" for "es-ES"); the canonical tag for a same-language translator. */
+  readonly sourceLanguage: string;
+  readonly targetLanguage: string;
+  /** The input usage one call may have (Infinity for a same-language translator). */
   readonly inputQuota: number;
-  /** The model directory URL. */
-  readonly model: string;
+  /** The model directory URL (null for a same-language translator). */
+  readonly model: string | null;
   /** The model's parsed config.json. */
-  readonly config: Record<string, unknown>;
+  readonly config: Record<string, unknown> | null;
   /** The pairs the model translates. */
   readonly languagePairs: LanguagePair[];
   /** Whether the engine runs in a worker. */
@@ -84,28 +101,30 @@ export class Translator {
   readonly destroyed: boolean;
 
   /**
-   * Translates one text: split into sentences, batched, joined with the original whitespace.
-   * Rejects with a RangeError for a limit (err.code 'RMT_E_SIZE': one sentence needs more than the
-   * engine's memory limit), or with an Error naming the sentences the model gave no translation,
-   * whose `translations` holds the result with those sentences left as they were.
+   * Translates one text: split into sentences, batched, joined with the original whitespace; text
+   * without a letter comes back as it was. Rejects with a QuotaExceededError past inputQuota, a
+   * RangeError for a limit (err.code 'RMT_E_SIZE': one sentence needs more than the engine's memory
+   * limit), or an Error naming the sentences the model gave no translation, whose `translations`
+   * holds the result with those sentences left as they were.
    */
   translate(text: string, options?: TranslateOptions & { details?: false }): Promise<string>;
   /** Translates texts in one batch; results in order. */
   translate(texts: string[], options?: TranslateOptions & { details?: false }): Promise<string[]>;
   translate(text: string, options: TranslateOptions & { details: true }): Promise<TranslationDetails>;
   translate(texts: string[], options: TranslateOptions & { details: true }): Promise<TranslationDetails[]>;
+  translate(text: string, options: TranslateOptions & { details: boolean }): Promise<string | TranslationDetails>;
+  translate(texts: string[], options: TranslateOptions & { details: boolean }): Promise<string[] | TranslationDetails[]>;
 
   /**
-   * The translation as it is decoded: each chunk is the whole output so far
-   * (it grows, and may revise its last words as the search goes on); the last
-   * chunk equals what translate() returns. Cancel the stream to stop the work.
+   * The translation in pieces to append: each chunk is text the search can no longer change, and
+   * together they are what translate() returns. Cancel the stream to stop the work.
    */
   translateStreaming(text: string, options?: TranslateOptions): ReadableStream<string> & AsyncIterable<string>;
 
-  /** Input tokens the text uses (tokens of each sentence plus its end-of-sentence token). */
+  /** Input usage of the text against inputQuota: each sentence's tokens plus its end-of-sentence token (0 when nothing is translated). */
   measureInputUsage(text: string, options?: { signal?: AbortSignal }): Promise<number>;
 
-  /** Rejects queued and running calls with an AbortError (or `reason`) and frees the model when no other translator uses it. */
+  /** Rejects queued, running and later calls with an AbortError (or `reason`) and frees the model when no other translator uses it. */
   destroy(reason?: unknown): void;
 }
 
@@ -113,18 +132,24 @@ export class Translator {
 export function createTranslator(options?: CreateTranslatorOptions): Promise<Translator>;
 
 /** Whether createTranslator() with these options would work, and whether it would download first. */
-export function availability(options?: { model?: string | URL; sourceLanguage?: string; targetLanguage?: string; signal?: AbortSignal }): Promise<Availability>;
+export function availability(options: AvailabilityOptions): Promise<Availability>;
 
 /** What a model translates, reading only its config.json. */
-export function modelInfo(options?: { model?: string | URL; signal?: AbortSignal }): Promise<{ url: string; config: Record<string, unknown>; pairs: LanguagePair[] }>;
+export function modelInfo(options?: { model?: string | URL; signal?: AbortSignal; cache?: boolean }): Promise<{ url: string; config: Record<string, unknown>; pairs: LanguagePair[] }>;
 
 /** Language pairs in a model config (or from a directory name such as ".../es-en/"). */
 export function languagePairs(config: Record<string, unknown>, modelUrl?: string): LanguagePair[];
 
-/** The default model directories, relative to the package root, in order of preference. */
-export const DEFAULT_MODELS: readonly string[];
+/** The default model: its npm package, pinned version, path in a checkout, and CDN URL. */
+export const DEFAULT_MODEL: Readonly<{ package: string; version: string; repoPath: string; url: string }>;
 
-/** Pieces of text: sentences to translate and the whitespace between them (concatenated, they give the text back). */
+/** The default input quota (tokens per call). */
+export const INPUT_QUOTA: number;
+
+/** Where the default model is: the installed package, the repository's copy, or the pinned URL. */
+export function resolveDefaultModel(options?: { signal?: AbortSignal }): Promise<URL>;
+
+/** Pieces of text: sentences to translate and the text kept as it is between them (concatenated, they give the text back). */
 export function segmentText(text: string, options?: { locale?: string; rules?: boolean }): { text: string; translate: boolean }[];
 
 /** Sentences of a paragraph, each with its trailing whitespace (Intl.Segmenter, or rules). */

@@ -1,44 +1,18 @@
 // Fetches the engine (wasm) and a model directory (config.json,
 // model.safetensors, spm.model): with fetch for URLs, with the file system in
 // Node for paths and file: URLs. Reports progress in bytes, checks every file
-// against the directory's manifest.json (SHA-256 and size, Web Crypto), and
-// says clearly what went wrong: HTTP status, wrong content, corrupt file.
+// against the directory's manifest.json (SHA-256 and size, Web Crypto), keeps
+// downloaded models for reuse (cache.js), finds the default model, and says
+// clearly what went wrong: a NetworkError when a file cannot be had (HTTP
+// status, offline), an OperationError when what came is not the file.
 
-import { DEFAULT_WASM, MANIFEST, MODEL_FILES, defaultModelUrls, packageUrl } from './defaults.js';
+import { modelStore } from './cache.js';
+import { DEFAULT_MODEL, DEFAULT_WASM, MANIFEST, MODEL_FILES, packageUrl } from './defaults.js';
+import { isNode } from './env.js';
+import { makeError, notSupported } from './errors.js';
 
-export function isNode() {
-  return typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
-}
-
-// A module with one v128 instruction: validates only where WASM SIMD works.
-const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65,
-  0, 253, 15, 253, 98, 11]);
-
-// What the runtime lacks for the engine, or null when nothing.
-export function missingFeatures() {
-  if (typeof WebAssembly !== 'object' || typeof WebAssembly.validate !== 'function') {
-    return 'WebAssembly is not available in this JavaScript engine';
-  }
-  try {
-    if (!WebAssembly.validate(SIMD_PROBE)) {
-      return 'this browser lacks WebAssembly SIMD (fixed-width 128-bit SIMD: Chrome/Edge 91+, Firefox 89+, Safari 16.4+)';
-    }
-  } catch {
-    return 'this browser lacks WebAssembly SIMD';
-  }
-  return null;
-}
-
-export function notSupported(message) {
-  return makeError('NotSupportedError', `residual-mt: ${message}`);
-}
-
-export function makeError(name, message) {
-  if (typeof DOMException === 'function') return new DOMException(message, name);
-  const err = new Error(message);
-  err.name = name;
-  return err;
-}
+const networkError = (message) => makeError('NetworkError', message);
+const operationError = (message) => makeError('OperationError', message);
 
 // A file location as a URL: strings are paths in Node, URLs relative to the page in browsers.
 export async function toUrl(source) {
@@ -74,12 +48,17 @@ async function fileExists(url) {
   }
 }
 
-// Finds the default model: the first of DEFAULT_MODELS that exists. Over
-// HTTP the answer is kept for the page's lifetime (one probe per page load).
+// The default model (defaults.js's DEFAULT_MODEL), first found of: the model
+// package installed next to residual-mt (Node: resolved like an import;
+// browsers: an import map entry for "residual-mt-es-en/", or the sibling
+// directory under node_modules/), the repository's own copy (a checkout:
+// npm start, the tests and the CLI run offline), then the package at its
+// pinned version on an npm CDN. Over HTTP the answer is kept for the page's
+// lifetime (one probe per page load).
 let defaultOverHttp = null;
 export function resolveDefaultModel({ signal } = {}) {
-  if (isFileUrl(defaultModelUrls()[0])) return findDefaultModel(signal);
-  defaultOverHttp ??= findDefaultModel();
+  if (isNode()) return findDefaultModelNode();
+  defaultOverHttp ??= findDefaultModelHttp();
   defaultOverHttp.catch(() => { defaultOverHttp = null; });
   if (!signal) return defaultOverHttp;
   return Promise.race([defaultOverHttp, new Promise((_, reject) => {
@@ -88,25 +67,32 @@ export function resolveDefaultModel({ signal } = {}) {
   })]);
 }
 
-async function findDefaultModel(signal) {
-  const tried = [];
-  for (const url of defaultModelUrls()) {
-    tried.push(url.href);
-    if (isFileUrl(url)) {
-      if (await fileExists(new URL('config.json', url))) return url;
-      continue;
-    }
-    try {
-      // config.json is in every model directory (manifest.json may not be).
-      const response = await fetch(new URL('config.json', url), { signal });
-      await response.body?.cancel().catch(() => {});
-      if (response.ok) return url;
-    } catch (err) {
-      if (signal?.aborted) throw signal.reason;
-      // offline and not cached: try the next one
-    }
-  }
-  throw new Error(`residual-mt: no default model found (looked in ${tried.join(', ')}); pass { model: URL or directory }`);
+async function findDefaultModelNode() {
+  const { createRequire } = await import('node:module');
+  try {
+    const manifest = createRequire(import.meta.url).resolve(`${DEFAULT_MODEL.package}/package.json`);
+    const { pathToFileURL } = await import('node:url');
+    return new URL('./', pathToFileURL(manifest));
+  } catch { /* not installed */ }
+  const repo = packageUrl(DEFAULT_MODEL.repoPath);
+  if (repo.protocol === 'file:' && await fileExists(new URL('config.json', repo))) return repo;
+  return new URL(DEFAULT_MODEL.url);
+}
+
+async function findDefaultModelHttp() {
+  try {
+    return new URL(import.meta.resolve(`${DEFAULT_MODEL.package}/`));
+  } catch { /* not in the page's import map */ }
+  const root = packageUrl('./');
+  const local = /\/node_modules\/residual-mt\/$/.test(root.pathname)
+    ? new URL(`../${DEFAULT_MODEL.package}/`, root) : packageUrl(DEFAULT_MODEL.repoPath);
+  try {
+    // config.json is in every model directory (manifest.json may not be).
+    const response = await fetch(new URL('config.json', local));
+    await response.body?.cancel().catch(() => {});
+    if (response.ok) return local;
+  } catch { /* offline and not cached: the pinned URL */ }
+  return new URL(DEFAULT_MODEL.url);
 }
 
 export function defaultWasmUrl() {
@@ -116,7 +102,7 @@ export function defaultWasmUrl() {
 // ---- reading files
 
 function describeFetchError(err, url, what) {
-  return new Error(`residual-mt: cannot download ${what} from ${url}: ${err.message}` +
+  return networkError(`residual-mt: cannot download ${what} from ${url}: ${err.message}` +
     ' (network error: offline, server down or blocked by CORS)');
 }
 
@@ -129,7 +115,7 @@ async function open(url, what, signal) {
       size = (await fs.promises.stat(url)).size;
     } catch (err) {
       if (err.code === 'ENOENT') return { missing: true, message: `residual-mt: ${what} not found: ${decodeURIComponent(url.pathname)}` };
-      throw new Error(`residual-mt: cannot read ${what} ${decodeURIComponent(url.pathname)}: ${err.message}`);
+      throw networkError(`residual-mt: cannot read ${what} ${decodeURIComponent(url.pathname)}: ${err.message}`);
     }
     return {
       size,
@@ -149,7 +135,7 @@ async function open(url, what, signal) {
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
     const message = `residual-mt: downloading ${what} from ${url} failed: HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-    return response.status === 404 ? { missing: true, message } : { error: new Error(message) };
+    return response.status === 404 ? { missing: true, message } : { error: networkError(message) };
   }
   const length = Number(response.headers.get('content-length'));
   const encoded = response.headers.get('content-encoding');
@@ -229,68 +215,114 @@ function looksLikeHtml(bytes, contentType) {
 function checkContent(name, bytes, contentType, url) {
   const where = `${name} (${url})`;
   if (name !== 'config.json' && name !== MANIFEST && looksLikeHtml(bytes, contentType)) {
-    throw new Error(`residual-mt: ${where} is an HTML page, not the file: wrong URL, or a server that answers every path with its index page`);
+    throw operationError(`residual-mt: ${where} is an HTML page, not the file: wrong URL, or a server that answers every path with its index page`);
   }
   if (name === 'residual-mt.wasm' || name.endsWith('.wasm')) {
     if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
-      throw new Error(`residual-mt: ${where} is not a WebAssembly module`);
+      throw operationError(`residual-mt: ${where} is not a WebAssembly module`);
     }
   } else if (name === 'model.safetensors') {
     const headerLength = bytes.length >= 8 ? Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true)) : -1;
     if (headerLength <= 0 || headerLength + 8 > bytes.length || bytes[8] !== 0x7b) {
-      throw new Error(`residual-mt: ${where} is not a safetensors file`);
+      throw operationError(`residual-mt: ${where} is not a safetensors file`);
     }
   } else if (name === 'config.json') {
     let config;
     try {
       config = JSON.parse(textDecoder.decode(bytes));
     } catch {
-      throw new Error(`residual-mt: ${where} is not JSON${looksLikeHtml(bytes, contentType) ? ' (got an HTML page: wrong URL?)' : ''}`);
+      throw operationError(`residual-mt: ${where} is not JSON${looksLikeHtml(bytes, contentType) ? ' (got an HTML page: wrong URL?)' : ''}`);
     }
     if (!config || typeof config !== 'object' || !('d_model' in config)) {
-      throw new Error(`residual-mt: ${where} is not a residual-mt model config (no d_model)`);
+      throw operationError(`residual-mt: ${where} is not a residual-mt model config (no d_model)`);
     }
   }
 }
 
-export async function readManifest(base, { signal } = {}) {
+// manifest.json of a model directory: { manifest, bytes }, or null when it
+// has none. Over the network the last one seen is kept (store), and used
+// when the network is gone, so that a cached model loads offline.
+export async function readManifest(base, { signal, store = null } = {}) {
   const url = new URL(MANIFEST, base);
-  const file = await open(url, MANIFEST, signal);
+  let file;
+  try {
+    file = await open(url, MANIFEST, signal);
+    if (file.error) throw file.error;
+  } catch (err) {
+    const kept = err.name === 'NetworkError' ? await store?.manifest(base.href) : null;
+    if (!kept) throw err;
+    return parseManifest(kept, url);
+  }
   if (file.missing) return null;
-  if (file.error) throw file.error;
   const bytes = await readAll(file, () => {});
+  const parsed = parseManifest(bytes, url);
+  await store?.saveManifest(base.href, bytes);
+  return parsed;
+}
+
+function parseManifest(bytes, url) {
   let manifest;
   try {
     manifest = JSON.parse(textDecoder.decode(bytes));
   } catch {
-    throw new Error(`residual-mt: ${url} is not valid JSON`);
+    throw operationError(`residual-mt: ${url} is not valid JSON`);
   }
-  if (!manifest || typeof manifest.files !== 'object') throw new Error(`residual-mt: ${url} has no "files" object`);
+  if (!manifest || typeof manifest.files !== 'object') throw operationError(`residual-mt: ${url} has no "files" object`);
   for (const name of MODEL_FILES) {
     const entry = manifest.files[name];
-    if (name !== 'spm.model' && !entry) throw new Error(`residual-mt: ${url} does not list ${name}`);
-    if (entry && !/^[0-9a-f]{64}$/.test(entry.sha256 ?? '')) throw new Error(`residual-mt: ${url}: bad sha256 for ${name}`);
+    if (name !== 'spm.model' && !entry) throw operationError(`residual-mt: ${url} does not list ${name}`);
+    if (entry && !/^[0-9a-f]{64}$/.test(entry.sha256 ?? '')) throw operationError(`residual-mt: ${url}: bad sha256 for ${name}`);
   }
   return { manifest, bytes };
 }
 
+// Whether bytes match a manifest entry ({ sha256, size }); throws an
+// OperationError naming the file when they do not.
+async function checkEntry(f, bytes) {
+  if (typeof f.entry.size === 'number' && f.entry.size !== bytes.length) {
+    throw operationError(`residual-mt: ${f.name} (${f.url}) has ${bytes.length} bytes but manifest.json says ${f.entry.size}: ` +
+      'incomplete download, or files from two versions of the model');
+  }
+  const hash = await sha256Hex(bytes);
+  if (hash !== f.entry.sha256) {
+    throw operationError(`residual-mt: ${f.name} (${f.url}) failed SHA-256 verification against manifest.json ` +
+      `(got ${hash.slice(0, 12)}…, expected ${f.entry.sha256.slice(0, 12)}…): corrupt download or mixed model versions`);
+  }
+}
+
+// A cached copy of a model file, if it is there and matches the manifest.
+async function fromCache(store, hash, f) {
+  const bytes = store && hash && f.entry ? await store.get(hash, f.name) : null;
+  if (!bytes) return null;
+  try {
+    await checkEntry(f, bytes);
+    return bytes;
+  } catch {
+    return null; // damaged: downloaded again
+  }
+}
+
 // Loads the engine and a model directory.
 //   base: directory URL (see toLocation); wasm: URL, bytes or undefined
-//   onProgress({ loaded, total, file }): bytes so far over all files
+//   onProgress({ loaded, total, file }): bytes so far over the files that
+//   are downloaded (not those found in the cache)
 //   verify: check files against manifest.json (when there is one; 'require'
 //   makes a missing manifest, or a model file it does not list, an error)
+//   cache: keep the model for reuse, and use a kept one (needs its manifest)
 // Returns { wasm, config, weights, spm, manifest, bytes }.
-export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true } = {}) {
+export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true } = {}) {
   signal?.throwIfAborted();
-  const manifestInfo = verify ? await readManifest(base, { signal }) : null;
+  const store = verify ? await modelStore(base, cache) : null;
+  const manifestInfo = verify ? await readManifest(base, { signal, store }) : null;
   if (verify === 'require' && !manifestInfo) {
-    throw new Error(`residual-mt: ${new URL(MANIFEST, base)} not found (needed to verify the model)`);
+    throw operationError(`residual-mt: ${new URL(MANIFEST, base)} not found (needed to verify the model)`);
   }
   const manifest = manifestInfo?.manifest ?? null;
   const unlisted = verify === 'require' ? MODEL_FILES.find((name) => !manifest.files[name]) : undefined;
   if (unlisted) {
-    throw new Error(`residual-mt: ${new URL(MANIFEST, base)} does not list ${unlisted} (verify: 'require' checks every model file)`);
+    throw operationError(`residual-mt: ${new URL(MANIFEST, base)} does not list ${unlisted} (verify: 'require' checks every model file)`);
   }
+  const hash = store && manifestInfo ? await sha256Hex(manifestInfo.bytes) : null;
   const wanted = [];
   if (!(wasm instanceof Uint8Array || wasm instanceof ArrayBuffer)) {
     const url = wasm ? await toUrl(wasm) : defaultWasmUrl();
@@ -299,10 +331,16 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   for (const name of MODEL_FILES) {
     wanted.push({ key: name, name, what: `the model's ${name}`, url: new URL(name, base), entry: manifest?.files[name] });
   }
-  const opened = await Promise.allSettled(wanted.map(async (w) => ({ ...w, file: await open(w.url, w.what, signal) })));
+  const found = {};
+  for (const f of wanted) {
+    const bytes = await fromCache(store, hash, f);
+    if (bytes) found[f.key] = bytes;
+  }
+  const toFetch = wanted.filter((f) => !found[f.key]);
+  const opened = await Promise.allSettled(toFetch.map(async (w) => ({ ...w, file: await open(w.url, w.what, signal) })));
   const files = opened.filter((o) => o.status === 'fulfilled').map((o) => o.value);
   const failure = opened.find((o) => o.status === 'rejected')?.reason ?? files.find((f) => f.file.error)?.file.error ??
-    (files.find((f) => f.file.missing) && new Error(files.find((f) => f.file.missing).file.message));
+    (files.find((f) => f.file.missing) && networkError(files.find((f) => f.file.missing).file.message));
   if (failure) {
     for (const f of files) f.file.cancel?.();
     throw failure;
@@ -310,44 +348,65 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   const total = files.reduce((n, f) => n + (f.entry?.size ?? f.file.size ?? 0), 0);
   let loaded = 0;
   onProgress({ loaded, total, file: null });
-  const out = await Promise.all(files.map(async (f) => {
+  await Promise.all(files.map(async (f) => {
     const bytes = await readAll(f.file, (n) => {
       loaded += n;
       onProgress({ loaded, total: Math.max(total, loaded), file: f.name });
     }, f.file.size ?? f.entry?.size);
     checkContent(f.name, bytes, f.file.contentType, f.url);
     if (f.entry) {
-      if (typeof f.entry.size === 'number' && f.entry.size !== bytes.length) {
-        throw new Error(`residual-mt: ${f.name} (${f.url}) has ${bytes.length} bytes but manifest.json says ${f.entry.size}: ` +
-          'incomplete download, or files from two versions of the model');
-      }
-      const hash = await sha256Hex(bytes);
-      if (hash !== f.entry.sha256) {
-        throw new Error(`residual-mt: ${f.name} (${f.url}) failed SHA-256 verification against manifest.json ` +
-          `(got ${hash.slice(0, 12)}…, expected ${f.entry.sha256.slice(0, 12)}…): corrupt download or mixed model versions`);
-      }
+      await checkEntry(f, bytes);
+      if (hash) await store.put(hash, f.name, bytes);
     }
-    return [f.key, bytes];
+    found[f.key] = bytes;
   }));
-  const result = Object.fromEntries(out);
   return {
-    wasm: result.wasm ?? new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm), // a copy: it may be transferred
-    config: textDecoder.decode(result['config.json']),
-    weights: result['model.safetensors'],
-    spm: result['spm.model'],
+    wasm: found.wasm ?? new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm), // a copy: it may be transferred
+    config: textDecoder.decode(found['config.json']),
+    weights: found['model.safetensors'],
+    spm: found['spm.model'],
     manifest,
     manifestBytes: manifestInfo?.bytes ?? null,
     bytes: loaded,
   };
 }
 
-// Reads just config.json (for availability() and language lists).
-export async function readConfig(base, { signal } = {}) {
+// Reads just config.json (for availability() and language lists); offline,
+// the cached model's.
+export async function readConfig(base, { signal, cache = true } = {}) {
   const url = new URL('config.json', base);
-  const file = await open(url, "the model's config.json", signal);
-  if (file.missing) throw new Error(file.message);
-  if (file.error) throw file.error;
-  const bytes = await readAll(file, () => {});
-  checkContent('config.json', bytes, file.contentType, url);
+  let bytes;
+  let contentType = null;
+  try {
+    const file = await open(url, "the model's config.json", signal);
+    if (file.missing) throw networkError(file.message);
+    if (file.error) throw file.error;
+    contentType = file.contentType;
+    bytes = await readAll(file, () => {});
+  } catch (err) {
+    bytes = err.name === 'NetworkError' ? await cachedFile(base, 'config.json', cache) : null;
+    if (!bytes) throw err;
+  }
+  checkContent('config.json', bytes, contentType, url);
   return JSON.parse(textDecoder.decode(bytes));
+}
+
+// A model file from the cache, found by the manifest last seen at `base`.
+async function cachedFile(base, name, cache) {
+  const store = await modelStore(base, cache);
+  const manifestBytes = await store?.manifest(base.href);
+  if (!manifestBytes) return null;
+  const { manifest } = parseManifest(manifestBytes, new URL(MANIFEST, base));
+  return fromCache(store, await sha256Hex(manifestBytes), { name, url: new URL(name, base), entry: manifest.files[name] });
+}
+
+// Whether the whole model at `base` is in the cache (for availability()).
+export async function isCached(base) {
+  const store = await modelStore(base);
+  const manifestBytes = await store?.manifest(base.href);
+  if (!manifestBytes) return false;
+  const hash = await sha256Hex(manifestBytes);
+  const { manifest } = parseManifest(manifestBytes, new URL(MANIFEST, base));
+  for (const name of MODEL_FILES) if (manifest.files[name] && !await store.has(hash, name)) return false;
+  return true;
 }

@@ -4,10 +4,10 @@
 // yields between steps so that cancellation is seen and the thread stays
 // responsive. One job at a time: jobs never interleave inside the engine.
 
-import { DEFAULT_SEARCH, Engine, sentencesPerChunk } from './engine.js';
+import { Engine, halveOrThrow, planBatches } from './engine.js';
+import { quotaExceeded } from './errors.js';
 import { segmentPieces, splitLong } from './segment.js';
 
-const MAX_BATCH = 32;          // sentences decoded together (fewer at large beams: engine.js)
 const SLICE_MS = 12;           // longest run of work between two yields
 
 const yieldNow = typeof setImmediate === 'function'
@@ -40,23 +40,27 @@ function pacer(cancelled) {
   };
 }
 
-export function abortError(message = 'The operation was aborted') {
-  if (typeof DOMException === 'function') return new DOMException(message, 'AbortError');
-  const err = new Error(message);
-  err.name = 'AbortError';
-  return err;
-}
-
 // The error for sentences that got no translation. err.translations holds
 // what translate() would have returned, those sentences left as they were.
+// err.texts: the indices of the texts with such a sentence.
 function untranslated(failures, sentences, results) {
   const quote = (text) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
   const list = failures.map((f) => `${quote(sentences[f.sentence])}: ${f.message}`).join('; ');
   const err = new Error(`residual-mt: ${failures.length} of ${sentences.length} sentences could not be translated ` +
     `(kept as they were in err.translations): ${list}`);
   err.translations = results;
+  err.texts = [...new Set(failures.map((f) => f.text))];
   return err;
 }
+
+// A sentence's stable text as it may be shown: without the trailing
+// whitespace the next token may or may not follow, nor the replacement
+// character of a UTF-8 sequence whose next bytes are still to come.
+function showable(text) {
+  return text.trimStart().replace(/[\s\uFFFD]+$/u, '');
+}
+
+const SEARCH_OPTIONS = ['beam', 'nbest', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'targetLanguage', 'batch'];
 
 export class Runner {
   constructor() {
@@ -93,34 +97,32 @@ export class Runner {
     return run;
   }
 
-  // How many ids a sentence may have (without the target-language token and </s>).
-  sourceLimit(options) {
-    const c = this.model.config;
-    const prefix = c.languages?.target_lang_tokens ? 1 : 0;
-    const maxPositions = c.max_positions ?? 1024;
-    let limit = maxPositions - 1 - prefix;
-    // Keep the output within max_positions too (max_len = a * src + b).
-    const a = options.maxLenA ?? DEFAULT_SEARCH.maxLenA;
-    const b = options.maxLenB ?? DEFAULT_SEARCH.maxLenB;
-    if (a > 0) limit = Math.min(limit, Math.floor((maxPositions - 1 - b) / a));
-    return Math.max(8, limit);
+  // The pieces of `text` and the source tokens of each piece to translate.
+  async *tokenized(text, options, pace) {
+    for (const piece of segmentPieces(text, { locale: options.sourceLanguage })) {
+      await pace();
+      yield { ...piece, tokens: piece.translate ? this.model.sourceIds(piece.text).length : 0 };
+    }
   }
 
+  // Input usage, as measureInputUsage() reports it and inputQuota bounds it:
+  // each sentence's tokens plus its </s>.
   measure(text, options = {}) {
-    return this.exclusive(() => {
+    return this.exclusive(async () => {
       this.model.checkAlive();
       let n = 0;
-      for (const piece of segmentPieces(text, { locale: options.sourceLanguage })) {
-        const ids = piece.translate ? this.model.sourceIds(piece.text).length : 0;
-        if (ids) n += ids + 1;
-      }
+      for await (const piece of this.tokenized(text, options, async () => {})) if (piece.tokens) n += piece.tokens + 1;
       return n;
     });
   }
 
-  // texts: strings. options: search options (targetLanguage, beam, maxLength,
-  // ...), details, sourceLanguage (sentence-splitting locale).
-  // hooks: { cancelled(): reason or null, onPartial(text) when streaming one text }
+  // texts: strings. options: search options (targetLanguage, beam, nbest,
+  // maxLength, ...), details, sourceLanguage (sentence-splitting locale),
+  // inputQuota (a QuotaExceededError past it). With nbest, each text gives
+  // nbest candidates [{ text, score }]: the k-th joins each sentence's k-th
+  // hypothesis (its last when it has fewer), its score their sum.
+  // hooks: { cancelled(): reason or null, onPartial(delta) when streaming one
+  // text: pieces to append, never taken back, that add up to the result }
   translate(texts, options = {}, hooks = {}) {
     return this.exclusive(() => this.translateNow(texts, options, hooks));
   }
@@ -130,106 +132,128 @@ export class Runner {
     if (!model) throw new Error('residual-mt: no model loaded');
     model.checkAlive();
     const search = {};
-    for (const key of ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'targetLanguage']) {
-      if (options[key] !== undefined) search[key] = options[key];
-    }
+    for (const key of SEARCH_OPTIONS) if (options[key] !== undefined) search[key] = options[key];
     if (options.maxLength !== undefined) {
       search.maxLenA = 0;
       search.maxLenB = options.maxLength;
     }
     const pace = pacer(cancelled);
-    const limit = this.sourceLimit(search);
+    const limit = model.maxSourceIds(search);
     const countTokens = (t) => model.sourceIds(t).length;
 
     // Sentences of all texts, each split further if too long for the model. A
-    // piece with no tokens (only zero-width or control characters) is kept as
-    // it came: there is nothing to translate, and the rest still is.
-    const docs = [];
+    // piece with nothing to translate (no letter, or no tokens) is kept as it
+    // came, and the rest still is translated.
+    const docs = [];  // per text: its pieces' texts
     const units = []; // { doc, piece, parts: [index into sentences] }
     const sentences = [];
+    let usage = 0;
     for (const [doc, text] of texts.entries()) {
       const pieces = [];
-      for (const piece of segmentPieces(text, { locale: options.sourceLanguage })) {
-        await pace();
+      for await (const piece of this.tokenized(text, options, pace)) {
         pieces.push(piece.text);
-        const n = piece.translate ? countTokens(piece.text) : 0;
-        if (!n) continue;
-        const parts = n <= limit ? [piece.text] : splitLong(piece.text, limit, countTokens);
+        if (!piece.tokens) continue;
+        usage += piece.tokens + 1;
+        const parts = piece.tokens <= limit ? [piece.text] : splitLong(piece.text, limit, countTokens);
         units.push({ doc, piece: pieces.length - 1, parts: parts.map((part) => sentences.push(part) - 1) });
       }
       docs.push(pieces);
     }
+    if (usage > (options.inputQuota ?? Infinity)) throw quotaExceeded(usage, options.inputQuota);
 
-    const outputs = new Array(sentences.length).fill('');
-    const tokens = new Array(sentences.length).fill(0);
+    const hyps = new Array(sentences.length).fill(null); // [{ text, score, tokens }] once decoded
+    const stable = new Array(sentences.length).fill('');  // while decoding
     const failures = []; // { sentence, message }
     const started = now();
-    const assemble = (doc) => {
-      const pieces = [...docs[doc]];
-      for (const unit of units) {
-        if (unit.doc === doc) pieces[unit.piece] = unit.parts.map((i) => outputs[i]).filter(Boolean).join(' ');
+    const unitAt = docs.map(() => new Map());
+    const unitOf = [];
+    for (const unit of units) {
+      unitAt[unit.doc].set(unit.piece, unit);
+      for (const s of unit.parts) unitOf[s] = unit;
+    }
+    const candidate = (s, k) => hyps[s][Math.min(k, hyps[s].length - 1)];
+    // The text of `doc` with the k-th candidate of each sentence; with live,
+    // only as far as it is sure: up to the first sentence not yet decoded,
+    // with its stable prefix.
+    const assemble = (doc, k = 0, live = false) => {
+      let out = '';
+      for (const [p, piece] of docs[doc].entries()) {
+        const unit = unitAt[doc].get(p);
+        if (!unit) {
+          out += piece;
+          continue;
+        }
+        const parts = [];
+        for (const s of unit.parts) {
+          if (hyps[s]) parts.push(candidate(s, k).text);
+          else if (live) return out + [...parts, showable(stable[s])].filter(Boolean).join(' ');
+          else parts.push(sentences[s]); // no translation (reported): kept as it was
+        }
+        out += parts.filter(Boolean).join(' ');
       }
-      return pieces.join('');
+      return out;
     };
-    let lastPartial = null;
+    let emitted = '';
     const emit = () => {
-      if (!onPartial) return;
-      const text = assemble(0);
-      if (text !== lastPartial) {
-        lastPartial = text;
-        onPartial(text);
+      const sure = assemble(0, 0, true);
+      if (sure.length > emitted.length && sure.startsWith(emitted)) {
+        onPartial(sure.slice(emitted.length));
+        emitted = sure;
       }
     };
 
-    // Batches of sentences; one the engine refuses as too large (beam x
-    // sentences x length over its memory limit) is halved until it fits.
-    const perBatch = sentencesPerChunk(search.beam, MAX_BATCH);
-    const pending = [];
-    for (let first = 0; first < sentences.length; first += perBatch) pending.push([first, Math.min(sentences.length, first + perBatch)]);
+    const pending = planBatches(sentences.map((s) => s.length), { beam: search.beam ?? model.engine.defaults.beam,
+      most: search.batch, keepOrder: !!onPartial });
     while (pending.length) {
-      const [first, end] = pending.shift();
+      const batch = pending.shift();
       let tr;
       try {
-        tr = model.beginText(sentences.slice(first, end), search);
+        tr = model.beginText(batch.map((s) => sentences[s]), search);
       } catch (err) {
-        if (err.code !== 'RMT_E_SIZE' || end - first === 1) throw err;
-        const middle = (first + end) >> 1;
-        pending.unshift([first, middle], [middle, end]);
+        pending.unshift(...halveOrThrow(err, batch));
         continue;
       }
       try {
         for (;;) {
           await pace(!!onPartial);
           const left = tr.step();
-          if (onPartial) {
-            for (let s = first; s < end; s++) outputs[s] = tr.partialText(s - first).trim();
+          if (onPartial && left > 0) {
+            batch.forEach((s, k) => { stable[s] = tr.stableText(k); });
             emit();
           }
           if (left === 0) break;
         }
-        tr.results(true).forEach((hyps, k) => {
-          const s = first + k;
-          if (!hyps.length) {
+        tr.results(true).forEach((list, k) => {
+          const s = batch[k];
+          if (!list.length) {
             // Broken weights: this sentence has no translation; the others do.
-            outputs[s] = sentences[s];
-            failures.push({ sentence: s, message: 'every hypothesis scored NaN or -inf (non-finite activations: broken weights?)' });
+            failures.push({ sentence: s, text: unitOf[s].doc, message: 'every hypothesis scored NaN or -inf (non-finite activations: broken weights?)' });
             return;
           }
-          outputs[s] = hyps[0].text.trim();
-          tokens[s] = hyps[0].ids.length;
+          hyps[s] = list.map((h) => ({ text: h.text.trim(), score: h.score, tokens: h.ids.length }));
         });
       } finally {
         tr.free();
       }
-      emit();
+      if (onPartial && !failures.length) emit();
       await pace(true);
+    }
+    if (onPartial && !failures.length && emitted !== assemble(0)) {
+      throw new Error('residual-mt: the streamed text is not the start of the translation (a bug: please report it)');
     }
     const ms = now() - started;
     const results = texts.map((_, doc) => {
+      if (options.nbest !== undefined) {
+        const mine = units.filter((u) => u.doc === doc).flatMap((u) => u.parts);
+        // score null: nothing in this text was translated.
+        return Array.from({ length: options.nbest }, (__, k) => ({
+          text: assemble(doc, k), score: mine.length ? mine.reduce((sum, s) => sum + (hyps[s] ? candidate(s, k).score : 0), 0) : null,
+        }));
+      }
       const text = assemble(doc);
       if (!options.details) return text;
       const mine = units.filter((u) => u.doc === doc);
-      const outputTokens = mine.reduce((n, u) => n + u.parts.reduce((m, i) => m + tokens[i], 0), 0);
+      const outputTokens = mine.reduce((n, u) => n + u.parts.reduce((m, s) => m + (hyps[s]?.[0].tokens ?? 0), 0), 0);
       return { text, sentences: mine.length, outputTokens, ms };
     });
     if (failures.length) throw untranslated(failures, sentences, results);

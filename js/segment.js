@@ -20,6 +20,7 @@ const CLOSERS = '"\'”’»)]';
 const SPACE = /^\s$/u;
 const WORD_CHAR = /^[\p{L}\p{N}.º]$/u;
 const LETTER = /^\p{L}$/u;
+const HAS_LETTER = /\p{L}/u;
 
 // \s, with ASCII answered without a regular expression (these run per character).
 function isSpace(ch) {
@@ -172,8 +173,9 @@ export function splitSentences(text, { locale, rules = !hasIntlSegmenter() } = {
 }
 
 // Pieces of `text`, one at a time: { text, translate } where translate is
-// false for whitespace (adjacent whitespace comes as one piece). Concatenating
-// every piece's text gives `text` back.
+// false for text kept as it is (whitespace, and sentences without a letter;
+// adjacent ones come as one piece). Concatenating every piece's text gives
+// `text` back.
 export function* segmentPieces(text, { locale, rules = !hasIntlSegmenter() } = {}) {
   let space = ''; // whitespace waiting for the next sentence
   const paragraphs = text.split(/(\n[^\S\n]*\n\s*)/);
@@ -185,7 +187,9 @@ export function* segmentPieces(text, { locale, rules = !hasIntlSegmenter() } = {
     const sentences = rules ? ruleSentenceIterator(paragraphs[p]) : intlSentenceIterator(paragraphs[p], locale);
     for (const sentence of sentences) {
       const body = sentence.trim();
-      if (!body) {
+      // Text without a letter (numbers, emoji, punctuation) has nothing to
+      // translate: it comes back as it was, like whitespace.
+      if (!body || !HAS_LETTER.test(body)) {
         space += sentence;
         continue;
       }
@@ -197,6 +201,12 @@ export function* segmentPieces(text, { locale, rules = !hasIntlSegmenter() } = {
     }
   }
   if (space) yield { text: space, translate: false };
+}
+
+// Whether `text` has anything to translate (a letter); text without one is
+// returned as it came.
+export function hasTranslatable(text) {
+  return HAS_LETTER.test(text);
 }
 
 export function segmentText(text, options = {}) {

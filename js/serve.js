@@ -8,7 +8,7 @@
 //   node js/serve.js [--port 8080] [--host 127.0.0.1]     (PORT overrides the default)
 
 import { createServer } from 'node:http';
-import { createReadStream, existsSync, promises as fs } from 'node:fs';
+import { createReadStream, promises as fs } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -33,7 +33,7 @@ export const MIME = {
 };
 
 // The demo's layout: URL prefix -> directory, and which files may be served.
-const MODEL_FILE = /^[^/]+\/(config\.json|manifest\.json|model\.safetensors|spm\.model)$/;
+const MODEL_FILE = /^[^/]+\/(config\.json|manifest\.json|model\.safetensors|spm\.model|package\.json)$/;
 export function demoMounts(root = ROOT) {
   return [
     { prefix: '/js/', dir: join(root, 'js') },
@@ -173,18 +173,18 @@ async function main() {
     console.error(`residual-mt serve: ${err.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT)` : err.message}`);
     process.exit(1);
   });
-  const { DEFAULT_MODELS } = await import('./defaults.js');
+  const { resolveDefaultModel } = await import('./loader.js');
   try {
     // The service worker caches the shell only as listed here: list it as it is now.
     (await import('./shell.js')).writeShellManifest();
   } catch (err) {
     console.warn(`residual-mt serve: no offline support (dist/shell.json: ${err.message}); run npm run build`);
   }
-  const model = DEFAULT_MODELS.find((dir) => existsSync(join(ROOT, dir, 'config.json')));
+  const model = (await resolveDefaultModel()).href.replace(pathToFileURL(ROOT).href, '');
   server.listen(port, host, () => {
     const { port: actual } = server.address();
     console.log(`residual-mt demo: http://localhost:${actual}/`);
-    console.log(`  default model: ${model ?? `none found (${DEFAULT_MODELS.join(', ')})`}`);
+    console.log(`  default model: ${model}`);
   });
 }
 

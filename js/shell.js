@@ -15,8 +15,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const SHELL = Object.freeze([
   './', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
-  '../js/index.js', '../js/loader.js', '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js',
-  '../js/segment.js', '../js/defaults.js', '../dist/residual-mt.wasm',
+  '../js/index.js', '../js/translator.js', '../js/host.js', '../js/backends.js', '../js/queue.js', '../js/languages.js',
+  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/cache.js',
+  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/segment.js', '../js/defaults.js',
+  '../dist/residual-mt.wasm',
 ]);
 export const SHELL_MANIFEST = '../dist/shell.json'; // relative to web/, as the paths above
 export const SHELL_FORMAT = 'residual-mt-shell/1';

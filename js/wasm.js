@@ -2,13 +2,11 @@
 // JS glue) and offers the few helpers the wrappers need: copying bytes and
 // strings in and out of linear memory, and turning error returns into Errors.
 
+import { isNode, missingFeatures } from './env.js';
+
 const WASI_ENOSYS = 52;
 // Error codes of src/rmt.h that mean "out of range": RangeErrors in JS.
 const RANGE_ERRORS = { [-4]: 'RMT_E_LIMIT', [-6]: 'RMT_E_SIZE' };
-
-function isNode() {
-  return typeof process !== 'undefined' && !!process.versions?.node;
-}
 
 async function readSource(source) {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer) return source;
@@ -137,10 +135,8 @@ function makeImports(module, getWasm) {
 
 // Loads the engine. `source`: wasm bytes, a URL, or nothing for dist/residual-mt.wasm.
 export async function loadWasm(source) {
-  if (typeof WebAssembly !== 'object' || !WebAssembly.validate(new Uint8Array(
-    [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65, 0, 253, 15, 253, 98, 11]))) {
-    throw new Error('residual-mt: this JavaScript engine lacks WebAssembly SIMD (128-bit), which the engine needs');
-  }
+  const missing = missingFeatures();
+  if (missing) throw new Error(`residual-mt: ${missing}`);
   const bytes = await readSource(source);
   let module;
   try {

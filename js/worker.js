@@ -8,9 +8,11 @@
 // Failures answer { id, type: 'error', error: { name, message } }. At start the
 // worker posts { type: 'ready', lock } (see holdLifeLock).
 
-import { Runner, abortError } from './runner.js';
+import { abortError, serializeError } from './errors.js';
+import { Runner } from './runner.js';
 // Named here too so that all modules are fetched at once, not one level at a time.
 import './engine.js';
+import './env.js';
 import './wasm.js';
 import './segment.js';
 
@@ -45,12 +47,6 @@ async function holdLifeLock() {
 const port = await connect();
 const runner = new Runner();
 const cancels = new Map(); // job id -> reason once cancelled
-
-// Errors cross as plain data; translations rides along (sentences left
-// untranslated: js/runner.js).
-function serializeError(err) {
-  return { name: err?.name ?? 'Error', message: err?.message ?? String(err), translations: err?.translations };
-}
 
 async function handle(msg) {
   const { id, type } = msg;

@@ -1,10 +1,12 @@
 // The command-line tool (npx residual-mt) on fixture models, against the
-// PyTorch reference's outputs (models/make_fixtures.py).
+// PyTorch reference's outputs (models/make_fixtures.py) and the API's own
+// answers for the same text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { createTranslator } from '../js/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const fixture = (name) => `${root}tests/fixtures/models/${name}`;
@@ -104,13 +106,17 @@ test('tokenize and detokenize match spm_encode / spm_decode', () => {
 
 test('CLI errors are clear and exit non-zero', () => {
   const cases = [
-    [['--model', fixture('residual-2x2'), '--ids', '--bogus'], /unknown option --bogus/],
+    [['--model', fixture('residual-2x2'), '--ids', '--bogus'], /Unknown option '--bogus'[^]*usage:/],
+    [['--model', fixture('residual-text'), '-v'], /Unknown option '-v'/],
+    [['--model', fixture('residual-2x2'), '--ids', '--beam'], /'--beam <value>' argument missing/],
     [['--model', fixture('residual-2x2'), '--ids', '--beam', 'x'], /--beam expects a non-negative integer/],
     [['--model', `${root}tests/fixtures/models/nope`, '--ids'], /cannot read .*config\.json: no such file/],
     [['--model', fixture('residual-2x2'), '--ids'], /token id 500 .* outside the vocabulary/, '5 500\n'],
     [['--model', fixture('residual-2x2'), '--ids'], /line 1: "a" is not a token id/, '5 a\n'],
     [['--model', fixture('residual-2x2'), 'some text'], /cannot read .*spm\.model/],
-    [['--model', fixture('residual-text'), '--to', 'fr', 'hi'], /cannot translate into "fr"/],
+    [['--model', fixture('residual-text'), '--to', 'fr', 'hi'], /cannot translate \? → fr \(it translates en → es, es → en\)/],
+    [['--model', fixture('residual-text'), '--to', 'en_US', 'hi'], /--to "en_US" is not a valid BCP 47 language tag/],
+    [['--model', fixture('residual-2x2'), '--ids', '--beam', '300'], /beam must be an integer in \[1, 256\], got 300/, '5 6\n'],
     [['--model', fixture('residual-2x2'), '--ids', '--batch', '0'], /--batch expects a positive integer/],
   ];
   for (const [args, pattern, input] of cases) {
@@ -118,4 +124,59 @@ test('CLI errors are clear and exit non-zero', () => {
     assert.equal(run.code, 1, `${args.join(' ')}: exit ${run.code}`);
     assert.match(run.stderr, pattern);
   }
+});
+
+test('--name=value, -- before text that looks like an option, --version', () => {
+  const ref = reference('residual-text');
+  const model = `--model=${fixture('residual-text')}`;
+  const eq = cli([model, '--to=en', '--beam=1', '--', ref.texts[0]]);
+  assert.equal(eq.code, 0, eq.stderr);
+  assert.deepEqual(eq.lines, ref.translations.en.text.slice(0, 1));
+  // After --, "-v" and "--help" are text, translated as the same lines from stdin are.
+  const dashed = cli([model, '--to=en', '--beam=1', '--', '-v', '--help']);
+  assert.equal(dashed.code, 0, dashed.stderr);
+  assert.deepEqual(dashed.lines, cli([model, '--to=en', '--beam=1'], '-v\n--help\n').lines);
+  assert.equal(dashed.lines.length, 2);
+  const version = cli(['--version']);
+  assert.equal(version.code, 0);
+  assert.equal(version.stdout, `${JSON.parse(readFileSync(`${root}package.json`, 'utf8')).version}\n`);
+});
+
+test('--from and --to: the other language from the model\'s pairs, tags matched by language', () => {
+  const ref = reference('residual-text');
+  const model = ['--model', fixture('residual-text'), '--beam', '1'];
+  // en -> es, named by either side (and by a regional tag).
+  for (const args of [['--to', 'es'], ['--from', 'en'], ['--from', 'en-GB'], ['--from', 'EN', '--to', 'es-419']]) {
+    const run = cli([...model, ...args, ref.texts[1]]);
+    assert.equal(run.code, 0, `${args}: ${run.stderr}`);
+    assert.deepEqual(run.lines, ref.translations.es.text.slice(1, 2), args.join(' '));
+  }
+  // Two tags of one language: the text as it is, as the API does.
+  assert.deepEqual(cli([...model, '--from', 'en-US', '--to', 'en-GB', 'Hello, world.']).lines, ['Hello, world.']);
+});
+
+test('text is split into sentences as the API splits it; --nbest N gives N lines for every input line', async () => {
+  const text = 'In the beginning God created the heavens. Hello, world!';
+  const translator = await createTranslator({ model: fixture('residual-text'), sourceLanguage: 'en', targetLanguage: 'es' });
+  const api = await translator.translate([text, 'Hello, world!'], { beam: 1 });
+  translator.destroy();
+  const run = cli(['--model', fixture('residual-text'), '--to', 'es', '--beam', '1'], `${text}\nHello, world!\n`);
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(run.lines, api);
+  const nbest = cli(['--model', fixture('residual-text'), '--to', 'es', '--beam', '3', '--nbest', '2', '--scores'], `Hello, world!\n\n42\n`);
+  assert.equal(nbest.code, 0, nbest.stderr);
+  assert.equal(nbest.lines.length, 6);
+  assert.match(nbest.lines[0], /^-?\d+\.\d{6}\t/);
+  assert.deepEqual(nbest.lines.slice(2), ['', '', '42', '42'], 'empty and untranslatable lines: N lines each, as they were');
+  const ids = cli(['--model', fixture('residual-2x2'), '--ids', '--beam', '2', '--nbest', '2'], '5 6\n\n');
+  assert.equal(ids.lines.length, 4);
+  assert.deepEqual(ids.lines.slice(2), ['', '']);
+});
+
+// `script` (Debian's essential bsdutils) gives the command a terminal for stdin.
+test('on a terminal with no input, the usage is printed instead of waiting', () => {
+  const run = spawnSync('/usr/bin/script', ['-qec', `${process.execPath} ${root}js/cli.js --model ${fixture('residual-text')}`, '/dev/null'],
+    { encoding: 'utf8', timeout: 60_000, input: '' });
+  assert.equal(run.status, 1, run.stdout);
+  assert.match(run.stdout, /no TEXT and no input on stdin[^]*usage:/);
 });

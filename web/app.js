@@ -1,19 +1,23 @@
 // The demo: loads the default model (with a progress bar), translates as you
-// type, shows latency and tokens/s, and works offline after the first visit
-// (sw.js). Query parameters for testing: ?model=URL, ?beam=N, ?worker=0, ?sw=0.
-import { DEFAULT_MODELS, createTranslator, modelInfo } from '../js/index.js';
-import { missingFeatures } from '../js/loader.js';
+// type, shows latency and tokens/s, swaps the direction, copies the result,
+// says what the model was trained on, and works offline after the first
+// visit (sw.js). An error (a failed load, a failed translation) is shown
+// until the next success; a failed load is tried again on the next action.
+// Query parameters for testing: ?model=URL, ?beam=N, ?worker=0, ?sw=0.
+import { createTranslator, modelInfo } from '../js/index.js';
+import { missingFeatures } from '../js/env.js';
 
 const $ = (id) => document.getElementById(id);
 const ui = {
   status: $('status'), progress: $('progress'), offline: $('offline'), direction: $('direction'), live: $('live'),
-  stream: $('stream'), translate: $('translate'), source: $('source'), target: $('target'), stats: $('stats'),
-  modelName: $('model-name'),
+  stream: $('stream'), translate: $('translate'), swap: $('swap'), copy: $('copy'), source: $('source'),
+  target: $('target'), stats: $('stats'), error: $('error'), trained: $('trained'), modelName: $('model-name'),
 };
 const params = new URLSearchParams(location.search);
 const options = {
   model: params.get('model') ?? undefined,
   worker: params.get('worker') === '0' ? false : undefined,
+  cache: false, // the service worker keeps this page's files
 };
 const beam = params.has('beam') ? Number(params.get('beam')) : undefined;
 const LANGUAGE_NAMES = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'language' }) : null;
@@ -22,24 +26,35 @@ const languageName = (code) => { try { return LANGUAGE_NAMES?.of(code) ?? code; 
 const translators = new Map(); // "src-tgt" -> Promise<Translator>
 let current = null;            // AbortController of the translation in progress
 let debounce = 0;
+let info = null;               // modelInfo() once it has been read
+let ready = false;
+let starting = null;           // the load in progress
 
 function setStatus(text, isError = false) {
   ui.status.textContent = text;
   ui.status.classList.toggle('error', isError);
 }
 
-let ready = false;
+function showError(message) {
+  ui.error.textContent = message;
+  ui.error.hidden = false;
+}
+
+function clearError() {
+  ui.error.hidden = true;
+  ui.error.textContent = '';
+}
 
 function showProgress(e) {
-  if (!e.total || ready) return;
+  if (ready) return;
   ui.progress.hidden = false;
-  ui.progress.value = e.loaded / e.total;
-  if (e.loaded < e.total) setStatus(`downloading… ${Math.floor((100 * e.loaded) / e.total)}% of ${(e.total / 1e6).toFixed(1)} MB`);
+  ui.progress.value = e.loaded;
+  if (e.loaded < 1) setStatus(`downloading… ${Math.floor(100 * e.loaded)}% of ${(e.bytesTotal / 1e6).toFixed(1)} MB`);
   else setStatus('starting the engine…');
 }
 
 // The service worker caches the app, the engine and the model for offline use.
-function startServiceWorker() {
+function startServiceWorker(modelUrl) {
   if (!('serviceWorker' in navigator)) return null;
   const sw = navigator.serviceWorker;
   if (params.get('sw') === '0') {
@@ -53,18 +68,19 @@ function startServiceWorker() {
     if (msg.type === 'updated') ui.offline.textContent = 'a new version was downloaded: reload to use it';
   });
   // Not awaited: the page loads the model itself meanwhile (with the progress bar).
-  // The default-model list travels in the URL (the one config point is js/defaults.js).
-  return sw.register(`./sw.js?models=${DEFAULT_MODELS.map(encodeURIComponent).join(',')}`).catch((err) => {
+  // The model the page uses travels in the URL (resolved by js/loader.js).
+  return sw.register(`./sw.js?models=${encodeURIComponent(modelUrl)}`).catch((err) => {
     console.warn(`residual-mt demo: no offline support (${err.message})`);
     return null;
   });
 }
 
-function translatorFor(pair) {
-  const key = pair.join('-');
+function translatorFor([sourceLanguage, targetLanguage]) {
+  const key = `${sourceLanguage}-${targetLanguage}`;
   if (!translators.has(key)) {
-    const [sourceLanguage, targetLanguage] = pair[0] === '?' ? [undefined, undefined] : pair;
-    translators.set(key, createTranslator({ ...options, sourceLanguage, targetLanguage, monitor: (m) => m.addEventListener('downloadprogress', showProgress) }));
+    const created = createTranslator({ ...options, sourceLanguage, targetLanguage, monitor: (m) => m.addEventListener('downloadprogress', showProgress) });
+    translators.set(key, created);
+    created.catch(() => translators.delete(key)); // tried again on the next action
   }
   return translators.get(key);
 }
@@ -73,25 +89,81 @@ function selectedPair() {
   return ui.direction.value.split('-');
 }
 
+// What the model was trained on: its package's description, when it has one.
+async function showTraining(modelUrl) {
+  try {
+    const response = await fetch(new URL('package.json', modelUrl));
+    const pkg = response.ok ? await response.json() : null;
+    if (!pkg?.description) return;
+    ui.trained.textContent = `Model ${pkg.name}@${pkg.version}: ${pkg.description}`;
+    ui.trained.hidden = false;
+  } catch { /* no package.json: nothing to say */ }
+}
+
+// Reads the model's languages (once), then loads the selected direction.
+// Rejects on failure; the next action calls it again.
+async function start() {
+  if (!info) {
+    const read = await modelInfo({ model: options.model });
+    performance.mark('rmt-info');
+    ui.modelName.textContent = read.url.replace(location.origin, '');
+    if (!read.pairs.length) throw new Error(`the model at ${read.url} names no languages`);
+    for (const [s, t] of read.pairs) ui.direction.append(new Option(`${languageName(s)} → ${languageName(t)}`, `${s}-${t}`));
+    const preferred = read.pairs.findIndex(([s, t]) => s === 'es' && t === 'en');
+    ui.direction.selectedIndex = Math.max(0, preferred);
+    info = read;
+    showDirection();
+    showTraining(info.url);
+  }
+  await translatorFor(selectedPair());
+  if (ready) return;
+  performance.mark('rmt-ready');
+  ready = true;
+  ui.progress.hidden = true;
+  ui.direction.disabled = false;
+  setStatus('ready');
+  clearError();
+  document.documentElement.dataset.ready = 'true';
+  // The service worker starts once the page is ready, so that it does not
+  // compete with the first download; it then caches what the page has just
+  // downloaded (from the HTTP cache, no second download) for offline use, and
+  // on later visits looks for a newer version.
+  if (await startServiceWorker(info.url)) {
+    const { active } = await navigator.serviceWorker.ready;
+    active.postMessage({ type: 'precache' });
+  }
+}
+
+function load() {
+  starting ??= start().catch((err) => {
+    setStatus('could not load the model', true);
+    showError(`error: ${err.message} (tried again on your next action)`);
+    throw err;
+  }).finally(() => { starting = null; });
+  return starting;
+}
+
 async function translateNow() {
   current?.abort();
   const controller = new AbortController();
   current = controller;
   const text = ui.source.value;
-  const translator = await translatorFor(selectedPair());
   const started = performance.now();
   try {
+    await load();
+    const translator = await translatorFor(selectedPair());
     if (ui.stream.checked) {
       let first = 0;
       let output = '';
+      ui.target.textContent = '';
       for await (const chunk of translator.translateStreaming(text, { signal: controller.signal, beam })) {
         if (!first) first = performance.now() - started;
-        output = chunk;
-        ui.target.textContent = chunk;
+        output += chunk;
+        ui.target.textContent = output;
       }
       if (controller !== current) return;
       const ms = performance.now() - started;
-      ui.stats.textContent = output ? `first tokens after ${first.toFixed(0)} ms · done in ${ms.toFixed(0)} ms` : '';
+      ui.stats.textContent = output ? `first words after ${first.toFixed(0)} ms · done in ${ms.toFixed(0)} ms` : '';
     } else {
       const result = await translator.translate(text, { signal: controller.signal, beam, details: true });
       if (controller !== current) return;
@@ -102,11 +174,13 @@ async function translateNow() {
           `${Math.round(result.outputTokens / Math.max(result.ms, 1e-3) * 1000)} tokens/s`
         : '';
     }
+    clearError();
+    ui.copy.disabled = !ui.target.textContent;
     ui.target.dataset.state = 'done';
   } catch (err) {
-    if (err.name === 'AbortError') return; // a newer request replaced this one
-    ui.stats.textContent = `error: ${err.message}`;
-    ui.stats.classList.add('error');
+    if (err.name === 'AbortError' && controller !== current) return; // a newer request replaced this one
+    if (controller === current && ready) showError(`error: ${err.message}`);
+    ui.target.dataset.state = 'error';
   } finally {
     if (controller === current) current = null;
   }
@@ -118,6 +192,27 @@ function schedule() {
   debounce = setTimeout(translateNow, 300);
 }
 
+function showDirection() {
+  const [s, t] = selectedPair();
+  $('source-title').textContent = languageName(s);
+  $('target-title').textContent = languageName(t);
+  ui.swap.disabled = ![...ui.direction.options].some((o) => o.value === `${t}-${s}`);
+}
+
+// The other direction, with the translation as the new source.
+function swap() {
+  const [s, t] = selectedPair();
+  ui.direction.value = `${t}-${s}`;
+  if (ui.target.textContent) ui.source.value = ui.target.textContent;
+  ui.target.textContent = '';
+  ui.copy.disabled = true;
+  showDirection();
+  if (ui.source.value) {
+    clearTimeout(debounce);
+    translateNow();
+  }
+}
+
 async function main() {
   const missing = missingFeatures();
   if (missing) {
@@ -125,47 +220,21 @@ async function main() {
     return;
   }
   setStatus('loading…');
-  const info = await modelInfo({ model: options.model });
-  performance.mark('rmt-info');
-  ui.modelName.textContent = info.url.replace(location.origin, '');
-  const pairs = info.pairs.length ? info.pairs : [['?', '?']];
-  for (const [s, t] of pairs) {
-    ui.direction.append(new Option(s === '?' ? 'model default' : `${languageName(s)} → ${languageName(t)}`, `${s}-${t}`));
-  }
-  const preferred = pairs.findIndex(([s, t]) => s === 'es' && t === 'en');
-  ui.direction.selectedIndex = Math.max(0, preferred);
-  await translatorFor(selectedPair());
-  performance.mark('rmt-ready');
-  ui.progress.hidden = true;
-  ui.direction.disabled = false;
-  ui.translate.disabled = false;
-  ready = true;
-  setStatus('ready');
-  document.documentElement.dataset.ready = 'true';
-
   ui.translate.addEventListener('click', () => { clearTimeout(debounce); translateNow(); });
   ui.source.addEventListener('input', () => { if (ui.live.checked) schedule(); });
   ui.direction.addEventListener('change', () => {
-    const [s, t] = selectedPair();
-    $('source-title').textContent = s === '?' ? 'Source' : languageName(s);
-    $('target-title').textContent = t === '?' ? 'Translation' : languageName(t);
+    showDirection();
     if (ui.source.value) schedule();
   });
-  ui.direction.dispatchEvent(new Event('change'));
+  ui.swap.addEventListener('click', swap);
+  ui.copy.addEventListener('click', () => navigator.clipboard.writeText(ui.target.textContent).then(
+    () => { ui.stats.textContent = 'copied'; }, (err) => showError(`could not copy: ${err.message}`)));
+  ui.translate.disabled = false;
+  await load().catch(() => {});
   if (ui.source.value) schedule();
-
-  // The service worker starts once the page is ready, so that it does not
-  // compete with the first download; it then caches what the page has just
-  // downloaded (from the HTTP cache, no second download) for offline use, and
-  // on later visits looks for a newer version.
-  if (await startServiceWorker()) {
-    const { active } = await navigator.serviceWorker.ready;
-    active.postMessage({ type: 'precache' });
-  }
 }
 
 main().catch((err) => {
   setStatus(`error: ${err.message}`, true);
   console.error(err);
 });
-

@@ -22,7 +22,8 @@
 //   worker, and the next one must still know which version each live page uses.
 //
 // A classic script (module service workers are not everywhere yet): the page
-// passes js/defaults.js's DEFAULT_MODELS in the script URL (?models=a,b).
+// passes the model it uses (js/loader.js resolves the default) in the script
+// URL (?models=URL).
 
 const MANIFEST = 'manifest.json'; // as in js/defaults.js
 const MODEL_FILES = ['config.json', 'model.safetensors', 'spm.model'];
@@ -36,7 +37,7 @@ const PINS_KEY = new URL('./__residual-mt-pins__', self.location).href;
 const SHELL_MANIFEST = new URL('../dist/shell.json', self.location).href; // as in js/shell.js
 const SHELL_FORMAT = 'residual-mt-shell/1';
 const INDEX = new URL('./', self.location).href;
-// DEFAULT_MODELS are relative to the package root, the parent of js/.
+// Absolute, or relative to the package root (the parent of js/).
 const MODEL_CANDIDATES = DEFAULT_MODELS.map((path) => new URL(path, new URL('../', self.location)).href);
 const JSON_HEADERS = { 'Content-Type': 'application/json' };
 

@@ -1,0 +1,124 @@
+// Where the engine runs: in this thread (InProcessBackend) or in a worker
+// (WorkerBackend: a Web Worker in browsers, a worker_thread in Node). Both
+// offer start(), load(files), call(type, payload, onPartial) -> { promise,
+// cancel(reason) } and dispose().
+
+import { isNode } from './env.js';
+import { reviveError } from './errors.js';
+
+export class InProcessBackend {
+  async start() {
+    const { Runner } = await import('./runner.js');
+    this.runner = new Runner();
+  }
+
+  load(files) {
+    return this.runner.load(files);
+  }
+
+  // Returns { promise, cancel(reason) }.
+  call(type, payload, onPartial) {
+    let reason = null;
+    const promise = type === 'translate'
+      ? this.runner.translate(payload.texts, payload.options, { cancelled: () => reason, onPartial: payload.stream ? onPartial : undefined })
+      : this.runner.measure(payload.text, payload.options);
+    return { promise, cancel: (why) => { reason = why; } };
+  }
+
+  async dispose() {
+    await this.runner.exclusive(() => this.runner.dispose());
+  }
+}
+
+// A page may not start a worker from another origin (the package on a CDN):
+// then the worker is a same-origin blob that imports the real one (CORS).
+function browserWorkerUrl(url) {
+  const origin = globalThis.location?.origin;
+  if (!origin || origin === 'null' || url.origin === origin) return url;
+  const source = `import ${JSON.stringify(url.href)};`;
+  return URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+}
+
+export class WorkerBackend {
+  async start() {
+    const url = new URL('./worker.js', import.meta.url);
+    this.pending = new Map();
+    this.nextId = 1;
+    let onReady;
+    const ready = new Promise((resolve, reject) => { onReady = { resolve, reject }; });
+    const onMessage = (msg) => {
+      if (msg.type === 'ready') {
+        // Granted only once the worker, which holds it, has gone.
+        if (msg.lock) navigator.locks.request(msg.lock, () => onFailure(new Error('it stopped (closed or crashed)')));
+        onReady.resolve();
+        return;
+      }
+      const job = this.pending.get(msg.id);
+      if (!job) return;
+      if (msg.type === 'partial') { job.onPartial?.(msg.text); return; }
+      this.pending.delete(msg.id);
+      if (!this.pending.size) this.worker.unref?.();
+      if (msg.type === 'done') job.resolve(msg.value);
+      else job.reject(reviveError(msg.error));
+    };
+    // A worker that fails or exits takes its jobs with it: they and every
+    // later call reject (never hang), and the next createTranslator starts a new one.
+    const onFailure = (err) => {
+      if (this.failed || this.closing) return;
+      const error = new Error(`residual-mt: the translation worker failed: ${err?.message ?? err}`);
+      onReady.reject(error);
+      for (const job of this.pending.values()) job.reject(error);
+      this.pending.clear();
+      this.failed = error;
+      this.onDead?.();
+    };
+    if (isNode()) {
+      const { Worker } = await import('node:worker_threads');
+      this.worker = new Worker(url);
+      this.worker.on('message', onMessage);
+      this.worker.on('error', onFailure);
+      this.worker.on('exit', (code) => onFailure(new Error(`exited with code ${code}`)));
+      this.terminate = () => this.worker.terminate();
+    } else {
+      this.worker = new Worker(browserWorkerUrl(url), { type: 'module', name: 'residual-mt' });
+      this.worker.onmessage = (event) => onMessage(event.data);
+      this.worker.onerror = (event) => { event.preventDefault?.(); onFailure(new Error(event.message || 'could not start (see the console)')); };
+      this.worker.onmessageerror = () => onFailure(new Error('a message could not be read'));
+      this.terminate = () => this.worker.terminate();
+    }
+    await ready;
+    this.worker.unref?.();
+  }
+
+  send(message, transfer, onPartial) {
+    if (this.failed) return { id: 0, promise: Promise.reject(this.failed) };
+    const id = this.nextId++;
+    const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onPartial }));
+    // Node: an idle worker does not keep the process alive (no destroy() needed to exit).
+    this.worker.ref?.();
+    this.worker.postMessage({ ...message, id }, transfer ?? []);
+    return { id, promise };
+  }
+
+  load(files) {
+    const transfer = [files.wasm, files.weights, files.spm].filter(Boolean).map((a) => a.buffer);
+    return this.send({ type: 'load', ...files }, transfer).promise;
+  }
+
+  call(type, payload, onPartial) {
+    const { id, promise } = this.send({ type, ...payload }, [], onPartial);
+    return {
+      promise,
+      cancel: (why) => this.worker.postMessage({ type: 'cancel', target: id, message: why?.message }),
+    };
+  }
+
+  async dispose() {
+    const reply = this.send({ type: 'dispose' }).promise;
+    this.closing = true; // its exit is expected now
+    try {
+      await reply;
+    } catch { /* the worker goes anyway */ }
+    this.terminate();
+  }
+}

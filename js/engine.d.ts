@@ -1,0 +1,71 @@
+// Type declarations for residual-mt/engine: the low-level objects over the C
+// API (js/engine.js): token ids, n-best lists, step-by-step decoding.
+
+/** Search options; defaults and ranges are the engine's (Engine.defaults). */
+export interface SearchOptions {
+  beam?: number;
+  nbest?: number;
+  minLen?: number;
+  maxLenA?: number;
+  maxLenB?: number;
+  lenpen?: number;
+  /** For a model that translates into several languages. */
+  targetLanguage?: string;
+  /** Most sentences decoded together. Default 32. */
+  batch?: number;
+}
+
+export interface Hypothesis {
+  ids: number[];
+  score: number;
+  hitMaxLength: boolean;
+  /** With text (translateTexts, results(true)). */
+  text?: string;
+}
+
+export class Engine {
+  /** Loads residual-mt.wasm: bytes, a URL or path, or nothing for the package's dist/. */
+  static load(source?: Uint8Array | ArrayBuffer | string | URL): Promise<Engine>;
+  /** The engine's search defaults. */
+  readonly defaults: Readonly<Required<Omit<SearchOptions, 'targetLanguage' | 'batch'>>>;
+  loadModel(files: { config: string | Uint8Array; weights: Uint8Array | ArrayBuffer; spm?: Uint8Array | ArrayBuffer }): Model;
+}
+
+export class Model {
+  readonly engine: Engine;
+  readonly config: Record<string, unknown>;
+  /** Starts a translation of sentences of ids (without </s>). */
+  begin(sentences: ArrayLike<number>[], options?: SearchOptions): Translation;
+  /** Starts a translation of texts (tokenized in the engine). */
+  beginText(texts: string[], options?: SearchOptions): Translation;
+  /** The most ids of text one sentence may have with these options. */
+  maxSourceIds(options?: SearchOptions): number;
+  /** Per text, its n-best list, best first. */
+  translateTexts(texts: string[], options?: SearchOptions): Hypothesis[][];
+  /** Per sentence of ids, its n-best list, best first. */
+  translateIds(sentences: ArrayLike<number>[], options?: SearchOptions): Hypothesis[][];
+  tokenize(text: string): number[];
+  sourceIds(text: string): number[];
+  detokenize(ids: number[]): string;
+  pieceToId(piece: string): number;
+  dispose(): void;
+}
+
+export class Translation {
+  /** One decoding step for every unfinished sentence; returns how many are left. */
+  step(): number;
+  run(): void;
+  /** What sentence s's translation is sure to start with (its whole best once finished). */
+  stableText(s: number): string;
+  /** The best hypothesis so far of sentence s. */
+  partial(s: number): number[];
+  results(withText?: boolean): Hypothesis[][];
+  encoderOut(s: number): Float32Array;
+  forceStep(tokens: number[]): Float32Array;
+  free(): void;
+}
+
+/** The batching policy: lists of sentence indices, sorted by length unless keepOrder. */
+export function planBatches(lengths: number[], options: { beam: number; most?: number; keepOrder?: boolean }): number[][];
+/** The two halves of a batch the engine found too large, or throws the error. */
+export function halveOrThrow(err: Error & { code?: string }, batch: number[]): [number[], number[]];

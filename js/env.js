@@ -1,0 +1,25 @@
+// What the runtime offers: Node or a browser, and WebAssembly SIMD (the one
+// probe for it, used before anything downloads and before the engine loads).
+
+export function isNode() {
+  return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
+}
+
+// A module with one v128 instruction: validates only where WASM SIMD works.
+const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65,
+  0, 253, 15, 253, 98, 11]);
+
+// What the runtime lacks for the engine, or null when nothing.
+export function missingFeatures() {
+  if (typeof WebAssembly !== 'object' || typeof WebAssembly.validate !== 'function') {
+    return 'WebAssembly is not available in this JavaScript engine';
+  }
+  try {
+    if (!WebAssembly.validate(SIMD_PROBE)) {
+      return 'this browser lacks WebAssembly SIMD (fixed-width 128-bit SIMD: Chrome/Edge 91+, Firefox 89+, Safari 16.4+)';
+    }
+  } catch {
+    return 'this browser lacks WebAssembly SIMD';
+  }
+  return null;
+}

@@ -1,0 +1,145 @@
+// Loaded models, shared by the translators that use them: one download and
+// one engine per model (and engine, worker mode, verification, caching), freed
+// once no translator uses it and no create() waits for it.
+
+import { InProcessBackend, WorkerBackend } from './backends.js';
+import { makeError } from './errors.js';
+import { loadFiles } from './loader.js';
+import { JobQueue } from './queue.js';
+
+const hosts = new Map(); // key -> Host
+
+class Host {
+  constructor(key) {
+    this.key = key;
+    this.refs = 0;
+    this.listeners = new Set();
+    this.loadController = new AbortController();
+    this.waiting = 0;
+    this.state = 'downloading';
+  }
+
+  progress(p) {
+    this.lastProgress = p;
+    for (const listener of this.listeners) listener(p);
+  }
+
+  async open({ base, wasm, useWorker, workerRequired, verify, cache }) {
+    // The worker starts while the files download.
+    let backend = useWorker ? new WorkerBackend() : new InProcessBackend();
+    let started = backend.start();
+    if (useWorker && !workerRequired) {
+      // A page that cannot start the worker (a Content Security Policy, a
+      // file: URL) still gets translations, on its own thread.
+      started = started.catch((err) => {
+        console.warn(`residual-mt: running on the page's thread: ${err.message}`);
+        backend.terminate?.();
+        backend = new InProcessBackend();
+        return backend.start();
+      });
+    }
+    let files;
+    try {
+      [files] = await Promise.all([
+        loadFiles(base, { wasm, verify, cache, signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
+        started,
+      ]);
+    } catch (err) {
+      started.then(() => backend.dispose(), () => backend.terminate?.()).catch(() => {});
+      throw err;
+    }
+    try {
+      const info = await backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm });
+      if (this.loadController.signal.aborted) throw this.loadController.signal.reason;
+      this.config = info.config;
+    } catch (err) {
+      await backend.dispose().catch(() => {});
+      // The files came, the engine could not use them: the API's OperationError.
+      if (this.loadController.signal.aborted || err.name === 'AbortError') throw err;
+      throw makeError('OperationError', err.message);
+    }
+    this.backend = backend;
+    backend.onDead = () => { if (hosts.get(this.key) === this) hosts.delete(this.key); };
+    this.queue = new JobQueue(backend);
+    this.state = 'available';
+  }
+
+  get inWorker() {
+    return this.backend instanceof WorkerBackend;
+  }
+
+  release() {
+    this.refs--;
+    this.closeIfUnused();
+  }
+
+  // Frees the engine when no translator uses it and no create() waits for it.
+  closeIfUnused() {
+    if (this.refs > 0 || this.waiting > 0 || this.state !== 'available') return;
+    if (hosts.get(this.key) === this) hosts.delete(this.key);
+    this.state = 'closed';
+    this.queue.drained().then(() => this.backend.dispose()).catch(() => {});
+  }
+}
+
+// What a model at this URL is doing here: 'downloading', 'available' (loaded),
+// or null when no translator has it.
+export function hostState(modelHref) {
+  for (const host of hosts.values()) {
+    if (host.base === modelHref) return host.state === 'downloading' ? 'downloading' : 'available';
+  }
+  return null;
+}
+
+// The config of a model already loaded here (no need to read it again), or null.
+export function loadedConfig(modelHref) {
+  for (const host of hosts.values()) if (host.base === modelHref && host.config) return host.config;
+  return null;
+}
+
+// The loaded model for these options (loading it if no one has), counted as
+// used until release(); onProgress(bytes) while it downloads. Rejects with
+// signal.reason when it aborts (the download stops when no one else waits).
+export async function acquireHost(options, onProgress, signal) {
+  const key = [options.base.href, options.wasmKey, options.useWorker ? 'worker' : 'inline', options.verify, options.cache].join(' ');
+  let host = hosts.get(key);
+  if (!host) {
+    host = new Host(key);
+    host.base = options.base.href;
+    hosts.set(key, host);
+    host.ready = host.open(options);
+    host.ready.catch(() => { if (hosts.get(key) === host) hosts.delete(key); });
+  }
+  host.waiting++;
+  let waiting = true;
+  const leave = () => {
+    if (!waiting) return;
+    waiting = false;
+    host.waiting--;
+  };
+  host.listeners.add(onProgress);
+  if (host.lastProgress) onProgress(host.lastProgress);
+  let rejectAbort;
+  const aborted = new Promise((_, reject) => { rejectAbort = reject; });
+  const onAbort = () => {
+    leave();
+    rejectAbort(signal.reason);
+    // Stop the download only when no one else waits for it.
+    if (host.waiting === 0 && host.state === 'downloading') {
+      host.loadController.abort(signal.reason);
+      if (hosts.get(key) === host) hosts.delete(key);
+    }
+    host.closeIfUnused();
+  };
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await Promise.race([host.ready, aborted]);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+    host.listeners.delete(onProgress);
+  }
+  host.refs++;
+  leave();
+  return host;
+}

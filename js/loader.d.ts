@@ -1,0 +1,33 @@
+// Type declarations for residual-mt/loader: fetching the engine and model
+// files (js/loader.js), with progress, manifest checks and the model cache.
+
+export interface ModelFiles {
+  wasm: Uint8Array;
+  config: string;
+  weights: Uint8Array;
+  spm: Uint8Array;
+  manifest: { format?: string; files: Record<string, { sha256: string; size?: number }> } | null;
+  manifestBytes: Uint8Array | null;
+  /** Bytes downloaded (cached files are not). */
+  bytes: number;
+}
+
+/** A file location as a URL: strings are paths in Node, URLs relative to the page in browsers. */
+export function toUrl(source: string | URL): Promise<URL>;
+/** A model directory as a URL ending in "/". */
+export function toLocation(model: string | URL): Promise<URL>;
+/** The default model: the installed residual-mt-es-en, the repository's copy, or the pinned URL. */
+export function resolveDefaultModel(options?: { signal?: AbortSignal }): Promise<URL>;
+export function defaultWasmUrl(): URL;
+export function sha256Hex(bytes: Uint8Array | ArrayBuffer): Promise<string>;
+export function loadFiles(base: URL, options?: {
+  wasm?: string | URL | Uint8Array | ArrayBuffer;
+  signal?: AbortSignal;
+  onProgress?: (progress: { loaded: number; total: number; file: string | null }) => void;
+  verify?: boolean | 'require';
+  cache?: boolean;
+}): Promise<ModelFiles>;
+export function readConfig(base: URL, options?: { signal?: AbortSignal; cache?: boolean }): Promise<Record<string, unknown>>;
+export function readManifest(base: URL, options?: { signal?: AbortSignal }): Promise<{ manifest: ModelFiles['manifest']; bytes: Uint8Array } | null>;
+/** Whether the whole model at `base` is in the cache. */
+export function isCached(base: URL): Promise<boolean>;

@@ -1,0 +1,37 @@
+// Stream and signal helpers the runtime may lack.
+
+// `for await (const chunk of stream)` where ReadableStream lacks it (Safari):
+// leaving the loop early cancels the stream, as the standard iterator does.
+export function asyncIterable(stream) {
+  if (typeof stream[Symbol.asyncIterator] === 'function') return stream;
+  stream[Symbol.asyncIterator] = async function* iterate() {
+    const reader = stream.getReader();
+    let finished = false;
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) { finished = true; return; }
+        yield value;
+      }
+    } catch (err) {
+      finished = true;
+      throw err;
+    } finally {
+      if (!finished) await reader.cancel().catch(() => {});
+      reader.releaseLock();
+    }
+  };
+  return stream;
+}
+
+export function anySignal(signals) {
+  const list = signals.filter(Boolean);
+  if (list.length <= 1) return list[0];
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(list);
+  const controller = new AbortController();
+  for (const s of list) {
+    if (s.aborted) { controller.abort(s.reason); break; }
+    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
+}

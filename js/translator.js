@@ -1,0 +1,272 @@
+// The Translator itself, with create() and availability() as the Translator
+// API (webmachinelearning/translation-api) defines them: language tags
+// validated and matched, same-language pairs passed through, streamed chunks
+// to append, 'downloadprogress' from 0 to 1, an input quota, and the error
+// names the API uses. The engine runs elsewhere (host.js); this file checks,
+// queues and answers.
+
+import { INPUT_QUOTA } from './defaults.js';
+import { isNode, missingFeatures } from './env.js';
+import { abortError, makeError, notSupported } from './errors.js';
+import { CreateMonitor, progressReporter } from './events.js';
+import { acquireHost, hostState, loadedConfig } from './host.js';
+import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage } from './languages.js';
+import { isCached, readConfig, resolveDefaultModel, toLocation } from './loader.js';
+import { hasTranslatable } from './segment.js';
+import { anySignal, asyncIterable } from './streams.js';
+
+const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'details'];
+
+// The API settles create() in a task of its own, after the last progress
+// event: code that aborts on that event still sees create() reject.
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+async function modelLocation(model, signal) {
+  return model === undefined || model === null ? resolveDefaultModel({ signal }) : toLocation(model);
+}
+
+async function configOf(base, { signal, cache }) {
+  return loadedConfig(base.href) ?? readConfig(base, { signal, cache });
+}
+
+// { url, config, pairs }: what a model translates, reading only config.json.
+export async function modelInfo({ model, signal, cache = true } = {}) {
+  const url = await modelLocation(model, signal);
+  const config = await configOf(url, { signal, cache });
+  return { url: url.href, config, pairs: languagePairs(config, url.href) };
+}
+
+// 'unavailable' | 'downloadable' | 'downloading' | 'available': whether
+// create() with these options would work, and whether it would download.
+export async function availability(options) {
+  const { model, signal, cache = true } = options ?? {};
+  const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
+  const target = canonicalTag(options?.targetLanguage, 'targetLanguage');
+  if (missingFeatures()) return 'unavailable';
+  if (sameLanguage(source, target)) return 'available';
+  let base;
+  try {
+    base = await modelLocation(model, signal);
+    if (!resolvePair(languagePairs(await configOf(base, { signal, cache }), base.href), source, target)) return 'unavailable';
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    return 'unavailable';
+  }
+  return downloadState(base, cache);
+}
+
+// 'available' when nothing is to be downloaded, else 'downloading' or 'downloadable'.
+async function downloadState(base, cache) {
+  const state = hostState(base.href);
+  if (state) return state;
+  if (base.protocol === 'file:' || (cache !== false && await isCached(base))) return 'available';
+  return 'downloadable';
+}
+
+// The polyfill (polyfill.js) makes create() behave as the built-in API's:
+// a download needs a user gesture where the runtime tracks them.
+let activationRequired = false;
+export function requireUserActivation() {
+  activationRequired = true;
+}
+
+async function checkActivation(base, cache) {
+  const activation = globalThis.navigator?.userActivation;
+  if (!activationRequired || !activation || activation.isActive) return;
+  if (await downloadState(base, cache) === 'downloadable') {
+    throw makeError('NotAllowedError', 'residual-mt: the model has to be downloaded first, which needs a user gesture ' +
+      '(call Translator.create() from a click or key handler)');
+  }
+}
+
+export class Translator {
+  #host;
+  #pair;
+  #destruction = new AbortController();
+
+  constructor(host, pair, { createSignal, inputQuota }) {
+    this.#host = host;
+    this.#pair = pair;
+    this.sourceLanguage = pair.sourceLanguage;
+    this.targetLanguage = pair.targetLanguage;
+    // Same-language translators send nothing to a model: no quota, no usage.
+    this.inputQuota = host ? inputQuota : Infinity;
+    this.model = host?.base ?? null;
+    this.config = host?.config ?? null;
+    this.languagePairs = host ? languagePairs(host.config, host.base) : [];
+    this.inWorker = host?.inWorker ?? false;
+    // As in the API: aborting create()'s signal later destroys the translator.
+    createSignal?.addEventListener('abort', () => this.destroy(createSignal.reason), { once: true, signal: this.#destruction.signal });
+  }
+
+  // The call's signal joined with the translator's destruction; throws the
+  // reason when either has aborted.
+  #signal(options) {
+    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+      throw new TypeError('residual-mt: options.signal must be an AbortSignal');
+    }
+    const signal = anySignal([this.#destruction.signal, options?.signal]);
+    signal.throwIfAborted();
+    return signal;
+  }
+
+  #options(options = {}) {
+    if (options.nbest !== undefined) {
+      throw new TypeError('residual-mt: Translator has no nbest option (n-best lists: residual-mt/engine, or the CLI\'s --nbest)');
+    }
+    const out = { sourceLanguage: this.sourceLanguage, inputQuota: this.inputQuota };
+    const tokens = this.config?.languages?.target_lang_tokens;
+    if (tokens && this.targetLanguage in tokens) out.targetLanguage = this.targetLanguage;
+    for (const key of SEARCH_OPTIONS) if (options[key] !== undefined) out[key] = options[key];
+    if (out.maxLength !== undefined && (!Number.isInteger(out.maxLength) || out.maxLength < 1)) {
+      throw new RangeError(`residual-mt: maxLength must be a positive integer, got ${out.maxLength}`);
+    }
+    return out;
+  }
+
+  // Whether the model has anything to do with `text`.
+  #needsModel(text) {
+    return !this.#pair.identity && hasTranslatable(text);
+  }
+
+  // translate(text) -> Promise<string>; translate([texts]) -> Promise<string[]>
+  // (one batch). options: { signal, beam, maxLength, details }.
+  async translate(input, options = {}) {
+    const signal = this.#signal(options);
+    const many = Array.isArray(input);
+    const texts = many ? input : [input];
+    for (const t of texts) if (typeof t !== 'string') throw new TypeError('residual-mt: translate() takes a string or an array of strings');
+    const opts = this.#options(options);
+    const out = texts.map((text) => (opts.details ? { text, sentences: 0, outputTokens: 0, ms: 0 } : text));
+    const todo = texts.map((t, i) => [t, i]).filter(([t]) => this.#needsModel(t));
+    if (todo.length) {
+      const place = (results) => {
+        todo.forEach(([, i], k) => { out[i] = results[k]; });
+        return many ? out : out[0];
+      };
+      try {
+        place(await this.#host.queue.push('translate', { texts: todo.map(([t]) => t), options: opts }, { signal }));
+      } catch (err) {
+        // Sentences without a translation: the rest comes with the error.
+        if (err.translations) err.translations = place(err.translations);
+        throw err;
+      }
+    }
+    return many ? out : out[0];
+  }
+
+  // A ReadableStream of the translation in pieces to append: each chunk is
+  // text the search can no longer change, and the chunks add up to what
+  // translate() returns. Async-iterable; cancelling it stops the work.
+  translateStreaming(input, options = {}) {
+    const cancelled = new AbortController();
+    let closed = false;
+    return asyncIterable(new ReadableStream({
+      start: (controller) => {
+        let signal, opts;
+        try {
+          signal = anySignal([this.#signal(options), cancelled.signal]);
+          if (typeof input !== 'string') throw new TypeError('residual-mt: translateStreaming() takes a string');
+          opts = this.#options(options);
+        } catch (err) {
+          controller.error(err);
+          return;
+        }
+        if (!this.#needsModel(input)) {
+          if (input) controller.enqueue(input);
+          controller.close();
+          return;
+        }
+        this.#host.queue.push('translate', { texts: [input], options: opts, stream: true }, {
+          signal,
+          onPartial: (delta) => { if (!closed) controller.enqueue(delta); },
+        }).then(() => {
+          if (closed) return;
+          closed = true;
+          controller.close();
+        }, (err) => {
+          if (closed) return;
+          closed = true;
+          controller.error(err);
+        });
+      },
+      cancel: (reason) => {
+        closed = true;
+        cancelled.abort(reason ?? abortError('The stream was cancelled'));
+      },
+    }));
+  }
+
+  // The input usage of `text` against inputQuota: its sentences' tokens plus
+  // an end-of-sentence token each; 0 for text sent to no model.
+  async measureInputUsage(input, options = {}) {
+    const signal = this.#signal(options);
+    const text = String(input);
+    if (!this.#needsModel(text)) return 0;
+    return this.#host.queue.push('measure', { text, options: this.#options() }, { signal });
+  }
+
+  // Ends queued and running calls (they reject with an AbortError, or
+  // `reason`), later calls too, and frees the model once no other translator
+  // uses it. Idempotent.
+  destroy(reason = abortError('residual-mt: the translator has been destroyed')) {
+    if (this.#destruction.signal.aborted) return;
+    this.#destruction.abort(reason);
+    this.#host?.release();
+  }
+
+  get destroyed() {
+    return this.#destruction.signal.aborted;
+  }
+}
+
+// The Translator API's create(): sourceLanguage and targetLanguage (required),
+// monitor, signal, plus:
+//   model: URL or directory of a model (default: the shipped model, see README)
+//   wasm: URL or bytes of residual-mt.wasm (default: the package's dist/)
+//   worker: run the engine in a worker (default: true in browsers, false in Node)
+//   verify: check files against manifest.json (default true; 'require' when a
+//           manifest must be there)
+//   cache: keep downloaded models for offline reuse (default true)
+//   inputQuota: input usage one call may have (default INPUT_QUOTA)
+export async function createTranslator(options) {
+  const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA } = options ?? {};
+  const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
+  const target = canonicalTag(options?.targetLanguage, 'targetLanguage');
+  if (!(inputQuota === Infinity || (Number.isInteger(inputQuota) && inputQuota > 0))) {
+    throw new RangeError(`residual-mt: inputQuota must be a positive integer or Infinity, got ${inputQuota}`);
+  }
+  const monitorTarget = new CreateMonitor();
+  if (typeof monitor === 'function') monitor(monitorTarget);
+  signal?.throwIfAborted();
+  const missing = missingFeatures();
+  if (missing) throw notSupported(missing);
+  const progress = progressReporter(monitorTarget, signal);
+  const created = async (host, pair) => {
+    progress.finish();
+    await nextTask();
+    if (signal?.aborted) {
+      host?.release();
+      throw signal.reason;
+    }
+    return new Translator(host, pair, { createSignal: signal, inputQuota });
+  };
+  if (sameLanguage(source, target)) return created(null, { sourceLanguage: source, targetLanguage: target, identity: true });
+
+  const base = await modelLocation(model, signal);
+  const pairs = languagePairs(await configOf(base, { signal, cache }), base.href);
+  const pair = resolvePair(pairs, source, target);
+  if (!pair) throw notSupported(`the model at ${base.href} does not translate ${source} → ${target} (it translates ${describePairs(pairs)})`);
+  await checkActivation(base, cache);
+  const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
+  if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
+  const wasmKey = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? `bytes${wasm.byteLength}` : String(wasm ?? '');
+  const host = await acquireHost({ base, wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache },
+    (bytes) => progress.bytes(bytes), signal);
+  return created(host, pair);
+}
+
+// The Translator API's static shape, for code written against it:
+//   const t = await Translator.create({ sourceLanguage, targetLanguage });
+Translator.create = createTranslator;
+Translator.availability = availability;
