@@ -17,16 +17,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEMO_CSP, createStaticServer, demoMounts } from '../js/serve.js';
-import { createTranslator, modelInfo } from '../js/index.js';
+import { DEFAULT_MODEL, createTranslator, modelInfo } from '../js/index.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ref = JSON.parse(readFileSync(`${root}tests/fixtures/models/residual-text/reference.json`, 'utf8'));
 const haveChromium = existsSync(CHROMIUM);
 const skip = !haveChromium && !process.env.CI ? `${CHROMIUM} not found (apt-get install chromium); CI is not set` : false;
-// Without the shipped model, the page probes models/es-en/ first (one 404 per
-// load) before using the fixture; that request is expected.
-const shippedModel = existsSync(`${root}models/es-en/config.json`);
+// The model package (models/es-en/) as npm installs it beside residual-mt.
+const MODEL_PACKAGE = { prefix: `/node_modules/${DEFAULT_MODEL.package}/`, dir: `${root}${DEFAULT_MODEL.repoPath}` };
 
 // What Node's translator of the default model gives for `text` in a direction
 // ("es-en"), at the demo's ?beam=1.
@@ -81,9 +80,7 @@ async function watchConsole(page) {
   const errors = [];
   page.on('console', (msg) => {
     if (msg.type() !== 'error' && !/running on the page's thread/.test(msg.text())) return;
-    const url = msg.location()?.url ?? '';
-    if (!shippedModel && /\/models\/es-en\/config\.json$/.test(url) && /Failed to load resource/.test(msg.text())) return;
-    errors.push(`${msg.text()} (${url})`);
+    errors.push(`${msg.text()} (${msg.location()?.url ?? ''})`);
   });
   page.on('pageerror', (err) => errors.push(`page error: ${err.message}`));
   await page.exposeFunction('reportViolation', (v) => errors.push(`CSP violation: ${v}`));
@@ -188,7 +185,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       console.log(`browser timings (Chromium ${await page.evaluate(() => navigator.userAgent.match(/Chrome\/([\d.]+)/)?.[1])}): first load ${firstLoad} ms, ` +
         `warm load ${warmLoad} ms, offline load ${offlineLoad} ms, first translation ${firstTranslation} ms, ` +
         `first visit downloaded ${firstVisitBytes} bytes in ${firstVisitRequests} requests ` +
-        `(model ${shippedModel ? 'models/es-en' : 'tests/fixtures/models/residual-text'})`);
+        '(model models/es-en)');
     });
   } finally {
     await close();
@@ -200,7 +197,7 @@ test('a page outside the repo uses the package with three lines (installed, from
   const html = readFileSync(`${root}tests/fixtures/page/index.html`, 'utf8');
   cpSync(`${root}tests/fixtures/page/index.html`, join(site, 'index.html'));
   // The package where npm installs it (the server follows no link out of a mount).
-  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, { prefix: '/', dir: site }];
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, MODEL_PACKAGE, { prefix: '/', dir: site }];
   const want = await inNode('es-en', 'Hola, mundo. ¿Qué tal?');
   const { context, close } = await launch();
   // fallback: the page cannot start a worker (its CSP forbids them) and says it runs on its own thread.
@@ -238,14 +235,12 @@ test('a page outside the repo uses the package with three lines (installed, from
   }
 });
 
-// The default model, for the service worker tests: a copy of the fixture that
-// a test then changes (models/es-en/ hidden, so that this holds with the
-// shipped model too). { dir, mounts } for withServer.
+// The default model, for the service worker tests: a copy of the fixture at
+// models/es-en/ that a test then changes. { dir, mounts } for withServer.
 function changeableModel() {
   const dir = mkdtempSync(join(tmpdir(), 'rmt-model-'));
   cpSync(`${root}tests/fixtures/models/residual-text/`, dir, { recursive: true });
-  const mounts = [{ prefix: '/models/es-en/', dir, allow: () => false },
-    { prefix: '/tests/fixtures/models/residual-text/', dir }, ...demoMounts()];
+  const mounts = [{ prefix: '/models/es-en/', dir }, ...demoMounts()];
   return { dir, mounts };
 }
 
@@ -266,7 +261,7 @@ test('a new model replaces the cached one as a whole; each page sees one version
   const page = context.pages()[0] ?? await context.newPage();
   const ready = () => page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
   const offlineText = (pattern) => page.waitForFunction((p) => new RegExp(p).test(document.querySelector('[data-testid=offline]').textContent), pattern, { timeout: 30_000 });
-  const config = () => page.evaluate(() => fetch('/tests/fixtures/models/residual-text/config.json').then((r) => r.json()));
+  const config = () => page.evaluate(() => fetch('/models/es-en/config.json').then((r) => r.json()));
   const versions = () => page.evaluate(async () => (await caches.keys()).filter((n) => /^residual-mt-v/.test(n)).sort());
   try {
     await withServer({ mounts }, async (base) => {
@@ -321,7 +316,7 @@ test('a page keeps the version it started with after the service worker is stopp
   };
   const offlineText = (page, pattern) => page.waitForFunction((p) => new RegExp(p).test(document.querySelector('[data-testid=offline]').textContent),
     pattern, { timeout: 30_000 });
-  const note = async (page) => (await page.evaluate(() => fetch('/tests/fixtures/models/residual-text/config.json').then((r) => r.json()))).note;
+  const note = async (page) => (await page.evaluate(() => fetch('/models/es-en/config.json').then((r) => r.json()))).note;
   const versions = (page) => page.evaluate(async () => (await caches.keys()).filter((n) => /^residual-mt-v/.test(n)).sort());
   try {
     await withServer({ mounts }, async (base) => {
@@ -406,11 +401,11 @@ test('a worker that dies mid-translation fails the page\'s calls instead of leav
     await withServer({}, async (base) => {
       await page.goto(`${base}?sw=0`);
       await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
-      // The demo's translator (same module, same engine): a long translation, then the worker closes.
+      // The demo's translator (same module and options: the same engine): a long translation, then the worker closes.
       const outcome = page.evaluate(async () => {
         const { createTranslator, modelInfo } = await import('/js/index.js');
         const [sourceLanguage, targetLanguage] = (await modelInfo()).pairs[0];
-        const translator = await createTranslator({ sourceLanguage, targetLanguage });
+        const translator = await createTranslator({ sourceLanguage, targetLanguage, cache: false });
         window.started = true;
         const results = await Promise.allSettled([translator.translate('Hola. '.repeat(300)), translator.translate('Adiós.')]);
         const later = await translator.translate('Hola.').then(() => 'resolved', (err) => err.message);
@@ -427,5 +422,139 @@ test('a worker that dies mid-translation fails the page\'s calls instead of leav
     });
   } finally {
     await close();
+  }
+});
+
+test('the demo: swap the direction, copy the translation, what the model was trained on; a failed load is shown, then retried', { skip, timeout: 120_000 }, async () => {
+  const { context, close } = await launch();
+  try {
+    await withServer({}, async (base) => {
+      const page = context.pages()[0] ?? await context.newPage();
+      const errors = await watchConsole(page);
+      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
+      // The first download of the weights fails (as on a dropped connection).
+      let failed = 0;
+      await page.route('**/model.safetensors', (route) => (failed++ === 0 ? route.abort('connectionreset') : route.continue()));
+      await page.goto(`${base}?beam=1&sw=0`);
+      await page.waitForFunction(() => !document.querySelector('[data-testid=error]').hidden);
+      assert.match(await page.textContent('[data-testid=error]'), /tried again on your next action/);
+      assert.equal(await page.textContent('[data-testid=status]'), 'could not load the model');
+      // The next action loads it, translates, and the error is gone.
+      await page.fill('[data-testid=source]', 'Hola, mundo.');
+      await page.click('[data-testid=translate]');
+      const target = (want) => page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, want, { timeout: 30_000 });
+      await target(await inNode('es-en', 'Hola, mundo.'));
+      assert.equal(await page.textContent('[data-testid=status]'), 'ready');
+      assert.equal(await page.$eval('[data-testid=error]', (e) => e.hidden), true);
+      assert.equal(failed, 2, 'the weights were requested again');
+      // What the model was trained on: the model package's description.
+      const pkg = JSON.parse(readFileSync(`${root}models/es-en/package.json`, 'utf8'));
+      assert.equal(await page.textContent('[data-testid=trained]'), `Model ${pkg.name}@${pkg.version}: ${pkg.description}`);
+      // Copy.
+      await page.click('[data-testid=copy]');
+      await page.waitForFunction(() => document.querySelector('[data-testid=stats]').textContent === 'copied');
+      assert.equal(await page.evaluate(() => navigator.clipboard.readText()), await inNode('es-en', 'Hola, mundo.'));
+      // Swap: the other direction, the translation as the new source.
+      const english = await page.textContent('[data-testid=target]');
+      await page.click('[data-testid=swap]');
+      assert.equal(await page.$eval('[data-testid=direction]', (select) => select.value), 'en-es');
+      assert.equal(await page.inputValue('[data-testid=source]'), english);
+      await target(await inNode('en-es', english));
+      assert.deepEqual(errors.filter((e) => !/model\.safetensors/.test(e)), []);
+    });
+  } finally {
+    await close();
+  }
+});
+
+test('the polyfill in Chromium: Translator where the browser has none, the API\'s behaviour, a user gesture to download, the Cache API', { skip, timeout: 180_000 }, async () => {
+  const site = mkdtempSync(join(tmpdir(), 'rmt-polyfill-'));
+  // A page written for the built-in API; the polyfill is its only addition.
+  writeFileSync(join(site, 'index.html'), `<!doctype html>
+<meta charset="utf-8"><title>polyfill</title><link rel="icon" href="data:,">
+<script type="importmap">{ "imports": { "residual-mt/polyfill": "./node_modules/residual-mt/js/polyfill.js" } }</script>
+<button id="create">Translate</button>
+<script type="module">
+  import 'residual-mt/polyfill';
+  const pair = { sourceLanguage: 'es', targetLanguage: 'en' };
+  window.before = await Translator.availability(pair);
+  window.withoutGesture = await Translator.create(pair).then(() => 'created', (e) => e.name);
+  document.querySelector('#create').onclick = () => {
+    window.events = [];
+    window.created = Translator.create({ ...pair, monitor(m) { m.addEventListener('downloadprogress', (e) => window.events.push(e.loaded)); } });
+  };
+  window.pageDone({ before: window.before, withoutGesture: window.withoutGesture });
+</script>`);
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, MODEL_PACKAGE, { prefix: '/', dir: site }];
+  const { context, close } = await launch();
+  // Chromium may have its own Translator (without a model here): this page
+  // stands for a browser that has none.
+  await context.addInitScript(() => { delete globalThis.Translator; });
+  // The page reports its first steps itself: Playwright's evaluate calls
+  // (and waitForFunction's polling) count as user gestures.
+  const open = async (base) => {
+    const page = await context.newPage();
+    const errors = await watchConsole(page);
+    let report;
+    const reported = new Promise((resolve) => { report = resolve; });
+    await page.exposeFunction('pageDone', report);
+    await page.goto(base);
+    return { page, errors, first: await reported };
+  };
+  try {
+    await withServer({ mounts, csp: null }, async (base, server) => {
+      const { page, errors, first } = await open(base);
+      assert.deepEqual(first, { before: 'downloadable', withoutGesture: 'NotAllowedError' }, 'a download needs a user gesture');
+      await page.click('#create');
+      assert.equal(await page.evaluate(async () => (await window.created).sourceLanguage), 'es');
+      const events = await page.evaluate(() => window.events);
+      assert.equal(events[0], 0);
+      assert.equal(events.at(-1), 1);
+      const want = await inNode('es-en', 'Hola, mundo. ¿Qué tal?');
+      const seen = await page.evaluate(async () => {
+        const t = await window.created;
+        const text = 'Hola, mundo. ¿Qué tal?';
+        let streamed = '';
+        for await (const chunk of t.translateStreaming(text, { beam: 1 })) streamed += chunk;
+        const regional = await Translator.create({ sourceLanguage: 'es-ES', targetLanguage: 'en-US' });
+        const same = await Translator.create({ sourceLanguage: 'en-US', targetLanguage: 'en-GB' });
+        const small = await Translator.create({ sourceLanguage: 'es', targetLanguage: 'en', inputQuota: 3 });
+        const quota = await small.translate(text).catch((e) => ({ name: e.name, native: e instanceof QuotaExceededError, requested: e.requested, quota: e.quota }));
+        const invalid = await Translator.create({ sourceLanguage: 'xx!!', targetLanguage: 'en' }).catch((e) => e.constructor.name);
+        const missing = await Translator.availability({ sourceLanguage: 'es' }).catch((e) => e.constructor.name);
+        const unsupported = await Translator.create({ sourceLanguage: 'es', targetLanguage: 'fr' }).catch((e) => e.name);
+        const result = {
+          text: await t.translate(text, { beam: 1 }), streamed, regional: await regional.translate(text, { beam: 1 }),
+          kept: await t.translate(['42', ' ', '😀']), same: await same.translate('Hello'), usage: await t.measureInputUsage(text),
+          inputQuota: t.inputQuota, quota, invalid, missing, unsupported, available: await Translator.availability({ sourceLanguage: 'es', targetLanguage: 'en' }),
+        };
+        t.destroy();
+        result.destroyed = await t.translate(text).catch((e) => e.name);
+        return result;
+      });
+      assert.equal(seen.text, want, 'the same translation as in Node');
+      assert.equal(seen.streamed, want, 'streamed chunks add up to it');
+      assert.equal(seen.regional, want, 'es-ES → en-US uses the es → en model');
+      assert.deepEqual(seen.kept, ['42', ' ', '😀']);
+      assert.equal(seen.same, 'Hello');
+      assert.ok(seen.usage > 3 && seen.usage < seen.inputQuota);
+      assert.deepEqual(seen.quota, { name: 'QuotaExceededError', native: true, requested: seen.usage, quota: 3 });
+      assert.deepEqual([seen.invalid, seen.missing, seen.unsupported, seen.available, seen.destroyed],
+        ['RangeError', 'TypeError', 'NotSupportedError', 'available', 'AbortError']);
+      assert.deepEqual(errors, []);
+      await page.close();
+      // A new page: the model is in Cache Storage, so no gesture is needed and
+      // no model file is downloaded again.
+      const again = await open(base);
+      assert.deepEqual(again.first, { before: 'available', withoutGesture: 'created' });
+      for (const name of ['model.safetensors', 'spm.model']) {
+        assert.equal(server.stats.full[`/node_modules/${DEFAULT_MODEL.package}/${name}`], 1, `${name} downloaded once`);
+      }
+      assert.deepEqual(await again.page.evaluate(async () => (await caches.keys()).filter((n) => n.startsWith('residual-mt.'))), ['residual-mt.models/1']);
+      assert.deepEqual(again.errors, []);
+    });
+  } finally {
+    await close();
+    rmSync(site, { recursive: true, force: true });
   }
 });

@@ -89,8 +89,10 @@ function selectedPair() {
   return ui.direction.value.split('-');
 }
 
-// What the model was trained on: its package's description, when it has one.
+// What the model was trained on: its package's description, when it has one
+// (read online only: it is not part of the offline copy).
 async function showTraining(modelUrl) {
+  if (!navigator.onLine) return;
   try {
     const response = await fetch(new URL('package.json', modelUrl));
     const pkg = response.ok ? await response.json() : null;
