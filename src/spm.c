@@ -714,28 +714,43 @@ static int encode_bpe(const rmt_spm *spm, spm_work *w) {
 
 RMT_API int rmt_spm_encode(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
                            int max_ids) {
-  return rmt_spm_encode_excluding(spm, text, len, ids, max_ids, NULL, 0);
+  return rmt_spm_encode_spans(spm, text, len, ids, NULL, max_ids, NULL, 0);
 }
 
 RMT_API int rmt_spm_encode_excluding(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
                                      int max_ids, const int32_t *excluded, int n_excluded) {
+  return rmt_spm_encode_spans(spm, text, len, ids, NULL, max_ids, excluded, n_excluded);
+}
+
+// The input bytes behind normalized bytes [start, start + len) (len > 0):
+// from the first one's begin to the last one's end.
+static void input_span(const spm_buf *map, int32_t start, int32_t len, int32_t *span) {
+  const spm_span *m = (const spm_span *)map->data;
+  span[0] = m[start].begin;
+  span[1] = m[start + len - 1].end;
+}
+
+RMT_API int rmt_spm_encode_spans(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
+                                 int32_t *spans, int max_ids, const int32_t *excluded, int n_excluded) {
   if (!spm || (!text && len) || max_ids < 0 || (!ids && max_ids > 0) || n_excluded < 0 ||
       (!excluded && n_excluded > 0))
     return rmt_error(RMT_E_INVALID, "spm: bad arguments to rmt_spm_encode");
   if (len > (size_t)INT32_MAX / 8) return rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes)", len);
   const spm_excluded ex = {excluded, n_excluded};
   spm_work w = {.excluded = &ex};
-  int rc = spm_normalize(&spm->norm, spm, &ex, text, len, &w.norm);
+  spm_buf map = {0};
+  int rc = spm_normalize(&spm->norm, spm, &ex, text, len, &w.norm, spans ? &map : NULL);
   if (!rc && w.norm.len > (size_t)INT32_MAX / 16)
     rc = rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes normalized)", w.norm.len);
   if (!rc && w.norm.len > 0)
     rc = spm->model_type == SPM_BPE ? encode_bpe(spm, &w) : encode_unigram(spm, &w);
   if (rc) {
     work_free(&w);
+    free(map.data);
     return rc;
   }
   // Unknown pieces become their bytes with byte fallback; otherwise a run of
-  // unknown pieces becomes one unknown id.
+  // unknown pieces becomes one unknown id (its span then grows over the run).
   int count = 0;
   bool prev_unk = false;
   for (int i = 0; i < w.n_segs; i++) {
@@ -744,45 +759,66 @@ RMT_API int rmt_spm_encode_excluding(const rmt_spm *spm, const char *text, size_
     if (spm_is_excluded(&ex, g->id)) g->id = spm->unk_id;
     bool unk = spm->pieces[g->id].type == RMT_SPM_UNKNOWN;
     if (unk && spm->byte_fallback) {
-      for (int k = 0; k < g->len; k++, count++)
-        if (count < max_ids) ids[count] = spm->byte_id[(uint8_t)w.norm.data[g->start + k]];
+      for (int k = 0; k < g->len; k++, count++) {
+        if (count >= max_ids) continue;
+        ids[count] = spm->byte_id[(uint8_t)w.norm.data[g->start + k]];
+        if (spans) input_span(&map, g->start + k, 1, spans + 2 * (size_t)count);
+      }
     } else if (!(unk && prev_unk)) {
-      if (count < max_ids) ids[count] = g->id;
+      if (count < max_ids) {
+        ids[count] = g->id;
+        if (spans) input_span(&map, g->start, g->len, spans + 2 * (size_t)count);
+      }
       count++;
+    } else if (spans && count <= max_ids) {
+      int32_t run[2];
+      input_span(&map, g->start, g->len, run);
+      spans[2 * (size_t)count - 1] = run[1];
     }
     prev_unk = unk;
   }
   work_free(&w);
+  free(map.data);
   return count;
 }
 
 // ---------------------------------------------------------------------------
 // Decoding.
 
+// Sets the span of ids [from, to) to output bytes [begin, end) (spans may be NULL).
+static void set_spans(int32_t *spans, int from, int to, size_t begin, size_t end) {
+  for (int i = from; spans && i < to; i++) {
+    spans[2 * (size_t)i] = (int32_t)begin;
+    spans[2 * (size_t)i + 1] = (int32_t)end;
+  }
+}
+
 // Appends the text of a run of byte pieces: valid UTF-8 as is, each byte of
-// an invalid sequence as U+FFFD.
-static int decode_bytes(const rmt_spm *spm, const int32_t *ids, int from, int to, spm_buf *out) {
+// an invalid sequence as U+FFFD. The ids of one character share its span.
+static int decode_bytes(const rmt_spm *spm, const int32_t *ids, int from, int to, spm_buf *out, int32_t *spans) {
   int rc = spm_buf_reserve(out, 3 * (size_t)(to - from));
   if (rc) return rc;
   for (int i = from; i < to;) {
     char window[4];
     int n = to - i < 4 ? to - i : 4;
     for (int k = 0; k < n; k++) window[k] = (char)spm->pieces[spm->canon_id[ids[i + k]]].byte;
-    size_t len = spm_valid_utf8_len(window, (size_t)n);
+    size_t len = spm_valid_utf8_len(window, (size_t)n), begin = out->len;
     if (len) {
       memcpy(out->data + out->len, window, len);
       out->len += len;
-      i += (int)len;
     } else {
       memcpy(out->data + out->len, "\xEF\xBF\xBD", 3);
       out->len += 3;
-      i++;
+      len = 1;
     }
+    set_spans(spans, i, i + (int)len, begin, out->len);
+    i += (int)len;
   }
   return RMT_OK;
 }
 
-static int decode_to_buf(const rmt_spm *spm, const int32_t *ids, int n_ids, spm_buf *out) {
+// Decodes ids into `out`; with spans (2 per id), each id's bytes of the output.
+static int decode_to_buf(const rmt_spm *spm, const int32_t *ids, int n_ids, spm_buf *out, int32_t *spans) {
   int rc;
   for (int i = 0; i < n_ids; i++)
     if (ids[i] < 0 || ids[i] >= spm->n_pieces)
@@ -795,13 +831,18 @@ static int decode_to_buf(const rmt_spm *spm, const int32_t *ids, int n_ids, spm_
     int id = spm->canon_id[ids[i]];
     const spm_piece *p = &spm->pieces[id];
     if (p->type == RMT_SPM_BYTE) continue;
-    if ((rc = decode_bytes(spm, ids, byte_start, i, out))) return rc;
+    if ((rc = decode_bytes(spm, ids, byte_start, i, out, spans))) return rc;
     byte_start = i + 1;
     if (bos_ws_seen || out->len > 0) is_bos_ws = false;
     bos_ws_seen = false;
-    if (p->type == RMT_SPM_CONTROL) continue;
+    size_t begin = out->len;
+    if (p->type == RMT_SPM_CONTROL) {
+      set_spans(spans, i, i + 1, begin, begin);
+      continue;
+    }
     if (p->type == RMT_SPM_UNKNOWN) {
       if ((rc = spm_buf_append(out, spm->unk_surface, strlen(spm->unk_surface)))) return rc;
+      set_spans(spans, i, i + 1, begin, out->len);
       continue;
     }
     const char *s = spm->strings + p->offset;
@@ -820,8 +861,26 @@ static int decode_to_buf(const rmt_spm *spm, const int32_t *ids, int n_ids, spm_
         out->data[out->len++] = s[k++];
       }
     }
+    set_spans(spans, i, i + 1, begin, out->len);
   }
-  return decode_bytes(spm, ids, byte_start, n_ids, out);
+  return decode_bytes(spm, ids, byte_start, n_ids, out, spans);
+}
+
+// Moves n spans of a text through a normalization of it whose map is `map`:
+// a span becomes the output bytes that came from input bytes inside it (an
+// empty span where the first output byte from at or after its start is).
+// Spans are in order (decoding writes them so), so one pass over the map does.
+static void remap_spans(int32_t *spans, int n, const spm_buf *map) {
+  const spm_span *m = (const spm_span *)map->data;
+  int32_t m_len = (int32_t)(map->len / sizeof(spm_span)), j = 0;
+  for (int i = 0; i < n; i++) {
+    int32_t begin = spans[2 * i], end = spans[2 * i + 1];
+    while (j < m_len && m[j].begin < begin) j++;
+    int32_t k = j;
+    while (k < m_len && m[k].begin < end) k++;
+    spans[2 * i] = j;
+    spans[2 * i + 1] = k;
+  }
 }
 
 // Copies `buf` to `out` when it fits (snprintf convention).
@@ -836,18 +895,25 @@ static int copy_out(const spm_buf *buf, char *out, size_t cap) {
 
 RMT_API int rmt_spm_decode(const rmt_spm *spm, const int32_t *ids, int n_ids, char *out,
                            size_t cap) {
+  return rmt_spm_decode_spans(spm, ids, n_ids, out, cap, NULL);
+}
+
+RMT_API int rmt_spm_decode_spans(const rmt_spm *spm, const int32_t *ids, int n_ids, char *out,
+                                 size_t cap, int32_t *spans) {
   if (!spm || n_ids < 0 || (!ids && n_ids > 0) || (!out && cap > 0))
     return rmt_error(RMT_E_INVALID, "spm: bad arguments to rmt_spm_decode");
-  spm_buf text = {0}, denorm = {0};
-  int rc = decode_to_buf(spm, ids, n_ids, &text);
+  spm_buf text = {0}, denorm = {0}, map = {0};
+  int rc = decode_to_buf(spm, ids, n_ids, &text, spans);
   const spm_buf *result = &text;
   if (!rc && spm->has_denorm) {
-    rc = spm_normalize(&spm->denorm, NULL, NULL, text.data, text.len, &denorm);
+    rc = spm_normalize(&spm->denorm, NULL, NULL, text.data, text.len, &denorm, spans ? &map : NULL);
+    if (!rc && spans) remap_spans(spans, n_ids, &map);
     result = &denorm;
   }
   if (!rc) rc = copy_out(result, out, cap);
   free(text.data);
   free(denorm.data);
+  free(map.data);
   return rc;
 }
 
@@ -856,7 +922,7 @@ RMT_API int rmt_spm_normalize(const rmt_spm *spm, const char *text, size_t len, 
   if (!spm || (!text && len) || (!out && cap > 0))
     return rmt_error(RMT_E_INVALID, "spm: bad arguments to rmt_spm_normalize");
   spm_buf buf = {0};
-  int rc = spm_normalize(&spm->norm, spm, NULL, text, len, &buf);
+  int rc = spm_normalize(&spm->norm, spm, NULL, text, len, &buf, NULL);
   if (!rc) rc = copy_out(&buf, out, cap);
   free(buf.data);
   return rc;

@@ -35,11 +35,26 @@ RMT_API int rmt_spm_encode(const rmt_spm *spm, const char *text, size_t len, int
 RMT_API int rmt_spm_encode_excluding(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
                                      int max_ids, const int32_t *excluded, int n_excluded);
 
+// As rmt_spm_encode_excluding, and with each id the bytes of `text` it
+// stands for: spans[2i] and spans[2i + 1] (begin and end, exclusive) for id
+// i, as far as max_ids. A piece's span covers the input characters its bytes
+// were normalized from (a leading "▁" from a space includes that space; the
+// dummy prefix adds nothing); the ids of a byte-fallback character share the
+// character's span. spans may be NULL.
+RMT_API int rmt_spm_encode_spans(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
+                                 int32_t *spans, int max_ids, const int32_t *excluded, int n_excluded);
+
 // Decodes ids to UTF-8 text as spm_decode does. Like snprintf: returns the
 // length of the whole text (excluding the NUL); writes it, NUL-terminated,
 // only when it fits (length < cap). Negative RMT_E_INVALID for an id out of range.
 RMT_API int rmt_spm_decode(const rmt_spm *spm, const int32_t *ids, int n_ids, char *out,
                            size_t cap);
+// As rmt_spm_decode, and each id's bytes of the whole text in spans[2i],
+// spans[2i + 1] (written whatever cap is; spans may be NULL): empty for a
+// control piece and for the space stripped at the start, shared by the byte
+// pieces of one character.
+RMT_API int rmt_spm_decode_spans(const rmt_spm *spm, const int32_t *ids, int n_ids, char *out,
+                                 size_t cap, int32_t *spans);
 
 // Applies the model's normalizer (what the encoder sees: ▁ for spaces, the
 // dummy prefix...). Same return convention as rmt_spm_decode.

@@ -115,11 +115,20 @@ size_t spm_match_user_defined(const rmt_spm *spm, const spm_excluded *ex, const 
 // is valid (literal U+FFFD included), else 0.
 size_t spm_valid_utf8_len(const char *text, size_t len);
 
+// Where a normalized byte came from: bytes [begin, end) of the input (the
+// whole chunk that the normalizer replaced; an empty range for a byte it
+// added, like the dummy prefix). Kept per byte, so any byte range of the
+// normalized text (a piece) maps back to the input text it stands for.
+typedef struct {
+  int32_t begin, end;
+} spm_span;
+
 // Normalizes `len` bytes of `text` into `out` (replacing its contents).
 // `spm`, if not NULL, supplies the user-defined pieces (but those in `ex`),
-// which pass unchanged.
+// which pass unchanged. `map`, if not NULL, receives one spm_span per byte
+// of `out` (its len counts bytes of spans); `len` must then fit an int32.
 int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const spm_excluded *ex,
-                  const char *text, size_t len, spm_buf *out);
+                  const char *text, size_t len, spm_buf *out, spm_buf *map);
 
 // Checks and copies a precompiled charsmap blob into `norm`.
 int spm_normalizer_set_charsmap(spm_normalizer *norm, const uint8_t *blob, size_t size,

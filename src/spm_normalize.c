@@ -121,11 +121,28 @@ static const char *normalize_prefix(const spm_normalizer *norm, const rmt_spm *s
   return text;
 }
 
+// Appends `count` copies of the span [begin, end) to `map` (nothing when NULL).
+static int map_push(spm_buf *map, size_t begin, size_t end, size_t count) {
+  if (!map || !count) return RMT_OK;
+  int rc = spm_buf_reserve(map, rmt_size_mul(count, sizeof(spm_span)));
+  if (rc) return rc;
+  spm_span *spans = (spm_span *)(map->data + map->len);  // len is a multiple of the span size
+  for (size_t i = 0; i < count; i++) spans[i] = (spm_span){(int32_t)begin, (int32_t)end};
+  map->len += count * sizeof(spm_span);
+  return RMT_OK;
+}
+
 int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const spm_excluded *ex,
-                  const char *text, size_t len, spm_buf *out) {
+                  const char *text, size_t len, spm_buf *out, spm_buf *map) {
   out->len = 0;
+  if (map) {
+    map->len = 0;
+    if (len > (size_t)INT32_MAX) return rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes)", len);
+  }
+  const char *const input = text;  // offsets in `map` are from here
   size_t out_len, consumed;
   const char *s;
+  int rc;
   if (norm->remove_extra_whitespaces) {  // drop leading spaces
     while (len > 0) {
       s = normalize_prefix(norm, spm, ex, text, len, &out_len, &consumed);
@@ -136,13 +153,14 @@ int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const spm_excl
   }
   if (len == 0) return RMT_OK;
   // Typical growth is small; a rule that expands more grows the buffer below.
-  int rc = spm_buf_reserve(out, len * 3 + 16);
-  if (rc) return rc;
+  if ((rc = spm_buf_reserve(out, rmt_size_add(rmt_size_mul(len, 3), 16)))) return rc;
   const char *space = norm->escape_whitespaces ? SPM_SPACE : " ";
   size_t space_len = norm->escape_whitespaces ? SPM_SPACE_LEN : 1;
   if (!norm->treat_whitespace_as_suffix && norm->add_dummy_prefix) {
     memcpy(out->data + out->len, space, space_len);
     out->len += space_len;
+    // Added, not read: an empty span where the text starts.
+    if ((rc = map_push(map, (size_t)(text - input), (size_t)(text - input), space_len))) return rc;
   }
   bool prev_space = norm->remove_extra_whitespaces;
   while (len > 0) {
@@ -150,7 +168,8 @@ int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const spm_excl
     if (prev_space)
       while (out_len > 0 && s[0] == ' ') s++, out_len--;
     if (out_len > 0) {
-      if ((rc = spm_buf_reserve(out, out_len * 3))) return rc;
+      if ((rc = spm_buf_reserve(out, rmt_size_mul(out_len, 3)))) return rc;
+      size_t before = out->len;
       char *o = out->data + out->len;
       for (size_t i = 0; i < out_len; i++) {
         if (s[i] == ' ' && norm->escape_whitespaces) {
@@ -162,17 +181,24 @@ int spm_normalize(const spm_normalizer *norm, const rmt_spm *spm, const spm_excl
       }
       out->len = (size_t)(o - out->data);
       prev_space = s[out_len - 1] == ' ';
+      size_t at = (size_t)(text - input);
+      if ((rc = map_push(map, at, at + consumed, out->len - before))) return rc;
     }
     text += consumed;
     len -= consumed;
     if (!norm->remove_extra_whitespaces) prev_space = false;
   }
   if (norm->remove_extra_whitespaces) {  // drop trailing spaces
-    while (out->len >= space_len && !memcmp(out->data + out->len - space_len, space, space_len))
+    while (out->len >= space_len && !memcmp(out->data + out->len - space_len, space, space_len)) {
       out->len -= space_len;
+      if (map) map->len -= space_len * sizeof(spm_span);
+    }
   }
   if (norm->treat_whitespace_as_suffix && norm->add_dummy_prefix) {
     if ((rc = spm_buf_append(out, space, space_len))) return rc;
+    // Added, not read: an empty span where the last kept byte's input ends.
+    size_t end = map && map->len ? (size_t)((spm_span *)(map->data + map->len))[-1].end : 0;
+    if ((rc = map_push(map, end, end, space_len))) return rc;
   }
   return RMT_OK;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "spm.h"
+#include "spm_internal.h"  // has_denorm, for the span checks
 #include "testutil.h"
 
 #define DIR_SPM "tests/fixtures/spm"
@@ -200,6 +201,112 @@ static void test_model(const char *name, char **corpus, size_t *corpus_len, int 
   rmt_spm_free(spm);
 }
 
+// The fixture model `name`, or NULL when it does not load (test_model reports that).
+static rmt_spm *load_fixture_model(const char *name) {
+  char path[512];
+  size_t size;
+  snprintf(path, sizeof path, DIR_SPM "/%.63s.model", name);
+  uint8_t *model = (uint8_t *)read_file(path, &size);
+  rmt_spm *spm = model ? rmt_spm_load(model, size) : NULL;
+  free(model);
+  return spm;
+}
+
+// Whether bytes [from, to) of `text` normalize to nothing but spaces ("▁").
+static int normalizes_to_space(const rmt_spm *spm, const char *text, size_t from, size_t to) {
+  char out[256];
+  int n = rmt_spm_normalize(spm, text + from, to - from, out, sizeof out);
+  if (n < 0 || (size_t)n >= sizeof out) return 0;
+  for (int i = 0; i < n; i += SPM_SPACE_LEN)
+    if (i + SPM_SPACE_LEN > n || memcmp(out + i, SPM_SPACE, SPM_SPACE_LEN)) return 0;
+  return 1;
+}
+
+// Spans on the corpus: rmt_spm_encode_spans gives the same ids as
+// rmt_spm_encode, with spans in order and inside the text that leave out only
+// what normalizes to spaces (or to nothing); where normalization changes
+// nothing but the spaces, each piece's span holds exactly the piece's text.
+// rmt_spm_decode_spans gives the text rmt_spm_decode gives, each id's bytes
+// following the last id's (the byte pieces of one character sharing them).
+static void test_spans(const char *name, char **corpus, size_t *corpus_len, int n_corpus) {
+  rmt_spm *spm = load_fixture_model(name);
+  if (!spm) return;
+  int bad_encode = 0, bad_piece = 0, bad_decode = 0, checked_pieces = 0;
+  for (int line = 0; line < n_corpus; line++) {
+    const char *text = corpus[line];
+    size_t len = corpus_len[line];
+    int n = encode(spm, text, len);
+    if (n < 0) continue;
+    int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1)), *spans = malloc(sizeof(int32_t) * (2 * (size_t)n + 2));
+    char *covered = calloc(len + 1, 1), *norm = malloc(4 * len + 16);
+    int m = rmt_spm_encode_spans(spm, text, len, ids, spans, n, NULL, 0);
+    int ok = m == n && !memcmp(ids, ids_buf, sizeof(int32_t) * (size_t)n);
+    for (int i = 0; ok && i < n; i++) {
+      int32_t b = spans[2 * i], e = spans[2 * i + 1];
+      ok = b >= 0 && b <= e && (size_t)e <= len && (i == 0 || (b >= spans[2 * i - 2] && e >= spans[2 * i - 1]));
+      if (ok) memset(covered + b, 1, (size_t)(e - b));
+    }
+    for (size_t from = 0; ok && from < len;) {
+      if (covered[from]) { from++; continue; }
+      size_t to = from;
+      while (to < len && !covered[to]) to++;
+      ok = normalizes_to_space(spm, text, from, to);
+      if (!ok && bad_encode < 3) fprintf(stderr, "%s: line %d: bytes %zu..%zu in no span\n", name, line + 1, from, to);
+      from = to;
+    }
+    if (!ok && bad_encode++ < 3) fprintf(stderr, "%s: line %d: bad encode spans\n", name, line + 1);
+    // Lines that normalize to themselves (spaces as "▁", perhaps a dummy prefix).
+    int nl = ok ? rmt_spm_normalize(spm, text, len, norm, 4 * len + 16) : -1, same = nl >= 0;
+    size_t k = 0, t = 0;
+    if (same && (size_t)nl >= SPM_SPACE_LEN && !memcmp(norm, SPM_SPACE, SPM_SPACE_LEN) && text[0] != ' ') k = SPM_SPACE_LEN;
+    for (; same && k < (size_t)nl; t++) {
+      int space = k + SPM_SPACE_LEN <= (size_t)nl && !memcmp(norm + k, SPM_SPACE, SPM_SPACE_LEN);
+      same = t < len && (space ? text[t] == ' ' : norm[k] == text[t]);
+      k += space ? SPM_SPACE_LEN : 1;
+    }
+    same = same && t == len;
+    for (int i = 0; same && i < n; i++) {
+      int type = rmt_spm_piece_type(spm, ids[i]);
+      if (type != RMT_SPM_NORMAL && type != RMT_SPM_USER_DEFINED) continue;
+      const char *piece = rmt_spm_id_to_piece(spm, ids[i]);
+      char surface[256];
+      size_t sl = 0;
+      for (size_t p = 0; piece[p] && sl < sizeof surface;) {
+        int space = !strncmp(piece + p, SPM_SPACE, SPM_SPACE_LEN);
+        surface[sl++] = space ? ' ' : piece[p];
+        p += space ? SPM_SPACE_LEN : 1;
+      }
+      const char *got = text + spans[2 * i];
+      size_t gl = (size_t)(spans[2 * i + 1] - spans[2 * i]);
+      // The dummy prefix is no input byte (and replaces the leading spaces).
+      int match = (gl == sl && !memcmp(got, surface, sl)) || (i == 0 && surface[0] == ' ' && gl + 1 == sl &&
+                                                             !memcmp(got, surface + 1, gl));
+      checked_pieces++;
+      if (!match && bad_piece++ < 3)
+        fprintf(stderr, "%s: line %d: piece %d \"%s\" has span \"%.*s\"\n", name, line + 1, i, piece, (int)gl, got);
+    }
+    // Decoding.
+    int d = decode(spm, ids, n);
+    int dd = d < 0 ? -1 : rmt_spm_decode_spans(spm, ids, n, NULL, 0, spans);
+    ok = d >= 0 && dd == d;
+    for (int i = 0; ok && i < n; i++) {
+      int32_t b = spans[2 * i], e = spans[2 * i + 1];
+      int32_t pb = i ? spans[2 * i - 2] : 0, pe = i ? spans[2 * i - 1] : 0;
+      ok = b >= 0 && b <= e && e <= d && b >= pb && e >= pe;
+      // Without a denormalizer the ids tile the text.
+      if (ok && !spm->has_denorm) ok = b == pe || (b == pb && e == pe);
+    }
+    if (ok && n && !spm->has_denorm) ok = spans[2 * n - 1] == d;
+    if (!ok && bad_decode++ < 3) fprintf(stderr, "%s: line %d: bad decode spans\n", name, line + 1);
+    free(ids), free(spans), free(covered), free(norm);
+  }
+  CHECK(!bad_encode, "%s: encode spans wrong on %d lines", name, bad_encode);
+  CHECK(!bad_piece, "%s: %d of %d pieces have the wrong span", name, bad_piece, checked_pieces);
+  CHECK(!bad_decode, "%s: decode spans wrong on %d lines", name, bad_decode);
+  printf("%-14s spans: %d pieces checked against their text\n", name, checked_pieces);
+  rmt_spm_free(spm);
+}
+
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 static uint32_t rnd(void) {
   rng_state ^= rng_state << 13;
@@ -271,12 +378,7 @@ static void test_bad_models(void) {
 // Random bytes through the encoder and decoder of every model: no crash,
 // ids in range, and the decoder accepts what the encoder made.
 static void fuzz_encoder(const char *name) {
-  char path[512];
-  size_t size;
-  snprintf(path, sizeof path, DIR_SPM "/%.63s.model", name);
-  uint8_t *model = (uint8_t *)read_file(path, &size);
-  rmt_spm *spm = model ? rmt_spm_load(model, size) : NULL;
-  free(model);
+  rmt_spm *spm = load_fixture_model(name);
   if (!spm) return;
   int vocab = rmt_spm_vocab_size(spm);
   char text[300];
@@ -330,6 +432,7 @@ int main(void) {
   qsort(names, (size_t)n_models, sizeof names[0], (int (*)(const void *, const void *))strcmp);
   CHECK(n_models >= 4, "expected at least 4 fixture models, found %d", n_models);
   for (int i = 0; i < n_models; i++) test_model(names[i], lines, lens, n_lines);
+  for (int i = 0; i < n_models; i++) test_spans(names[i], lines, lens, n_lines);
   test_bad_models();
   for (int i = 0; i < n_models; i++) fuzz_encoder(names[i]);
   printf("fuzz: %d models x 1500 random inputs\n", n_models);
