@@ -1,7 +1,7 @@
 // libFuzzer target: a model directory in one input, config.json, a NUL byte,
 // then model.safetensors. Loading must fail with an error or give a model
 // that translates a short input (greedy, beam 2 with an n-best list, forced
-// steps) within bounds. Built for i386 by build.sh, so a size that wraps in
+// steps, alignments) within bounds. Built for i386 by build.sh, so a size that wraps in
 // WASM's 32 bits wraps here too. Run: npm run fuzz -- SECONDS (fuzz/README.md).
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +38,10 @@ static void translate(const rmt_model *model, int beam) {
       if (len < 0 || len > 4) abort();
       for (int i = 0; i < len; i++)
         if (out[i] < 0 || out[i] >= c->vocab_size) abort();
+      // Aligned to one of the sentence's tokens (not its </s>), or to none.
+      if (rmt_translation_hyp_alignment(tr, s, k, out, 16) != len) abort();
+      for (int i = 0; i < len; i++)
+        if (out[i] < -1 || out[i] >= lens[s]) abort();
     }
   }
   rmt_translation_free(tr);

@@ -309,6 +309,22 @@ export class Model {
   }
 }
 
+// UTF-16 index of each byte offset of `text`'s UTF-8 encoding (an offset
+// inside a character maps to the character's start): the engine's spans are
+// in bytes, JS strings count UTF-16 units.
+function utf16Offsets(text, byteLength) {
+  const at = new Int32Array(byteLength + 1);
+  let byte = 0, unit = 0;
+  for (const ch of text) {
+    const bytes = ch.codePointAt(0) < 0x80 ? 1 : ch.codePointAt(0) < 0x800 ? 2 : ch.codePointAt(0) < 0x10000 ? 3 : 4;
+    for (let k = 0; k < bytes && byte + k <= byteLength; k++) at[byte + k] = unit;
+    byte += bytes;
+    unit += ch.length;
+  }
+  if (byte <= byteLength) at[byteLength] = unit;
+  return at;
+}
+
 // One batch being decoded. step() advances every unfinished sentence by one
 // token; partial(s) shows the best hypothesis so far.
 export class Translation {
@@ -336,13 +352,14 @@ export class Translation {
     while (this.step() > 0) { /* each step decodes one token of every sentence */ }
   }
 
-  readIds(fill, cap) {
+  // fill(ptr) writes up to cap items of `width` int32 each and returns how many there are.
+  readIds(fill, cap, width = 1) {
     const w = this.wasm;
-    const ptr = w.malloc(Math.max(1, cap) * 4);
+    const ptr = w.malloc(Math.max(1, cap * width) * 4);
     try {
       const n = fill(ptr);
       if (n < 0) throw w.error();
-      return Array.from(w.i32.subarray(ptr >> 2, (ptr >> 2) + Math.min(n, cap)));
+      return Array.from(w.i32.subarray(ptr >> 2, (ptr >> 2) + Math.min(n, cap) * width));
     } finally {
       w.free(ptr);
     }
@@ -388,6 +405,46 @@ export class Translation {
     return out;
   }
 
+  // The alignment of hypothesis k of sentence s: per token, the position in
+  // the sentence's source ids it was aligned to (-1: none). See
+  // rmt_translation_hyp_alignment (src/translation.h).
+  alignment(s, k = 0) {
+    this.checkAlive();
+    return this.readIds((ptr) => this.wasm.exports.rmt_translation_hyp_alignment(this.ptr, s, k, ptr, 1 << 16), 1 << 16);
+  }
+
+  // The alignment of hypothesis k of sentence s in text: per token,
+  // { source: [start, end] of `text` (sentence s's text as given to
+  // beginText) or null, target: [start, end] of the hypothesis's text },
+  // in UTF-16 indices (JavaScript string positions).
+  alignmentText(s, text, k = 0) {
+    this.checkAlive();
+    this.model.checkTokenizer();
+    const w = this.wasm;
+    const source = w.encoder.encode(text);
+    const [textPtr, textLen] = w.copyString(source);
+    let spans;
+    try {
+      const n = w.exports.rmt_translation_hyp(this.ptr, s, k, 0, 0, 0, 0);
+      if (n < 0) throw w.error();
+      spans = this.readIds((ptr) => w.exports.rmt_translation_hyp_alignment_text(this.ptr, this.model.spm, s, k, textPtr,
+        textLen, ptr, n), n, 4);
+    } finally {
+      w.free(textPtr);
+    }
+    const hypText = w.readText((out, n) => w.exports.rmt_translation_hyp_text(this.ptr, this.model.spm, s, k, out, n));
+    const fromSource = utf16Offsets(text, source.length);
+    const fromTarget = utf16Offsets(hypText, w.encoder.encode(hypText).length);
+    const out = [];
+    for (let i = 0; i + 3 < spans.length; i += 4) {
+      out.push({
+        source: spans[i] < 0 ? null : [fromSource[spans[i]], fromSource[spans[i + 1]]],
+        target: [fromTarget[spans[i + 2]], fromTarget[spans[i + 3]]],
+      });
+    }
+    return out;
+  }
+
   // For tests and scoring: the encoder output of sentence s ([len + 1, d_model]).
   encoderOut(s) {
     this.checkAlive();
@@ -409,6 +466,16 @@ export class Translation {
     }
     const logits = w.exports.rmt_translation_logits(this.ptr) >> 2;
     return w.f32.slice(logits, logits + this.nSentences * this.model.config.vocab_size);
+  }
+
+  // After forceStep: sentence s's last-layer encoder-attention weights,
+  // averaged over the heads ([len + 1]).
+  crossAttention(s) {
+    this.checkAlive();
+    const ptr = this.wasm.exports.rmt_translation_cross_attention(this.ptr, s);
+    if (!ptr) throw this.wasm.error();
+    const n = this.wasm.exports.rmt_translation_src_len(this.ptr, s);
+    return this.wasm.f32.slice(ptr >> 2, (ptr >> 2) + n);
   }
 
   free() {

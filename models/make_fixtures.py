@@ -3,8 +3,9 @@
 For each residual style, two tiny random models (2+2 layers d=64 float32, and
 3+1 layers d=48 float16 with odd sizes) go to tests/fixtures/models/<style>-<name>/
 as model directories, with reference.json: the input sentences and the
-reference's encoder output, teacher-forced logits, greedy output and beam
-search n-best lists with scores.
+reference's encoder output, teacher-forced logits and last-layer encoder
+attention, greedy output and beam search n-best lists with scores and
+alignments.
 
 Rerun whenever models/reference.py changes:
     /usr/bin/python3 models/make_fixtures.py
@@ -89,6 +90,15 @@ def floats(t: torch.Tensor):
     return [float(f"{v:.7g}") for v in t.reshape(-1).tolist()]
 
 
+def aligned(model: ref.Transformer, source, target) -> dict:
+    """The reference's alignment of a hypothesis, with each token's margin
+    (null when the source has one alignable position): engine tests accept
+    another position only where the margin is a float-rounding near-tie."""
+    positions, margins = ref.alignment(model, source, target)
+    return {"alignment": positions,
+            "margins": [None if m == float("inf") else float(f"{m:.3g}") for m in margins]}
+
+
 def make(style: str, name: str, seed: int):
     overrides, dtype = MODELS[name]
     cfg = ref.ModelConfig(style=style, max_positions=MAX_POSITIONS, dropout=0.0, **overrides)
@@ -110,10 +120,12 @@ def make(style: str, name: str, seed: int):
         prev = torch.cat([torch.full((len(sentences), 1), cfg.eos_id), torch.randint(4, V, (len(sentences), T - 1),
                                                                                     generator=gen)], dim=1)
         logits = model.decode(prev, enc_out, src.eq(cfg.pad_id))
+    cross = ref.cross_attention(model, src, prev)
     result = {
         "sentences": sentences,
         "encoder_out": [floats(enc_out[i, :n + 1]) for i, n in enumerate(lengths)],
-        "forced": {"prev_tokens": prev.tolist(), "logits": [floats(logits[i]) for i in range(len(sentences))]},
+        "forced": {"prev_tokens": prev.tolist(), "logits": [floats(logits[i]) for i in range(len(sentences))],
+                   "cross_attention": [floats(cross[i, :, :n + 1]) for i, n in enumerate(lengths)]},
         "max_len_a": MAX_LEN_A, "max_len_b": MAX_LEN_B, "min_len": MIN_LEN,
         "searches": [],
     }
@@ -123,7 +135,8 @@ def make(style: str, name: str, seed: int):
         result["searches"].append({
             "beam": beam, "lenpen": lenpen, "nbest": nbest, "min_len": min_len, "max_len_a": max_len_a,
             "max_len_b": max_len_b,
-            "hyps": [[{"tokens": t, "score": float(f"{s:.8g}")} for t, s in sent] for sent in hyps],
+            "hyps": [[{"tokens": t, "score": float(f"{s:.8g}"), **aligned(model, sentences[i], t)} for t, s in sent]
+                     for i, sent in enumerate(hyps)],
         })
     # A long input (near max_positions) on its own.
     long_sentence = torch.randint(4, V, (MAX_POSITIONS - 1,), generator=gen).tolist()
@@ -190,7 +203,8 @@ def make_text_fixture():
         src = ref.pad_batch([[token] + s for s in ids], cfg)
         out = ref.greedy_search(model, src, MAX_LEN_A, MAX_LEN_B, MIN_LEN)
         text = spm("spm_decode", spm_path, ["--input_format=id"], "\n".join(" ".join(map(str, o)) for o in out) + "\n")
-        result["translations"][lang] = {"ids": out, "text": text.split("\n")[:len(TEXTS)]}
+        result["translations"][lang] = {"ids": out, "text": text.split("\n")[:len(TEXTS)],
+                                        "aligned": [aligned(model, [token] + s, o) for s, o in zip(ids, out)]}
     with open(os.path.join(out_dir, "reference.json"), "w") as f:
         json.dump(result, f, ensure_ascii=False, indent=1)
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:  # the loader checks SHA-256 sums

@@ -117,9 +117,10 @@ class MultiheadAttention(nn.Module):
         return x.view(B, T, self.n_heads, self.head_dim).transpose(1, 2)  # [B, H, T, hd]
 
     def forward(self, query, key_value, key_padding_mask=None, attn_mask=None,
-                cache: Optional[dict] = None, static_kv: bool = False):
+                cache: Optional[dict] = None, static_kv: bool = False, weights_out: Optional[list] = None):
         """cache: per-layer dict; self-attention appends k/v, cross-attention (static_kv)
-        computes them once."""
+        computes them once. weights_out: a list that gets the attention weights
+        averaged over the heads ([B, Tq, Tk])."""
         q = self.split_heads(self.q_proj(query) * self.scaling)
         if cache is not None and static_kv and "k" in cache:
             k, v = cache["k"], cache["v"]
@@ -137,6 +138,8 @@ class MultiheadAttention(nn.Module):
         if key_padding_mask is not None:
             weights = weights.masked_fill(key_padding_mask[:, None, None, :], float("-inf"))
         probs = F.softmax(weights.float(), dim=-1).type_as(weights)
+        if weights_out is not None:
+            weights_out.append(probs.mean(dim=1))
         probs = F.dropout(probs, p=self.dropout, training=self.training)
         out = torch.matmul(probs, v).transpose(1, 2).reshape(query.shape)
         return self.out_proj(out)
@@ -198,14 +201,14 @@ class DecoderLayer(nn.Module):
         self.ffn = FeedForward(cfg)
         self.final_layer_norm = SublayerNorm(cfg)
 
-    def forward(self, x, dual, enc_out, enc_pad_mask, self_attn_mask, cache):
+    def forward(self, x, dual, enc_out, enc_pad_mask, self_attn_mask, cache, cross_weights=None):
         self_cache = cache.setdefault("self", {}) if cache is not None else None
         cross_cache = cache.setdefault("cross", {}) if cache is not None else None
         x, dual = self.self_attn_layer_norm(
             x, dual, lambda h: self.self_attn(h, h, attn_mask=self_attn_mask, cache=self_cache))
         x, dual = self.encoder_attn_layer_norm(
             x, dual, lambda h: self.encoder_attn(h, enc_out, key_padding_mask=enc_pad_mask,
-                                                 cache=cross_cache, static_kv=True))
+                                                 cache=cross_cache, static_kv=True, weights_out=cross_weights))
         return self.final_layer_norm(x, dual, self.ffn)
 
 
@@ -267,11 +270,12 @@ class Transformer(nn.Module):
         return self.encoder.finish(x, dual), pad_mask
 
     def decode(self, prev_tokens, enc_out, enc_pad_mask, cache: Optional[List[dict]] = None,
-               features_only: bool = False):
+               features_only: bool = False, cross_weights: Optional[list] = None):
         """Teacher-forced when cache is None; otherwise incremental: prev_tokens is
         the whole prefix, only its last token is run, and cache (one dict per layer,
         start with []) keeps the keys and values. features_only: the decoder's
-        output states instead of logits."""
+        output states instead of logits. cross_weights: a list that gets each
+        layer's encoder-attention weights, averaged over the heads ([B, T, S])."""
         positions = make_positions(prev_tokens, self.cfg.pad_id)
         if cache is not None:
             prev_tokens, positions = prev_tokens[:, -1:], positions[:, -1:]
@@ -284,7 +288,8 @@ class Transformer(nn.Module):
         x = self.decoder.embed(prev_tokens, positions)
         dual = self.decoder.start_dual(x)
         for i, layer in enumerate(self.decoder.layers):
-            x, dual = layer(x, dual, enc_out, enc_pad_mask, attn_mask, cache[i] if cache is not None else None)
+            x, dual = layer(x, dual, enc_out, enc_pad_mask, attn_mask, cache[i] if cache is not None else None,
+                            cross_weights)
         x = self.decoder.finish(x, dual)
         return x if features_only else F.linear(x, self.output_weight())
 
@@ -508,3 +513,48 @@ def beam_search(model: Transformer, src_tokens: torch.Tensor, beam: int = 5, len
         hyps = sorted(finalized[b], key=lambda h: -h[1])  # stable: ties keep finalisation order
         out.append(hyps[:nbest])
     return out
+
+
+# ---------------------------------------------------------------- alignment
+
+@torch.no_grad()
+def cross_attention(model: Transformer, src_tokens: torch.Tensor, prev_tokens: torch.Tensor) -> torch.Tensor:
+    """The last decoder layer's encoder attention, averaged over the heads,
+    teacher-forced on prev_tokens: [B, T, S]."""
+    enc_out, pad_mask = model.encode(src_tokens)
+    weights: list = []
+    model.decode(prev_tokens, enc_out, pad_mask, cross_weights=weights)
+    return weights[-1]
+
+
+def alignable(cfg: ModelConfig, source: List[int]) -> List[int]:
+    """Source positions a target token may be aligned to: not </s>, not a
+    target-language token (they stand for no word of the text)."""
+    lang = set(cfg.languages.get("target_lang_tokens", {}).values())
+    return [j for j, token in enumerate(source) if token not in lang]
+
+
+@torch.no_grad()
+def alignment(model: Transformer, source: List[int], target: List[int]) -> Tuple[List[int], List[float]]:
+    """The engine's alignment (src/translation.h, rmt_translation_hyp_alignment):
+    for each token of `target` (ids without </s>, a translation of `source`,
+    ids without </s>), the source position whose weight in the last decoder
+    layer's encoder attention, averaged over the heads, is largest at the step
+    that chose the token (decoder input </s> + target[:i]): the first of
+    equals, among alignable() positions, -1 when there is none. Also returns
+    per token the margin of that weight over the next best (a near-tie is
+    where float rounding may choose differently)."""
+    cfg = model.cfg
+    if not target:
+        return [], []
+    src = pad_batch([source], cfg)
+    prev = torch.tensor([[cfg.eos_id] + list(target[:-1])])
+    weights = cross_attention(model, src, prev)[0]  # [T, S]
+    candidates = alignable(cfg, source)
+    positions, margins = [], []
+    for row in weights.tolist():
+        ranked = sorted(candidates, key=lambda j: (-row[j], j))
+        positions.append(ranked[0] if ranked else -1)
+        margins.append(row[ranked[0]] - row[ranked[1]] if len(ranked) > 1 else float("inf"))
+    return positions, margins
+

@@ -50,8 +50,10 @@ void rmt_log_softmax_f32(float *out, const float *x, int n);
 // Keys and values are given as T row pointers (rows of width D = H*E), so a
 // caller can attend over a strided matrix or over a beam's cache history
 // without copying; masked keys are simply not listed. scores: T floats scratch.
-void rmt_attention_row_f32__wasmsimd(float *out, const float *q, const float *const *keys,
+// probs, unless NULL, receives the attention weights averaged over the heads
+// (T floats: the decoder's alignment, src/search.c).
+void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, const float *const *keys,
                                      const float *const *values, int T, int H, int E, float *scores);
-void rmt_attention_row_f32__ref(float *out, const float *q, const float *const *keys,
+void rmt_attention_row_f32__ref(float *out, float *probs, const float *q, const float *const *keys,
                                 const float *const *values, int T, int H, int E, float *scores);
 #endif

@@ -58,7 +58,14 @@ void rmt_log_softmax_f32(float *out, const float *x, int n) {
   for (int i = 0; i < n; i++) out[i] = x[i] - max - log_sum;
 }
 
-void rmt_attention_row_f32__ref(float *out, const float *q, const float *const *keys,
+// probs (T, heads averaged) += this head's weights / H; the first head sets it.
+static void add_head_probs(float *probs, const float *scores, int h, int T, int H) {
+  if (!probs) return;
+  float w = 1.0f / (float)H;
+  for (int t = 0; t < T; t++) probs[t] = (h ? probs[t] : 0.0f) + scores[t] * w;
+}
+
+void rmt_attention_row_f32__ref(float *out, float *probs, const float *q, const float *const *keys,
                                 const float *const *values, int T, int H, int E, float *scores) {
   for (int h = 0; h < H; h++) {
     const float *q_h = q + h * E;
@@ -68,6 +75,7 @@ void rmt_attention_row_f32__ref(float *out, const float *q, const float *const *
       scores[t] = dot;
     }
     rmt_softmax_f32(scores, T);
+    add_head_probs(probs, scores, h, T, H);
     for (int e = 0; e < E; e++) {
       float sum = 0.0f;
       for (int t = 0; t < T; t++) sum += scores[t] * values[t][h * E + e];

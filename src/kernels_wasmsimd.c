@@ -189,13 +189,21 @@ static inline float dot_f32(const float *a, const float *b, int n) {
   return sum;
 }
 
-void rmt_attention_row_f32__wasmsimd(float *out, const float *q, const float *const *keys,
+// probs (T, heads averaged) += this head's weights / H; the first head sets it.
+static void add_head_probs(float *probs, const float *scores, int h, int T, int H) {
+  if (!probs) return;
+  float w = 1.0f / (float)H;
+  for (int t = 0; t < T; t++) probs[t] = (h ? probs[t] : 0.0f) + scores[t] * w;
+}
+
+void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, const float *const *keys,
                                      const float *const *values, int T, int H, int E, float *scores) {
   int E4 = E & ~3;
   for (int h = 0; h < H; h++) {
     int off = h * E;
     for (int t = 0; t < T; t++) scores[t] = dot_f32(q + off, keys[t] + off, E);
     rmt_softmax_f32(scores, T);
+    add_head_probs(probs, scores, h, T, H);
     float *dst = out + off;
     memset(dst, 0, sizeof(float) * E);
     for (int t = 0; t < T; t++) {

@@ -86,9 +86,14 @@ static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, i
     if (tr->n_hyps[s] < beam) {
       rmt_hypothesis *h = &tr->hyps[(size_t)s * beam + tr->n_hyps[s]++];
       int parent = first + cand_index[j] / V;
-      h->tokens = tr->hyp_tokens + ((size_t)s * beam + (h - &tr->hyps[(size_t)s * beam])) * tr->steps_max;
+      size_t slot = ((size_t)s * beam + (size_t)(h - &tr->hyps[(size_t)s * beam])) * tr->steps_max;
+      h->tokens = tr->hyp_tokens + slot;
+      h->align = tr->hyp_align + slot;
       h->len = t;
       memcpy(h->tokens, tr->tokens + (size_t)parent * (tr->steps_max + 1) + 1, sizeof(int) * (size_t)t);
+      // Token i was chosen at step i, by the row that held this history then.
+      const int *path = tr->path + (size_t)parent * tr->steps_max;
+      for (int i = 0; i < t; i++) h->align[i] = tr->align[(size_t)i * tr->rows_max + path[i]];
       h->score = (float)(cand_score[j] / pow((double)(t + 1), tr->params.lenpen));
       h->hit_max_len = t >= tr->max_len[s];
     }

@@ -140,6 +140,46 @@ RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm
   return decode_sentence(tr, spm, s, 0, stable_ids, out, cap);
 }
 
+RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k,
+                                               const char *text, size_t len, int32_t *spans, int cap) {
+  int n = rmt_translation_hyp(tr, s, k, NULL, 0, NULL, NULL);
+  if (n < 0) return n;
+  if (!spm || (!text && len) || cap < 0 || (!spans && cap > 0)) {
+    return rmt_error(RMT_E_INVALID, "rmt_translation_hyp_alignment_text: bad arguments");
+  }
+  const rmt_config *c = &tr->model->config;
+  // The source ids again, with their spans: they must be the sentence's (a
+  // language token first when the model has them, as begin_text puts it).
+  int prefix = c->n_target_langs ? 1 : 0, src_len = tr->src_len[s] - 1 - prefix;
+  const int *src = tr->src_ids + tr->src_offset[s] + prefix;
+  // n and src_len are below max_positions: these sizes cannot wrap.
+  int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + (size_t)src_len + 1)), *pos = malloc(sizeof(int32_t) * ((size_t)n + 1));
+  int32_t *src_spans = malloc(sizeof(int32_t) * 2 * ((size_t)src_len + 1)), *tgt_spans = malloc(sizeof(int32_t) * 2 * ((size_t)n + 1));
+  int rc = ids && pos && src_spans && tgt_spans ? RMT_OK : rmt_error(RMT_E_NOMEM, "out of memory");
+  int32_t *src_ids = ids + n;
+  int m = rc ? rc : rmt_spm_encode_spans(spm, text, len, src_ids, src_spans, src_len, c->target_lang_ids, c->n_target_langs);
+  if (m >= 0) {
+    int same = m == src_len && src_len >= 0;
+    for (int i = 0; same && i < m; i++) same = src_ids[i] == src[i];
+    rc = same ? RMT_OK : rmt_error(RMT_E_INVALID, "sentence %d: the text given is not the one translated", s);
+  } else {
+    rc = m;
+  }
+  if (!rc) rmt_translation_hyp(tr, s, k, ids, n, NULL, NULL);
+  if (!rc) rmt_translation_hyp_alignment(tr, s, k, pos, n);
+  if (!rc && (rc = rmt_spm_decode_spans(spm, ids, n, NULL, 0, tgt_spans)) > 0) rc = RMT_OK;
+  for (int i = 0; !rc && i < n && i < cap; i++) {
+    int j = pos[i] - prefix;  // a position in the text's ids (the language token is never one)
+    int32_t *out = spans + 4 * (size_t)i;
+    out[0] = j >= 0 && j < src_len ? src_spans[2 * j] : -1;
+    out[1] = j >= 0 && j < src_len ? src_spans[2 * j + 1] : -1;
+    out[2] = tgt_spans[2 * i];
+    out[3] = tgt_spans[2 * i + 1];
+  }
+  free(ids), free(pos), free(src_spans), free(tgt_spans);
+  return rc ? rc : n;
+}
+
 RMT_API int rmt_text_max_ids(const rmt_model *model, const rmt_search_params *params) {
   if (!model) return rmt_error(RMT_E_INVALID, "rmt_text_max_ids: no model");
   rmt_search_params p;

@@ -63,11 +63,27 @@ static void feed_forward(rmt_translation *tr, const rmt_layer *layer, const floa
 }
 
 // q (already projected and scaled) attends over the key/value rows listed in
-// tr->key_rows / tr->value_rows; writes one row of tr->attn.
-static void attend(rmt_translation *tr, int row, int n_keys) {
+// tr->key_rows / tr->value_rows; writes one row of tr->attn, and the weights
+// averaged over the heads into probs unless it is NULL.
+static void attend(rmt_translation *tr, int row, int n_keys, float *probs) {
   const rmt_config *c = &tr->model->config;
-  rmt_attention_row_f32__wasmsimd(tr->attn + (size_t)row * c->d_model, tr->q + (size_t)row * c->d_model, tr->key_rows,
-                                  tr->value_rows, n_keys, c->n_heads, c->head_dim, tr->scores);
+  rmt_attention_row_f32__wasmsimd(tr->attn + (size_t)row * c->d_model, probs, tr->q + (size_t)row * c->d_model,
+                                  tr->key_rows, tr->value_rows, n_keys, c->n_heads, c->head_dim, tr->scores);
+}
+
+// The source position of sentence s that `probs` weights most (the first of
+// equals), leaving out </s> and target-language tokens: they stand for no
+// word of the text, yet attention often rests on </s>. -1 when nothing is left.
+static int most_attended(const rmt_translation *tr, int s, const float *probs) {
+  const rmt_config *c = &tr->model->config;
+  const int *src = tr->src_ids + tr->src_offset[s];
+  int best = -1;
+  for (int j = 0; j < tr->src_len[s] - 1; j++) {
+    int lang = 0;
+    for (int i = 0; i < c->n_target_langs; i++) lang |= src[j] == c->target_lang_ids[i];
+    if (!lang && (best < 0 || probs[j] > probs[best])) best = j;
+  }
+  return best;
 }
 
 // Lists rows first..first+n-1 of the key and value matrices (width D) as the
@@ -110,7 +126,7 @@ void rmt_encode(rmt_translation *tr) {
     for (int s = 0; s < tr->n_sent; s++) {
       int first = tr->src_offset[s], n = tr->src_len[s];
       list_sentence_rows(tr, tr->k, tr->v, first, n);
-      for (int t = 0; t < n; t++) attend(tr, first + t, n);
+      for (int t = 0; t < n; t++) attend(tr, first + t, n, NULL);
     }
     linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
     sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, M);
@@ -158,19 +174,23 @@ void rmt_decoder_step(rmt_translation *tr) {
         tr->key_rows[j] = k_cache + j * cache_step + (size_t)path[j] * D;
         tr->value_rows[j] = v_cache + j * cache_step + (size_t)path[j] * D;
       }
-      attend(tr, r, t + 1);
+      attend(tr, r, t + 1, NULL);
     }
     linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
     sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, R);
 
-    // Encoder attention over the row's sentence.
+    // Encoder attention over the row's sentence; the last layer's weights
+    // are the alignment of the token this step chooses.
     in = sublayer_input(c, &layer->encoder_attn_norm, x, tr->normed, R);
     project_q(tr, &layer->encoder_attn, in, R);
     const float *ck = tr->cross_k + (size_t)l * tr->src_rows * D, *cv = tr->cross_v + (size_t)l * tr->src_rows * D;
+    int last = l == c->decoder_layers - 1;
     for (int r = 0; r < R; r++) {
       int s = tr->row_sent[r];
+      float *probs = last ? tr->cross_probs + (size_t)r * tr->src_max : NULL;
       list_sentence_rows(tr, ck, cv, tr->src_offset[s], tr->src_len[s]);
-      attend(tr, r, tr->src_len[s]);
+      attend(tr, r, tr->src_len[s], probs);
+      if (last) tr->align[(size_t)t * tr->rows_max + r] = most_attended(tr, s, probs);
     }
     linear(tr->sub_out, tr->attn, &layer->encoder_attn.out_proj, R);
     sublayer_output(c, &layer->encoder_attn_norm, x, tr->dual, tr->sub_out, R);

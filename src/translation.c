@@ -98,7 +98,7 @@ RMT_API int rmt_limit(int which) {
 // The sizes a translation's arrays are made of, as size_t: they come from the
 // call (sentences, lengths, beam), so they are checked before any becomes an int.
 typedef struct {
-  size_t n_sent, beam, rows, src_rows, steps, keys;
+  size_t n_sent, beam, rows, src_rows, src_max, steps, keys;
 } layout_dims;
 
 // Lays out every array of the translation; with arena == NULL only counts the
@@ -123,6 +123,7 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(hyps, rmt_hypothesis, MUL(N, B));
   TAKE(n_hyps, int, N);
   TAKE(hyp_tokens, int, MUL(MUL(N, B), S));
+  TAKE(hyp_align, int, MUL(MUL(N, B), S));
   TAKE(src_ids, int, d->src_rows);
   TAKE(enc_out, float, MUL(d->src_rows, D));
   TAKE(cross_k, float, MUL(MUL(L, d->src_rows), D));
@@ -137,6 +138,8 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(next_row_score, float, R);
   TAKE(self_k, float, MUL(MUL(MUL(L, S), R), D));
   TAKE(self_v, float, MUL(MUL(MUL(L, S), R), D));
+  TAKE(cross_probs, float, MUL(R, d->src_max));
+  TAKE(align, int, MUL(S, R));
   TAKE(x, float, MUL(rows, D));
   TAKE(dual, float, MUL(rows, D));
   TAKE(normed, float, MUL(rows, D));
@@ -195,7 +198,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     return NULL;
   }
   // Validate the input and size everything before allocating anything.
-  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0};
+  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0};
   size_t id_count = 0;
   int max_target = 0;
   for (int s = 0; s < n_sent; s++) {
@@ -218,12 +221,12 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     }
     id_count += (size_t)lens[s];  // at most n_sent * max_positions: the ids are in memory
     dims.src_rows = rmt_size_add(dims.src_rows, (size_t)lens[s] + 1);
-    if ((size_t)lens[s] + 1 > dims.keys) dims.keys = (size_t)lens[s] + 1;
+    if ((size_t)lens[s] + 1 > dims.src_max) dims.src_max = (size_t)lens[s] + 1;
     int max_len = max_target_len(c, &p, lens[s] + 1);
     max_target = max_len > max_target ? max_len : max_target;
   }
   dims.steps = (size_t)max_target + 1;
-  if (dims.steps > dims.keys) dims.keys = dims.steps;
+  dims.keys = dims.steps > dims.src_max ? dims.steps : dims.src_max;
   size_t bytes = layout(c, &dims, NULL, NULL);
   if (bytes > RMT_MAX_TRANSLATION_BYTES) {
     // Every count below the limit also fits the int fields of rmt_translation.
@@ -247,6 +250,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   tr->rows_max = (int)dims.rows;
   tr->steps_max = (int)dims.steps;
   tr->src_rows = (int)dims.src_rows;
+  tr->src_max = (int)dims.src_max;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
   if (!tr->src_len || !tr->src_offset) goto nomem;
@@ -321,6 +325,14 @@ RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t
   return h->len;
 }
 
+RMT_API int rmt_translation_hyp_alignment(const rmt_translation *tr, int s, int k, int32_t *src_pos, int cap) {
+  int len = rmt_translation_hyp(tr, s, k, NULL, 0, NULL, NULL);
+  if (len < 0) return len;
+  const rmt_hypothesis *h = &tr->hyps[(size_t)s * tr->params.beam + k];
+  for (int i = 0; i < len && i < cap; i++) src_pos[i] = h->align[i];
+  return len;
+}
+
 RMT_API int rmt_translation_n_sentences(const rmt_translation *tr) { return tr ? tr->n_sent : 0; }
 // Source length of sentence s, counting its </s>.
 RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s) {
@@ -361,3 +373,15 @@ RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *token
 }
 
 RMT_API const float *rmt_translation_logits(const rmt_translation *tr) { return tr ? tr->logits : NULL; }
+
+RMT_API const float *rmt_translation_cross_attention(const rmt_translation *tr, int s) {
+  if (!tr || s < 0 || s >= tr->n_sent) {
+    rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);
+    return NULL;
+  }
+  if (!tr->forced) {
+    rmt_error(RMT_E_STATE, "the encoder-attention weights are kept for forced decoding only");
+    return NULL;
+  }
+  return tr->cross_probs + (size_t)s * tr->src_max;  // row s is sentence s in forced decoding
+}

@@ -41,6 +41,7 @@ RMT_API int rmt_search_param_set(rmt_search_params *params, int field, double va
 
 typedef struct {
   int *tokens;  // [len] without </s>
+  int *align;   // [len] the source position each token was aligned to (rmt_translation_hyp_alignment)
   int len;
   float score;
   int hit_max_len;  // decoding was cut at the length limit
@@ -63,9 +64,11 @@ struct rmt_translation {
   rmt_hypothesis *hyps;  // [n_sent * beam] finished hypotheses, n_hyps[s] of them
   int *n_hyps;           // [n_sent]
   int *hyp_tokens;       // pool: [n_sent * beam * steps_max]
+  int *hyp_align;        // pool: [n_sent * beam * steps_max]
 
   // Encoder
   int src_rows;      // sum of src_len
+  int src_max;       // max of src_len
   int *src_ids;      // [src_rows] the sentences packed back to back, each ending in </s>
   float *enc_out;    // [src_rows, D]
   float *cross_k;    // [decoder_layers][src_rows, D] encoder_attn keys, computed once
@@ -85,6 +88,11 @@ struct rmt_translation {
   float *next_row_score;
   float *self_k;     // [decoder_layers][steps_max][rows_max, D]
   float *self_v;
+
+  // Alignment: the last decoder layer's encoder attention, heads averaged.
+  float *cross_probs; // [rows_max, src_max] this step's weights of each row over its sentence's source
+  int *align;         // [steps_max][rows_max] the source position each row attended to most at each
+                      //   step (indexed by cache slot, like path); -1 when none qualifies
 
   // Scratch
   float *x, *dual, *normed, *q, *k, *v, *attn, *sub_out;  // [max(rows_max, src_rows), D]
@@ -127,10 +135,22 @@ RMT_API int rmt_translation_n_sentences(const rmt_translation *tr);
 RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s);
 RMT_API int rmt_translation_steps(const rmt_translation *tr);
 
+// Alignment of hypothesis k of sentence s: for each of its tokens, the
+// position in the sentence's source (its ids as given to
+// rmt_translation_begin, 0-based) that the last decoder layer's encoder
+// attention, averaged over the heads, weighted most when the token was
+// chosen; never the source's </s> or a target-language token (-1 when the
+// source has nothing else). models/reference.py's `alignment` defines it.
+// Copies up to cap positions into src_pos; returns the hypothesis's length.
+RMT_API int rmt_translation_hyp_alignment(const rmt_translation *tr, int s, int k, int32_t *src_pos, int cap);
+
 // Teacher forcing and internals, for scoring and tests.
 RMT_API const float *rmt_translation_encoder_out(const rmt_translation *tr, int s);
 RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *tokens);
 RMT_API const float *rmt_translation_logits(const rmt_translation *tr);
+// After a forced step: sentence s's encoder-attention weights in the last
+// decoder layer, averaged over the heads ([src_len(s)]: its tokens and </s>).
+RMT_API const float *rmt_translation_cross_attention(const rmt_translation *tr, int s);
 
 // Text in and out (text.c): SentencePiece encoding, the target-language token
 // when the model has them, decoding. `texts` holds n_texts texts back to back,
@@ -147,6 +167,14 @@ RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *s
                                      size_t cap);
 RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
 RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
+// rmt_translation_hyp_alignment in text: `text` is sentence s's text as given
+// to rmt_translation_begin_text (RMT_E_INVALID if it is not). For each token
+// i of hypothesis k, spans[4i..4i+3] = the bytes of `text` its source token
+// came from (begin, end; -1, -1 when unaligned) and its own bytes of the
+// hypothesis's text (rmt_translation_hyp_text; see rmt_spm_decode_spans), up
+// to cap tokens. Returns the hypothesis's length.
+RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k,
+                                               const char *text, size_t len, int32_t *spans, int cap);
 // The most ids of user text one sentence may have with these parameters (see
 // rmt_translation_max_source; the language token is not counted): longer
 // text is to be split before rmt_translation_begin_text.

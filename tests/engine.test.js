@@ -25,6 +25,20 @@ function maxAbsDiff(got, want, offset = 0) {
   return max;
 }
 
+// The reference's alignment margins below this are float-rounding near-ties,
+// where the engine may choose the runner-up (as in tests/c/test_model.c).
+const ALIGN_TIE = 1e-4;
+
+function compareAlignment(got, want, counts, what) {
+  assert.equal(got.length, want.alignment.length, `${what}: alignment length`);
+  got.forEach((position, i) => {
+    counts.tokens++;
+    if (position === want.alignment[i]) counts.equal++;
+    else if (want.margins[i] !== null && want.margins[i] < ALIGN_TIE) counts.ties++;
+    else assert.fail(`${what} token ${i}: aligned to source position ${position}, the reference ${want.alignment[i]}`);
+  });
+}
+
 for (const name of MODELS) {
   test(`wasm ${name} matches the reference`, () => {
     const { config, weights, reference: ref } = readFixture(name);
@@ -32,37 +46,49 @@ for (const name of MODELS) {
     const V = model.config.vocab_size;
     let encoderDiff = 0, logitDiff = 0, scoreDiff = 0, sequences = 0;
 
+    let attentionDiff = 0;
     const tr = model.begin(ref.sentences, { beam: 1 });
     ref.sentences.forEach((_, s) => { encoderDiff = Math.max(encoderDiff, maxAbsDiff(tr.encoderOut(s), ref.encoder_out[s])); });
     const T = ref.forced.prev_tokens[0].length;
     for (let t = 0; t < T; t++) {
       const logits = tr.forceStep(ref.forced.prev_tokens.map((row) => row[t]));
-      ref.sentences.forEach((_, s) => {
+      ref.sentences.forEach((sentence, s) => {
         logitDiff = Math.max(logitDiff, maxAbsDiff(logits, ref.forced.logits[s].slice(t * V, (t + 1) * V), s * V));
+        const S = sentence.length + 1;
+        attentionDiff = Math.max(attentionDiff, maxAbsDiff(tr.crossAttention(s), ref.forced.cross_attention[s].slice(t * S, (t + 1) * S)));
       });
     }
     tr.free();
+    const alignment = { tokens: 0, equal: 0, ties: 0 };
 
     for (const search of ref.searches) {
-      const got = model.translateIds(ref.sentences, {
+      const tr = model.begin(ref.sentences, {
         beam: search.beam, lenpen: search.lenpen, nbest: search.nbest,
         maxLenA: search.max_len_a, maxLenB: search.max_len_b, minLen: search.min_len,
       });
+      tr.run();
+      const got = tr.results();
       search.hyps.forEach((want, s) => {
         assert.equal(got[s].length, want.length, `beam ${search.beam} sentence ${s}: n-best size`);
         want.forEach((hyp, k) => {
           assert.deepEqual(got[s][k].ids, hyp.tokens, `beam ${search.beam} sentence ${s} hypothesis ${k}`);
           scoreDiff = Math.max(scoreDiff, Math.abs(got[s][k].score - hyp.score));
           sequences++;
+          compareAlignment(tr.alignment(s, k), hyp, alignment, `beam ${search.beam} sentence ${s} hypothesis ${k}`);
         });
       });
+      tr.free();
     }
     const long = model.translateIds([ref.long.sentence], { beam: 1 });
     assert.deepEqual(long[0][0].ids, ref.long.greedy, 'long input, greedy');
     model.dispose();
 
     console.log(`wasm ${name.padEnd(13)} max|encoder diff| ${encoderDiff.toExponential(2)}  max|logit diff| ` +
-      `${logitDiff.toExponential(2)}  max|score diff| ${scoreDiff.toExponential(2)}  ${sequences} sequences equal`);
+      `${logitDiff.toExponential(2)}  max|score diff| ${scoreDiff.toExponential(2)}  max|attention diff| ` +
+      `${attentionDiff.toExponential(2)}  ${sequences} sequences equal  alignment ${alignment.equal}/${alignment.tokens} ` +
+      `equal (${alignment.ties} near-ties)`);
+    assert.ok(attentionDiff <= 1e-5, `encoder-attention difference ${attentionDiff}`);
+    assert.ok(alignment.tokens > 0);
     assert.ok(encoderDiff <= 1e-4, `encoder difference ${encoderDiff}`);
     assert.ok(logitDiff <= 1e-4, `logit difference ${logitDiff}`);
     assert.ok(scoreDiff <= 1e-4, `score difference ${scoreDiff}`);
@@ -280,3 +306,43 @@ test('a batch larger than one chunk comes back in input order, equal to one-by-o
   }
   model.dispose();
 });
+
+test('alignment through the text API: the reference\'s positions, as spans of the texts', () => {
+  const dir = new URL('residual-text/', FIXTURES);
+  const ref = JSON.parse(readFileSync(new URL('reference.json', dir), 'utf8'));
+  const model = engine.loadModel({ config: readFileSync(new URL('config.json', dir), 'utf8'),
+    weights: readFileSync(new URL('model.safetensors', dir)), spm: readFileSync(new URL('spm.model', dir)) });
+  const counts = { tokens: 0, equal: 0, ties: 0 };
+  for (const [lang, want] of Object.entries(ref.translations)) {
+    const tr = model.beginText(ref.texts, { targetLanguage: lang, beam: 1 });
+    tr.run();
+    const results = tr.results(true);
+    ref.texts.forEach((text, s) => {
+      assert.deepEqual(results[s][0].ids, want.ids[s]);
+      const positions = tr.alignment(s);
+      // Positions count the language token the source starts with, which is never one.
+      compareAlignment(positions, want.aligned[s], counts, `${lang} text ${s}`);
+      assert.ok(positions.every((p) => p >= 1 && p <= ref.ids[s].length), `${lang} text ${s}: ${positions}`);
+      const spans = tr.alignmentText(s, text);
+      const pieces = model.tokenize(text).length;
+      assert.equal(pieces, ref.ids[s].length);
+      const output = results[s][0].text;
+      let end = 0;
+      spans.forEach(({ source, target }, i) => {
+        // The source span is the text of the aligned piece (less the space its "▁" stands for).
+        const piece = model.detokenize([ref.ids[s][positions[i] - 1]]).trim();
+        assert.equal(text.slice(...source).trim(), piece, `${lang} text ${s} token ${i}: source span`);
+        // Target spans tile the output, each the text of its token.
+        assert.equal(target[0], end, `${lang} text ${s} token ${i}: target spans follow each other`);
+        end = target[1];
+      });
+      assert.equal(end, output.length, `${lang} text ${s}: target spans cover the output`);
+    });
+    assert.throws(() => tr.alignmentText(0, `${ref.texts[0]} and more`), /not the one translated/);
+    assert.throws(() => tr.alignmentText(99, ref.texts[0]), /out of range/);
+    tr.free();
+  }
+  assert.ok(counts.tokens > 20 && counts.equal + counts.ties === counts.tokens);
+  model.dispose();
+});
+

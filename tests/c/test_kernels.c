@@ -118,26 +118,42 @@ static void test_attention(void) {
     int T = configs[c][0], H = configs[c][1], E = configs[c][2], D = H * E;
     float *keys = malloc(sizeof(float) * 2 * T * D), *values = malloc(sizeof(float) * 2 * T * D);
     float q[512], out[512], ref[512], *scores = malloc(sizeof(float) * T);
+    float *probs = malloc(sizeof(float) * T), *ref_probs = malloc(sizeof(float) * T);
     const float **k_rows = malloc(sizeof(float *) * T), **v_rows = malloc(sizeof(float *) * T);
     fill(keys, (size_t)2 * T * D), fill(values, (size_t)2 * T * D), fill(q, D);
     for (int t = 0; t < T; t++) {  // every other row: the listed keys are the unmasked ones
       k_rows[t] = keys + (size_t)(2 * t) * D;
       v_rows[t] = values + (size_t)(2 * t) * D;
     }
-    rmt_attention_row_f32__wasmsimd(out, q, k_rows, v_rows, T, H, E, scores);
-    rmt_attention_row_f32__ref(ref, q, k_rows, v_rows, T, H, E, scores);
-    float diff = max_abs_diff(out, ref, D);
+    rmt_attention_row_f32__wasmsimd(out, probs, q, k_rows, v_rows, T, H, E, scores);
+    rmt_attention_row_f32__ref(ref, ref_probs, q, k_rows, v_rows, T, H, E, scores);
+    float diff = max_abs_diff(out, ref, D), probs_diff = max_abs_diff(probs, ref_probs, T);
     CHECK(diff < 1e-5f, "attention T=%d H=%d E=%d: max diff %g", T, H, E, diff);
-    free(keys), free(values), free(scores), free(k_rows), free(v_rows);
+    CHECK(probs_diff < 1e-6f, "attention weights T=%d H=%d E=%d: max diff %g", T, H, E, probs_diff);
+    double sum = 0;
+    for (int t = 0; t < T; t++) sum += probs[t];
+    CHECK(fabs(sum - 1) < 1e-5, "attention weights T=%d H=%d sum to %f", T, H, sum);
+    // Without probs the output is the same.
+    rmt_attention_row_f32__wasmsimd(ref, NULL, q, k_rows, v_rows, T, H, E, scores);
+    CHECK(max_abs_diff(out, ref, D) == 0, "attention T=%d: probs changed the output", T);
+    free(keys), free(values), free(scores), free(k_rows), free(v_rows), free(probs), free(ref_probs);
   }
   // Masking by omission equals -inf masking: listing keys {0, 2} equals
   // attending over {0, 1, 2} with key 1's score at -inf.
   float k3[3][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {0, 0, 1, 0}}, v3[3][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}, {9, 1, 2, 3}};
-  float q[4] = {0.3f, 5.0f, -0.2f, 0}, out[4], scores[3];
+  float q[4] = {0.3f, 5.0f, -0.2f, 0}, out[4], scores[3], probs[2];
   const float *kr[2] = {k3[0], k3[2]}, *vr[2] = {v3[0], v3[2]};
-  rmt_attention_row_f32__wasmsimd(out, q, kr, vr, 2, 1, 4, scores);
+  rmt_attention_row_f32__wasmsimd(out, probs, q, kr, vr, 2, 1, 4, scores);
   float s0 = 0.3f, s2 = -0.2f, p0 = expf(s0) / (expf(s0) + expf(s2)), p2 = 1 - p0;
   for (int e = 0; e < 4; e++) CHECK(fabsf(out[e] - (p0 * v3[0][e] + p2 * v3[2][e])) < 1e-5f, "masked attention lane %d", e);
+  CHECK(fabsf(probs[0] - p0) < 1e-6f && fabsf(probs[1] - p2) < 1e-6f, "attention weights %g %g, want %g %g", probs[0],
+        probs[1], p0, p2);
+  // Two heads of width 2: the weights are the mean of the heads' softmaxes.
+  rmt_attention_row_f32__wasmsimd(out, probs, q, kr, vr, 2, 2, 2, scores);
+  float h0 = expf(0.3f) / (expf(0.3f) + 1);   // head 0 (dims 0, 1): key 0 scores 0.3, key 2 scores 0
+  float h1 = 1 / (1 + expf(-0.2f));           // head 1 (dims 2, 3): key 0 scores 0, key 2 scores -0.2
+  CHECK(fabsf(probs[0] - (h0 + h1) / 2) < 1e-6f && fabsf(probs[1] - (2 - h0 - h1) / 2) < 1e-6f,
+        "two-head weights %g %g", probs[0], probs[1]);
 }
 
 int main(void) {

@@ -54,9 +54,36 @@ static int fixture_sentences(const fixture *f, int32_t *ids, int32_t *lens) {
 }
 
 typedef struct {
-  double encoder, logits, score;
+  double encoder, logits, score, attention;
   int sequences, sequences_equal;
+  int aligned, aligned_equal, aligned_ties;  // tokens; equal to the reference's; other only at a near-tie
 } errors;
+
+// The reference's margins over the runner-up below this are float-rounding
+// near-ties, where the engine may pick the other position.
+#define ALIGN_TIE 1e-4
+
+// Compares the engine's alignment of hypothesis (s, h) with the reference's.
+static void check_alignment(const fixture *f, int hyp, const rmt_translation *tr, int s, int h, errors *err,
+                            const char *what) {
+  double want[256];
+  int32_t got[256];
+  int n = json_numbers(&f->ref, rmt_json_find(&f->ref, hyp, "alignment"), want, 256);
+  int margins = rmt_json_find(&f->ref, hyp, "margins");
+  int len = rmt_translation_hyp_alignment(tr, s, h, got, 256);
+  CHECK(len == n, "%s: alignment of %d tokens, expected %d", what, len, n);
+  for (int i = 0; i < n && i < len; i++) {
+    double margin;
+    err->aligned++;
+    if (got[i] == (int32_t)want[i]) {
+      err->aligned_equal++;
+    } else if (rmt_json_number(&f->ref, json_at(&f->ref, margins, i), &margin) == 0 && margin < ALIGN_TIE) {
+      err->aligned_ties++;
+    } else {
+      CHECK(0, "%s token %d: aligned to source position %d, the reference %d", what, i, got[i], (int)want[i]);
+    }
+  }
+}
 
 static void check_model(const char *name, errors *err) {
   fixture f;
@@ -87,6 +114,8 @@ static void check_model(const char *name, errors *err) {
   }
   int forced = rmt_json_find(&f.ref, 0, "forced");
   int prev = rmt_json_find(&f.ref, forced, "prev_tokens"), logits = rmt_json_find(&f.ref, forced, "logits");
+  int cross = rmt_json_find(&f.ref, forced, "cross_attention");
+  CHECK(!rmt_translation_cross_attention(tr, 0), "%s: encoder-attention weights before forced decoding", name);
   double prev_ids[16][64];
   int T = 0;
   for (int s = 0; s < n; s++) T = json_numbers(&f.ref, json_at(&f.ref, prev, s), prev_ids[s], 64);
@@ -100,6 +129,12 @@ static void check_model(const char *name, errors *err) {
       for (int v = 0; v < c->vocab_size; v++) {
         err->logits = fmax(err->logits, fabs(got[(size_t)s * c->vocab_size + v] - expect[(size_t)t * c->vocab_size + v]));
       }
+      // The last layer's encoder attention: [T, len + 1] per sentence.
+      int S = lens[s] + 1;
+      CHECK(json_numbers(&f.ref, json_at(&f.ref, cross, s), expect, MAX_FLOATS) == T * S, "%s: cross_attention size", name);
+      const float *w = rmt_translation_cross_attention(tr, s);
+      CHECK(w, "%s: no encoder-attention weights: %s", name, rmt_last_error());
+      for (int j = 0; w && j < S; j++) err->attention = fmax(err->attention, fabs(w[j] - expect[(size_t)t * S + j]));
     }
   }
   rmt_translation_free(tr);
@@ -138,6 +173,9 @@ static void check_model(const char *name, errors *err) {
         err->sequences_equal += same;
         CHECK(same, "%s beam %d sentence %d hyp %d: tokens differ (len %d vs %d)", name, p.beam, s, h, len, want_len);
         if (same) err->score = fmax(err->score, fabs(score - want_score));
+        char what[96];
+        snprintf(what, sizeof what, "%s beam %d sentence %d hyp %d", name, p.beam, s, h);
+        if (same) check_alignment(&f, hyp, tr, s, h, err, what);
       }
     }
     rmt_translation_free(tr);
@@ -520,9 +558,13 @@ int main(void) {
   for (int i = 0; i < 6; i++) {
     errors err = {0};
     check_model(MODELS[i], &err);
-    printf("native %-13s max|encoder diff| %.3g  max|logit diff| %.3g  max|score diff| %.3g  sequences %d/%d equal\n",
-           MODELS[i], err.encoder, err.logits, err.score, err.sequences_equal, err.sequences);
-    CHECK(err.encoder <= 1e-4 && err.logits <= 1e-4 && err.score <= 1e-4, "%s: difference above 1e-4", MODELS[i]);
+    printf("native %-13s max|encoder diff| %.3g  max|logit diff| %.3g  max|score diff| %.3g  max|attention diff| %.3g  "
+           "sequences %d/%d equal  alignment %d/%d equal (%d near-ties)\n",
+           MODELS[i], err.encoder, err.logits, err.score, err.attention, err.sequences_equal, err.sequences,
+           err.aligned_equal, err.aligned, err.aligned_ties);
+    CHECK(err.encoder <= 1e-4 && err.logits <= 1e-4 && err.score <= 1e-4 && err.attention <= 1e-5,
+          "%s: difference above 1e-4 (attention 1e-5)", MODELS[i]);
+    CHECK(err.aligned > 0, "%s: no alignment compared", MODELS[i]);
     CHECK(err.sequences > 0 && err.sequences == err.sequences_equal, "%s: sequences differ", MODELS[i]);
   }
   check_bad_input();
