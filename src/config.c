@@ -1,5 +1,6 @@
 // config.json -> rmt_config, with every value checked.
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
@@ -11,6 +12,7 @@ typedef struct {
   int *value;
   int required;
   int min, max;
+  int nullable;  // null stands for "none" and gives -1
 } int_field;
 
 typedef struct {
@@ -23,6 +25,10 @@ static int parse_ints(const rmt_json *json, const int_field *fields, int n) {
     int tok = rmt_json_find(json, 0, fields[i].key);
     if (tok < 0) {
       if (fields[i].required) return rmt_error(RMT_E_FORMAT, "config.json: missing \"%s\"", fields[i].key);
+      continue;
+    }
+    if (fields[i].nullable && rmt_json_equals(json, tok, "null")) {
+      *fields[i].value = -1;
       continue;
     }
     uint64_t v;
@@ -45,6 +51,34 @@ static int parse_floats(const rmt_json *json, const float_field *fields, int n) 
     }
     *fields[i].value = (float)v;
   }
+  return RMT_OK;
+}
+
+// A string key with a fixed set of values: *value becomes the index of the
+// one given (left as it is when the key is absent).
+static int parse_choice(const rmt_json *json, const char *key, const char *const *names, int n, int *value) {
+  int tok = rmt_json_find(json, 0, key);
+  if (tok < 0) return RMT_OK;
+  for (int i = 0; i < n; i++) {
+    if (rmt_json_equals(json, tok, names[i]) && json->tokens[tok].type == JSMN_STRING) {
+      *value = i;
+      return RMT_OK;
+    }
+  }
+  char list[128] = "";
+  for (int i = 0; i < n; i++) {
+    size_t len = strlen(list);
+    snprintf(list + len, sizeof list - len, "%s\"%s\"", i ? (i == n - 1 ? " or " : ", ") : "", names[i]);
+  }
+  return rmt_error(RMT_E_FORMAT, "config.json: unsupported \"%s\" (expected %s)", key, list);
+}
+
+static int parse_bool(const rmt_json *json, const char *key, int *value) {
+  int tok = rmt_json_find(json, 0, key);
+  if (tok < 0) return RMT_OK;
+  if (rmt_json_equals(json, tok, "true")) *value = 1;
+  else if (rmt_json_equals(json, tok, "false")) *value = 0;
+  else return rmt_error(RMT_E_FORMAT, "config.json: \"%s\" must be true or false", key);
   return RMT_OK;
 }
 
@@ -94,17 +128,17 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
   config->share_embeddings = 1;
 
   const int_field ints[] = {
-      {"d_model", &config->d_model, 1, 1, 1 << 16},
-      {"ffn_dim", &config->ffn_dim, 1, 1, 1 << 18},
-      {"n_heads", &config->n_heads, 1, 1, 1024},
-      {"encoder_layers", &config->encoder_layers, 1, 1, 256},
-      {"decoder_layers", &config->decoder_layers, 1, 1, 256},
-      {"vocab_size", &config->vocab_size, 1, 4, 1 << 22},
-      {"max_positions", &config->max_positions, 0, 2, 1 << 16},
-      {"bos_id", &config->bos_id, 0, 0, 1 << 22},
-      {"pad_id", &config->pad_id, 0, 0, 1 << 22},
-      {"eos_id", &config->eos_id, 0, 0, 1 << 22},
-      {"unk_id", &config->unk_id, 0, 0, 1 << 22},
+      {"d_model", &config->d_model, 1, 1, 1 << 16, 0},
+      {"ffn_dim", &config->ffn_dim, 1, 1, 1 << 18, 0},
+      {"n_heads", &config->n_heads, 1, 1, 1024, 0},
+      {"encoder_layers", &config->encoder_layers, 1, 1, 256, 0},
+      {"decoder_layers", &config->decoder_layers, 1, 1, 256, 0},
+      {"vocab_size", &config->vocab_size, 1, 4, 1 << 22, 0},
+      {"max_positions", &config->max_positions, 0, 2, 1 << 16, 0},
+      {"bos_id", &config->bos_id, 0, 0, 1 << 22, 1},
+      {"pad_id", &config->pad_id, 0, 0, 1 << 22, 1},
+      {"eos_id", &config->eos_id, 0, 0, 1 << 22, 0},
+      {"unk_id", &config->unk_id, 0, 0, 1 << 22, 0},
   };
   const float_field floats[] = {
       {"ln_eps", &config->ln_eps},       {"final_ln_eps", &config->final_ln_eps},
@@ -132,20 +166,26 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
     err = rmt_error(RMT_E_FORMAT, "config.json: \"style\" must be \"post\", \"pre\" or \"residual\"");
     goto done;
   }
-  tok = rmt_json_find(&json, 0, "activation");
-  if (tok >= 0 && !rmt_json_equals(&json, tok, "relu")) {
-    err = rmt_error(RMT_E_FORMAT, "config.json: unsupported \"activation\" (only \"relu\")");
+  static const char *const activations[] = {"relu", "swish"}, *const positions[] = {"fairseq", "marian"},
+                           *const starts[] = {"eos", "zeros"}, *const selfs[] = {"attention", "ssru"},
+                           *const searches[] = {"fairseq", "marian"};
+  int activation = RMT_ACT_RELU, marian_positions = 0, search = RMT_SEARCH_FAIRSEQ;
+  if ((err = parse_choice(&json, "activation", activations, 2, &activation)) ||
+      (err = parse_choice(&json, "positions", positions, 2, &marian_positions)) ||
+      (err = parse_choice(&json, "decoder_start", starts, 2, &config->decoder_start_zero)) ||
+      (err = parse_choice(&json, "decoder_self", selfs, 2, &config->ssru)) ||
+      (err = parse_choice(&json, "search", searches, 2, &search)) ||
+      (err = parse_bool(&json, "share_embeddings", &config->share_embeddings)) ||
+      (err = parse_bool(&json, "output_bias", &config->output_bias))) {
     goto done;
   }
-  tok = rmt_json_find(&json, 0, "share_embeddings");
-  if (tok >= 0) {
-    if (rmt_json_equals(&json, tok, "true")) config->share_embeddings = 1;
-    else if (rmt_json_equals(&json, tok, "false")) config->share_embeddings = 0;
-    else {
-      err = rmt_error(RMT_E_FORMAT, "config.json: \"share_embeddings\" must be true or false");
-      goto done;
-    }
+  config->activation = (rmt_activation)activation;
+  config->search = (rmt_search_kind)search;
+  if (!marian_positions && config->pad_id < 0) {
+    err = rmt_error(RMT_E_FORMAT, "config.json: fairseq positions count from pad_id + 1: \"pad_id\" is required");
+    goto done;
   }
+  config->position_offset = marian_positions ? 0 : config->pad_id + 1;
   if (config->d_model % config->n_heads) {
     err = rmt_error(RMT_E_FORMAT, "config.json: d_model %d is not divisible by n_heads %d", config->d_model,
                     config->n_heads);
@@ -158,6 +198,7 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
   config->head_dim = config->d_model / config->n_heads;
   int ids[] = {config->bos_id, config->pad_id, config->eos_id, config->unk_id};
   for (int i = 0; i < 4; i++) {
+    if (ids[i] < 0) continue;  // none
     if (ids[i] >= config->vocab_size) {
       err = rmt_error(RMT_E_FORMAT, "config.json: special token id %d is outside the vocabulary (%d)", ids[i],
                       config->vocab_size);

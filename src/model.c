@@ -19,6 +19,7 @@ typedef struct {
   rmt_safetensors *st;
   rmt_arena *arena;  // NULL while counting
   size_t bytes;      // counted size (saturating: RMT_SIZE_OVERFLOW when it does not fit)
+  int ssru;          // the decoder layers have SSRU cells (config ssru)
 } loader;
 
 static float *take_floats(loader *ld, size_t count) {
@@ -116,10 +117,19 @@ static int load_layer(loader *ld, rmt_layer *layer, const char *stack, int index
   int err;
 #define TRY(call) \
   if ((err = (call))) return err
-  snprintf(name, sizeof name, "%s.self_attn", prefix);
-  TRY(load_attention(ld, &layer->self_attn, name, d, scratch));
-  snprintf(name, sizeof name, "%s.self_attn_layer_norm", prefix);
-  TRY(load_norm(ld, &layer->self_attn_norm, name, d));
+  if (is_decoder && ld->ssru) {
+    snprintf(name, sizeof name, "%s.ssru.in_proj.weight", prefix);
+    TRY(load_packed(ld, &layer->ssru_in, name, d, d, scratch));
+    snprintf(name, sizeof name, "%s.ssru.forget_proj", prefix);
+    TRY(load_linear(ld, &layer->ssru_forget, name, d, d, scratch));
+    snprintf(name, sizeof name, "%s.ssru_layer_norm", prefix);
+    TRY(load_norm(ld, &layer->self_attn_norm, name, d));
+  } else {
+    snprintf(name, sizeof name, "%s.self_attn", prefix);
+    TRY(load_attention(ld, &layer->self_attn, name, d, scratch));
+    snprintf(name, sizeof name, "%s.self_attn_layer_norm", prefix);
+    TRY(load_norm(ld, &layer->self_attn_norm, name, d));
+  }
   if (is_decoder) {
     snprintf(name, sizeof name, "%s.encoder_attn", prefix);
     TRY(load_attention(ld, &layer->encoder_attn, name, d, scratch));
@@ -136,7 +146,9 @@ static int load_layer(loader *ld, rmt_layer *layer, const char *stack, int index
   return RMT_OK;
 }
 
-// fairseq's sinusoidal table, computed in float32 as torch does.
+// The sinusoidal table, computed in float32 as torch does: row p is position
+// p, [sin(p f_i), cos(p f_i)] with f_i = 10000^(-i / (d/2 - 1)) (fairseq and
+// Marian agree on it; fairseq's row pad_id, never used, is zeros; -1: none).
 static void fill_positions(float *table, int rows, int d, int pad_id) {
   int half = d / 2;
   float step = (float)(log(10000.0) / (half - 1));
@@ -165,11 +177,14 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
     if ((err = load_array(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d))) return err;
     if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;
   }
-  int position_rows = c->max_positions + c->pad_id + 1;  // config.c bounds both
+  if (c->output_bias && (err = load_array(ld, &model->output_projection.bias, "decoder.output_projection.bias", v, 0))) {
+    return err;
+  }
+  int position_rows = c->max_positions + c->position_offset;  // config.c bounds both
   model->positions = take_floats(ld, rmt_size_mul((size_t)position_rows, (size_t)d));
   if (ld->arena) {
     if (!model->positions) return arena_exhausted();
-    fill_positions(model->positions, position_rows, d, c->pad_id);
+    fill_positions(model->positions, position_rows, d, c->position_offset ? c->pad_id : -1);
   }
 
   rmt_layer *stacks[2] = {model->encoder_layers, model->decoder_layers};
@@ -213,7 +228,7 @@ RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len, co
     goto fail;
   }
   // Pass 1: check every tensor and count bytes; then reject leftovers.
-  loader ld = {&st, NULL, 0};
+  loader ld = {&st, NULL, 0, c->ssru};
   if ((err = load_all(&ld, model, NULL))) goto fail;
   for (int i = 0; i < st.n_tensors; i++) {
     if (!st.tensors[i].used) {

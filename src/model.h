@@ -10,6 +10,8 @@
 #include "rmt.h"
 
 typedef enum { RMT_STYLE_POST = 0, RMT_STYLE_PRE = 1, RMT_STYLE_RESIDUAL = 2 } rmt_style;
+typedef enum { RMT_ACT_RELU = 0, RMT_ACT_SWISH = 1 } rmt_activation;
+typedef enum { RMT_SEARCH_FAIRSEQ = 0, RMT_SEARCH_MARIAN = 1 } rmt_search_kind;
 
 #define RMT_MAX_LANGS 8
 
@@ -18,12 +20,22 @@ typedef struct {
   int d_model, ffn_dim, n_heads, head_dim;
   int encoder_layers, decoder_layers;
   int vocab_size, max_positions;
-  int bos_id, pad_id, eos_id, unk_id;
+  int bos_id, pad_id, eos_id, unk_id;  // bos_id and pad_id are -1 when the model has none (Marian)
   float ln_eps;        // every sub-layer LN, and Pre-LN's final LN
   float final_ln_eps;  // ResiDual's LN_final over the dual stream
   float res_scale;     // ResiDual's s (res_input_norm_scale)
   float enc_alpha, dec_alpha;
   int share_embeddings;
+  // How models converted from Marian (models/convert_marian.py) compute; the
+  // defaults are fairseq's, and each is one key of config.json.
+  rmt_activation activation;  // "activation": FFN activation, "relu" or "swish" (x * sigmoid(x))
+  int position_offset;        // "positions": the first token's sinusoidal position, pad_id + 1
+                              //   ("fairseq") or 0 ("marian")
+  int decoder_start_zero;     // "decoder_start": "zeros": the first decoder input embeds no token
+                              //   (Marian); "eos": </s> (fairseq)
+  int output_bias;            // "output_bias": decoder.output_projection.bias exists
+  int ssru;                   // "decoder_self": "ssru": Marian's SSRU cell instead of self-attention
+  rmt_search_kind search;     // "search": fairseq's SequenceGenerator or Marian's beam search
   // Target-language tokens ("languages": {"target_lang_tokens": {"en": 4}}):
   // when present the source is [token] + text ids + [eos].
   int n_target_langs;
@@ -57,6 +69,11 @@ typedef struct {
   rmt_linear fc1;              // ....fc1 (F, D)
   rmt_linear fc2;              // ....fc2 (D, F)
   rmt_norm final_norm;         // ....final_layer_norm
+  // SSRU decoder (config ssru) instead of self_attn; self_attn_norm is then
+  // decoder.layers.N.ssru_layer_norm (Marian's rnn_ffn_ln_*):
+  //   c = f * c_prev + (1 - f) * (x W),  f = sigmoid(x Wf + bf),  out = relu(c)
+  rmt_linear ssru_in;          // decoder.layers.N.ssru.in_proj (D, D), no bias (Marian's rnn_W)
+  rmt_linear ssru_forget;      // decoder.layers.N.ssru.forget_proj (D, D) (Marian's rnn_Wf, rnn_bf)
 } rmt_layer;
 
 struct rmt_model {
@@ -64,8 +81,9 @@ struct rmt_model {
   rmt_arena arena;                // owns every array below
   float *embed_tokens;            // (V, D) encoder.embed_tokens.weight
   float *decoder_embed_tokens;    // (V, D) decoder.embed_tokens.weight (== embed_tokens when shared)
-  rmt_linear output_projection;   // (V, D) decoder.output_projection.weight (the embedding when shared), no bias
-  float *positions;               // (max_positions + pad_id + 1, D) fairseq sinusoidal table
+  rmt_linear output_projection;   // (V, D) decoder.output_projection.weight (the embedding when shared),
+                                  //   bias decoder.output_projection.bias (V) with config output_bias, else NULL
+  float *positions;               // (max_positions + position_offset, D) sinusoidal table
   rmt_layer *encoder_layers;      // [encoder_layers]
   rmt_layer *decoder_layers;      // [decoder_layers]
   rmt_norm encoder_norm;          // encoder.layer_norm (Pre-LN final LN / ResiDual LN_final)

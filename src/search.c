@@ -13,11 +13,16 @@
 // ---------------------------------------------------------------- search step
 
 // The row's log-probabilities with fairseq's per-step masks (reference.py's
-// step_log_probs): no padding, only </s> at the length limit, no </s> before min_len.
+// step_log_probs): no padding, only </s> at the length limit, no </s> before
+// min_len; with Marian's search, only <unk> is masked.
 static void step_log_probs(const rmt_translation *tr, float *lprobs, int s) {
   const rmt_config *c = &tr->model->config;
   rmt_log_softmax_f32(lprobs, lprobs, c->vocab_size);
-  lprobs[c->pad_id] = -INFINITY;
+  if (c->search == RMT_SEARCH_MARIAN) {
+    lprobs[c->unk_id] = -INFINITY;  // Marian suppresses <unk> unless --allow-unk
+    return;
+  }
+  if (c->pad_id >= 0) lprobs[c->pad_id] = -INFINITY;
   if (tr->step >= tr->max_len[s]) {
     float eos = lprobs[c->eos_id];
     for (int i = 0; i < c->vocab_size; i++) lprobs[i] = -INFINITY;
@@ -119,6 +124,53 @@ static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, i
   if (chosen == 0) finish_sentence(tr, s);
 }
 
+// Finalises the hypothesis parent's tokens + token (token -1: none, the
+// candidate ended in </s>), scored sum / (t + 1)^lenpen.
+static void add_hypothesis(rmt_translation *tr, int s, int parent, int token, float score) {
+  int beam = tr->params.beam, t = tr->step;
+  rmt_hypothesis *h = &tr->hyps[(size_t)s * beam + tr->n_hyps[s]];
+  size_t slot = ((size_t)s * beam + (size_t)tr->n_hyps[s]++) * tr->steps_max;
+  h->tokens = tr->hyp_tokens + slot;
+  h->align = tr->hyp_align + slot;
+  h->len = t + (token >= 0);
+  memcpy(h->tokens, tr->tokens + (size_t)parent * (tr->steps_max + 1) + 1, sizeof(int) * (size_t)t);
+  const int *path = tr->path + (size_t)parent * tr->steps_max;
+  for (int i = 0; i < t; i++) h->align[i] = tr->align[(size_t)i * tr->rows_max + path[i]];
+  if (token >= 0) {
+    h->tokens[t] = token;
+    h->align[t] = tr->align[(size_t)t * tr->rows_max + parent];
+  }
+  h->score = (float)(score / pow((double)(t + 1), tr->params.lenpen));
+  h->hit_max_len = token >= 0;
+}
+
+// Marian's beam search (marian-dev translator/beam_search.cpp, history.h):
+// the sentence keeps k = beam - finished hypotheses; its k best candidates
+// over all rows are taken, those ending in </s> are finished and the others
+// continue, so the beam narrows as hypotheses finish. At the length limit
+// (max_len tokens, see translation.c) every candidate is finished as it is.
+static void select_sentence_marian(rmt_translation *tr, int s, int first, int n_rows, int *n_next) {
+  const rmt_config *c = &tr->model->config;
+  int V = c->vocab_size, t = tr->step, k = tr->params.beam - tr->n_hyps[s], n_cand = 0, pushed = *n_next;
+  for (int b = 0; b < n_rows; b++) {
+    int r = first + b;
+    float *lprobs = tr->logits + (size_t)r * V;
+    step_log_probs(tr, lprobs, s);
+    float base = t > 0 ? tr->row_score[r] : 0.0f;
+    for (int i = 0; i < V; i++) topk_insert(tr->cand_score, tr->cand_index, &n_cand, k, base + lprobs[i], b * V + i);
+  }
+  int last = t + 1 >= tr->max_len[s];
+  for (int j = 0; j < n_cand; j++) {
+    float score = tr->cand_score[j];
+    if (!(score > -INFINITY)) continue;  // NaN or masked: nothing to extend (Marian's invalid path score)
+    int parent = first + tr->cand_index[j] / V, token = tr->cand_index[j] % V;
+    if (token == c->eos_id) add_hypothesis(tr, s, parent, -1, score);
+    else if (last) add_hypothesis(tr, s, parent, token, score);
+    else push_row(tr, n_next, s, parent, token, score);
+  }
+  if (*n_next == pushed) finish_sentence(tr, s);  // all finished (or the length limit, or only NaN)
+}
+
 static int unfinished(const rmt_translation *tr) {
   int n = 0;
   for (int s = 0; s < tr->n_sent; s++) n += !tr->finished[s];
@@ -134,7 +186,8 @@ RMT_API int rmt_translation_step(rmt_translation *tr) {
   for (int first = 0; first < tr->n_rows;) {
     int s = tr->row_sent[first], n = 1;
     while (first + n < tr->n_rows && tr->row_sent[first + n] == s) n++;
-    select_sentence(tr, s, first, n, &n_next);
+    if (tr->model->config.search == RMT_SEARCH_MARIAN) select_sentence_marian(tr, s, first, n, &n_next);
+    else select_sentence(tr, s, first, n, &n_next);
     first += n;
   }
   // The chosen rows become the current ones.

@@ -46,19 +46,32 @@ static void stack_finish(const rmt_config *c, const rmt_norm *final_norm, float 
 }
 
 // x = sqrt(D) * embedding[token] + positions[position]; dual = x * s (ResiDual).
+// token -1 embeds nothing (Marian's first decoder input): x = positions[position].
 static void embed_row(const rmt_model *m, const float *table, int token, int position, float *x, float *dual) {
   const rmt_config *c = &m->config;
-  const float *emb = table + (size_t)token * c->d_model, *pos = m->positions + (size_t)position * c->d_model;
-  float scale = sqrtf((float)c->d_model);
-  for (int i = 0; i < c->d_model; i++) x[i] = emb[i] * scale + pos[i];
+  const float *pos = m->positions + (size_t)(c->position_offset + position) * c->d_model;
+  if (token < 0) {
+    memcpy(x, pos, sizeof(float) * (size_t)c->d_model);
+  } else {
+    const float *emb = table + (size_t)token * c->d_model;
+    float scale = sqrtf((float)c->d_model);
+    for (int i = 0; i < c->d_model; i++) x[i] = emb[i] * scale + pos[i];
+  }
   if (c->style == RMT_STYLE_RESIDUAL) {
     for (int i = 0; i < c->d_model; i++) dual[i] = x[i] * c->res_scale;
   }
 }
 
+static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
 static void feed_forward(rmt_translation *tr, const rmt_layer *layer, const float *in, int M) {
+  size_t n = (size_t)M * layer->fc1.n_out;
   linear(tr->hidden, in, &layer->fc1, M);
-  rmt_relu_f32__wasmsimd(tr->hidden, (size_t)M * layer->fc1.n_out);
+  if (tr->model->config.activation == RMT_ACT_SWISH) {
+    for (size_t i = 0; i < n; i++) tr->hidden[i] *= sigmoid(tr->hidden[i]);
+  } else {
+    rmt_relu_f32__wasmsimd(tr->hidden, n);
+  }
   linear(tr->sub_out, tr->hidden, &layer->fc2, M);
 }
 
@@ -113,8 +126,8 @@ void rmt_encode(rmt_translation *tr) {
   for (int s = 0; s < tr->n_sent; s++) {
     for (int t = 0; t < tr->src_len[s]; t++) {
       int row = tr->src_offset[s] + t;
-      // Positions count from pad + 1; no padding inside a sentence (rows are packed).
-      embed_row(m, m->embed_tokens, src[row], c->pad_id + 1 + t, x + (size_t)row * D, tr->dual + (size_t)row * D);
+      // No padding inside a sentence (rows are packed): position t is the t-th token.
+      embed_row(m, m->embed_tokens, src[row], t, x + (size_t)row * D, tr->dual + (size_t)row * D);
     }
   }
   for (int l = 0; l < c->encoder_layers; l++) {
@@ -148,14 +161,39 @@ void rmt_encode(rmt_translation *tr) {
 
 // ---------------------------------------------------------------- decoder
 
+// Marian's SSRU cell in place of decoder self-attention (Kim et al. 2019, as
+// marian-dev's rnn/cells.h computes it): c = f * c_prev + (1 - f) * (x W),
+// f = sigmoid(x Wf + bf), out = relu(c), then the sub-layer's residual and LN.
+// The cell state of each step is kept where self-attention keeps its keys, so
+// a row finds its c_prev through `path` like any cache entry.
+static void ssru_step(rmt_translation *tr, const rmt_layer *layer, float *cells, size_t cache_step) {
+  const rmt_config *c = &tr->model->config;
+  int D = c->d_model, R = tr->n_rows, t = tr->step;
+  const float *in = sublayer_input(c, &layer->self_attn_norm, tr->x, tr->normed, R);
+  linear(tr->k, in, &layer->ssru_in, R);
+  linear(tr->v, in, &layer->ssru_forget, R);
+  float *cell = cells + t * cache_step;
+  for (int r = 0; r < R; r++) {
+    const float *prev = t > 0 ? cells + (t - 1) * cache_step + (size_t)tr->path[(size_t)r * tr->steps_max + t - 1] * D : NULL;
+    const float *xw = tr->k + (size_t)r * D, *gate = tr->v + (size_t)r * D;
+    float *out = tr->sub_out + (size_t)r * D, *cr = cell + (size_t)r * D;
+    for (int i = 0; i < D; i++) {
+      float f = sigmoid(gate[i]);
+      cr[i] = (prev ? f * prev[i] : 0.0f) + (1.0f - f) * xw[i];
+      out[i] = cr[i] > 0.0f ? cr[i] : 0.0f;
+    }
+  }
+  sublayer_output(c, &layer->self_attn_norm, tr->x, tr->dual, tr->sub_out, R);
+}
+
 void rmt_decoder_step(rmt_translation *tr) {
   const rmt_model *m = tr->model;
   const rmt_config *c = &m->config;
   int D = c->d_model, R = tr->n_rows, t = tr->step, stride = tr->steps_max + 1;
   float *x = tr->x;
   for (int r = 0; r < R; r++) {
-    embed_row(m, m->decoder_embed_tokens, tr->tokens[(size_t)r * stride + t], c->pad_id + 1 + t, x + (size_t)r * D,
-              tr->dual + (size_t)r * D);
+    int token = t == 0 && c->decoder_start_zero ? -1 : tr->tokens[(size_t)r * stride + t];
+    embed_row(m, m->decoder_embed_tokens, token, t, x + (size_t)r * D, tr->dual + (size_t)r * D);
     tr->path[(size_t)r * tr->steps_max + t] = r;
   }
   size_t cache_layer = (size_t)tr->steps_max * tr->rows_max * D, cache_step = (size_t)tr->rows_max * D;
@@ -163,21 +201,26 @@ void rmt_decoder_step(rmt_translation *tr) {
     const rmt_layer *layer = &m->decoder_layers[l];
     float *k_cache = tr->self_k + l * cache_layer, *v_cache = tr->self_v + l * cache_layer;
 
-    // Self-attention over this row's history (through path) and the new token.
-    const float *in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, R);
-    project_q(tr, &layer->self_attn, in, R);
-    linear(k_cache + t * cache_step, in, &layer->self_attn.k_proj, R);
-    linear(v_cache + t * cache_step, in, &layer->self_attn.v_proj, R);
-    for (int r = 0; r < R; r++) {
-      const int *path = tr->path + (size_t)r * tr->steps_max;
-      for (int j = 0; j <= t; j++) {
-        tr->key_rows[j] = k_cache + j * cache_step + (size_t)path[j] * D;
-        tr->value_rows[j] = v_cache + j * cache_step + (size_t)path[j] * D;
+    const float *in;
+    if (c->ssru) {
+      ssru_step(tr, layer, k_cache, cache_step);
+    } else {
+      // Self-attention over this row's history (through path) and the new token.
+      in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, R);
+      project_q(tr, &layer->self_attn, in, R);
+      linear(k_cache + t * cache_step, in, &layer->self_attn.k_proj, R);
+      linear(v_cache + t * cache_step, in, &layer->self_attn.v_proj, R);
+      for (int r = 0; r < R; r++) {
+        const int *path = tr->path + (size_t)r * tr->steps_max;
+        for (int j = 0; j <= t; j++) {
+          tr->key_rows[j] = k_cache + j * cache_step + (size_t)path[j] * D;
+          tr->value_rows[j] = v_cache + j * cache_step + (size_t)path[j] * D;
+        }
+        attend(tr, r, t + 1, NULL);
       }
-      attend(tr, r, t + 1, NULL);
+      linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
+      sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, R);
     }
-    linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
-    sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, R);
 
     // Encoder attention over the row's sentence; the last layer's weights
     // are the alignment of the token this step chooses.
@@ -200,5 +243,5 @@ void rmt_decoder_step(rmt_translation *tr) {
     sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, R);
   }
   stack_finish(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
-  gemm(tr->logits, x, m->output_projection.weight, NULL, R, c->vocab_size, D);
+  linear(tr->logits, x, &m->output_projection, R);
 }

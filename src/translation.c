@@ -160,9 +160,12 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   return missing ? RMT_SIZE_OVERFLOW : bytes;
 }
 
-// Target tokens allowed for a source of src_len tokens (counting its </s>).
+// Target tokens allowed for a source of src_len tokens (counting its </s>):
+// fairseq rounds down and then forces </s>; Marian (max-length-factor) stops
+// once ceil(a * src_len) tokens are out, the last of them perhaps </s>.
 static int max_target_len(const rmt_config *c, const rmt_search_params *p, int src_len) {
   double limit = p->max_len_a * (double)src_len + p->max_len_b;
+  if (c->search == RMT_SEARCH_MARIAN) limit = ceil(limit);
   return limit < c->max_positions - 1 ? (int)limit : c->max_positions - 1;
 }
 
@@ -213,9 +216,10 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     }
     for (int t = 0; t < lens[s]; t++) {
       int id = ids[id_count + (size_t)t];
-      if (id < 0 || id >= c->vocab_size || id == c->pad_id) {
+      int pad = c->pad_id >= 0 && id == c->pad_id;
+      if (id < 0 || id >= c->vocab_size || pad) {
         rmt_error(RMT_E_INVALID, "token id %d (sentence %d, position %d) is %s", id, s, t,
-                  id == c->pad_id ? "the padding id" : "outside the vocabulary");
+                  pad ? "the padding id" : "outside the vocabulary");
         return NULL;
       }
     }
