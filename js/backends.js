@@ -4,7 +4,7 @@
 // cancel(reason) } and dispose().
 
 import { isNode } from './env.js';
-import { reviveError } from './errors.js';
+import { reviveError, unknownError } from './errors.js';
 
 export class InProcessBackend {
   async start() {
@@ -65,7 +65,7 @@ export class WorkerBackend {
     // later call reject (never hang), and the next createTranslator starts a new one.
     const onFailure = (err) => {
       if (this.failed || this.closing) return;
-      const error = new Error(`residual-mt: the translation worker failed: ${err?.message ?? err}`);
+      const error = unknownError(`residual-mt: the translation worker failed: ${err?.message ?? err}`);
       onReady.reject(error);
       for (const job of this.pending.values()) job.reject(error);
       this.pending.clear();

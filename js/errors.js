@@ -16,6 +16,12 @@ export function notSupported(message) {
   return makeError('NotSupportedError', `residual-mt: ${message}`);
 }
 
+// A translation that failed for a reason the caller cannot fix (the model
+// gave no translation, the engine's worker died): the API's UnknownError.
+export function unknownError(message) {
+  return makeError('UnknownError', message);
+}
+
 // The input is larger than the translator's inputQuota: a QuotaExceededError
 // (the newer Web IDL class where the browser has it) with requested and quota.
 export function quotaExceeded(requested, quota) {
@@ -38,10 +44,13 @@ const DOM_NAMES = new Set(['AbortError', 'NotSupportedError', 'InvalidStateError
 
 export function reviveError(data) {
   if (data.name === 'QuotaExceededError') return quotaExceeded(data.requested, data.quota);
-  if (DOM_NAMES.has(data.name)) return makeError(data.name, data.message);
-  const Ctor = { TypeError, RangeError }[data.name] ?? Error;
-  const err = new Ctor(data.message);
-  if (!(data.name in { TypeError: 1, RangeError: 1, Error: 1 })) err.name = data.name;
+  let err;
+  if (DOM_NAMES.has(data.name)) err = makeError(data.name, data.message);
+  else {
+    const Ctor = { TypeError, RangeError }[data.name] ?? Error;
+    err = new Ctor(data.message);
+    if (!(data.name in { TypeError: 1, RangeError: 1, Error: 1 })) err.name = data.name;
+  }
   if (data.translations) err.translations = data.translations;
   if (data.code) err.code = data.code;
   return err;

@@ -104,8 +104,9 @@ export class Translator {
    * Translates one text: split into sentences, batched, joined with the original whitespace; text
    * without a letter comes back as it was. Rejects with a QuotaExceededError past inputQuota, a
    * RangeError for a limit (err.code 'RMT_E_SIZE': one sentence needs more than the engine's memory
-   * limit), or an Error naming the sentences the model gave no translation, whose `translations`
-   * holds the result with those sentences left as they were.
+   * limit), or an UnknownError DOMException naming the sentences the model gave no translation,
+   * whose `translations` holds the result with those sentences left as they were (an UnknownError
+   * too when the engine's worker dies).
    */
   translate(text: string, options?: TranslateOptions & { details?: false }): Promise<string>;
   /** Translates texts in one batch; results in order. */

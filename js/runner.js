@@ -5,7 +5,7 @@
 // responsive. One job at a time: jobs never interleave inside the engine.
 
 import { Engine, halveOrThrow, planBatches } from './engine.js';
-import { quotaExceeded } from './errors.js';
+import { quotaExceeded, unknownError } from './errors.js';
 import { segmentPieces, splitLong } from './segment.js';
 
 const SLICE_MS = 12;           // longest run of work between two yields
@@ -40,13 +40,14 @@ function pacer(cancelled) {
   };
 }
 
-// The error for sentences that got no translation. err.translations holds
-// what translate() would have returned, those sentences left as they were.
-// err.texts: the indices of the texts with such a sentence.
+// The error for sentences that got no translation (an UnknownError, as the
+// API names a failed translation). err.translations holds what translate()
+// would have returned, those sentences left as they were. err.texts: the
+// indices of the texts with such a sentence.
 function untranslated(failures, sentences, results) {
   const quote = (text) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
   const list = failures.map((f) => `${quote(sentences[f.sentence])}: ${f.message}`).join('; ');
-  const err = new Error(`residual-mt: ${failures.length} of ${sentences.length} sentences could not be translated ` +
+  const err = unknownError(`residual-mt: ${failures.length} of ${sentences.length} sentences could not be translated ` +
     `(kept as they were in err.translations): ${list}`);
   err.translations = results;
   err.texts = [...new Set(failures.map((f) => f.text))];

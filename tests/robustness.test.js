@@ -116,6 +116,8 @@ test('sentences the model gives no translation are reported, each named; the err
     const translator = await createTranslator({ model: dir, sourceLanguage: 'en', targetLanguage: 'es', worker });
     for (const beam of [1, 2, 5]) {
       await assert.rejects(translator.translate(text, { beam, maxLength: 4 }), (err) => {
+        assert.equal(err.name, 'UnknownError', 'a failed translation, as the Translator API names it');
+        assert.ok(err instanceof DOMException);
         assert.match(err.message, /2 of 2 sentences could not be translated/);
         assert.match(err.message, /"In the beginning God created the heavens…": every hypothesis scored NaN or -inf/);
         assert.equal(err.translations, text, 'the sentences kept as they were, the whitespace too');
@@ -214,9 +216,9 @@ test('a worker that dies mid-translation fails its calls and later ones, never h
     }
   })();
   const queued = translator.translate(ref.texts[3], { beam: 1 });
-  await assert.rejects(running, /the translation worker failed: exited with code 1/);
-  await assert.rejects(queued, /the translation worker failed/);
-  await assert.rejects(translator.translate('Hello.'), /the translation worker failed/);
+  await assert.rejects(running, { name: 'UnknownError', message: /the translation worker failed: exited with code 1/ });
+  await assert.rejects(queued, { name: 'UnknownError', message: /the translation worker failed/ });
+  await assert.rejects(translator.translate('Hello.'), { name: 'UnknownError', message: /the translation worker failed/ });
   translator.destroy();
   const fresh = await createTranslator({ model: TEXT, sourceLanguage: 'en', targetLanguage: 'es', worker: true });
   assert.equal(await fresh.translate(ref.texts[3], { beam: 1 }), ref.translations.es.text[3]);
