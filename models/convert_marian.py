@@ -1,0 +1,503 @@
+#!/usr/bin/env python3
+"""Converts a Marian transformer (OPUS-MT .npz, Firefox Translations / Bergamot
+.bin) into a residual-mt model directory: config.json, model.safetensors,
+spm.model and manifest.json.
+
+    python3 models/convert_marian.py --model model.bin --vocab vocab.spm --out DIR \\
+        [--source-language es --target-language en] [--max-positions 512]
+
+Only the standard library is used (the .npz is a zip of .npy files). The
+architecture comes from the model's embedded "special:model.yml"; anything
+the engine does not compute exactly as Marian does is refused with a message
+naming the option, before anything is written.
+
+Formats and names, as read in marian-dev's sources: src/common/binary.cpp
+(.bin), src/common/types.h (type codes), src/models/transformer.h and
+src/rnn/cells.h (parameter names), src/layers/generic.h (LN names, eps 1e-6),
+src/tensors/cpu/integer_common.h (intgemm8: int8 values stored transposed,
+then one float32 quantisation multiplier; value = q * (1 / multiplier)).
+"""
+import argparse
+import json
+import math
+import os
+import shutil
+import struct
+import sys
+import zipfile
+from array import array
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_manifest  # noqa: E402
+
+TYPE_INT8 = 0x0101
+TYPE_UINT8 = 0x0201
+TYPE_FLOAT32 = 0x0404
+TYPE_INTGEMM8 = 0x4101
+TYPE_NAMES = {0x0102: "int16", 0x0104: "int32", 0x0402: "float16", 0x0408: "float64", 0x4102: "intgemm16"}
+
+# Size limits: every size read from a file is checked against them before use.
+MAX_ITEMS = 100000
+MAX_DIMS = 8
+MAX_NAME = 4096
+
+
+class ConversionError(Exception):
+    pass
+
+
+class Item:
+    def __init__(self, name, type_, shape, data):
+        self.name, self.type, self.shape, self.data = name, type_, shape, data
+
+    def elements(self):
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+def read_bin(data):
+    """Items of Marian's binary format (src/common/binary.cpp)."""
+    def u64(pos):
+        if pos + 8 > len(data):
+            raise ConversionError("model.bin: truncated header")
+        return struct.unpack_from("<Q", data, pos)[0]
+
+    if u64(0) != 1:
+        raise ConversionError(f"model.bin: binary format version {u64(0)} (only version 1 is known)")
+    count = u64(8)
+    if count > MAX_ITEMS:
+        raise ConversionError(f"model.bin: {count} items is not a plausible model")
+    pos = 16
+    headers = []
+    for _ in range(count):
+        headers.append([u64(pos + 8 * k) for k in range(4)])  # name length, type, shape length, data length
+        pos += 32
+    names = []
+    for name_len, _, _, _ in headers:
+        if name_len < 1 or name_len > MAX_NAME or pos + name_len > len(data):
+            raise ConversionError("model.bin: bad item name")
+        names.append(data[pos:pos + name_len - 1].decode("utf-8", "replace"))
+        pos += name_len
+    shapes = []
+    for _, _, dims, _ in headers:
+        if dims > MAX_DIMS or pos + 4 * dims > len(data):
+            raise ConversionError("model.bin: bad item shape")
+        shapes.append(list(struct.unpack_from(f"<{dims}i", data, pos)))
+        pos += 4 * dims
+    pad = u64(pos)
+    pos += 8 + pad
+    items = {}
+    for (_, type_, _, length), name, shape in zip(headers, names, shapes):
+        if pos + length > len(data):
+            raise ConversionError(f"model.bin: item {name} runs past the end of the file")
+        if any(d < 0 for d in shape):
+            raise ConversionError(f"model.bin: item {name} has a negative dimension")
+        items[name] = Item(name, type_, shape, memoryview(data)[pos:pos + length])
+        pos += length
+    return items
+
+
+NPY_TYPES = {"<f4": TYPE_FLOAT32, "|i1": TYPE_INT8, "<i1": TYPE_INT8, "|u1": TYPE_UINT8}
+
+
+def read_npz(path):
+    """Items of a Marian .npz (a zip of .npy files)."""
+    items = {}
+    with zipfile.ZipFile(path) as z:
+        for info in z.infolist():
+            if not info.filename.endswith(".npy"):
+                continue
+            name = info.filename[:-4]
+            raw = z.read(info)
+            if raw[:6] != b"\x93NUMPY":
+                raise ConversionError(f"{path}: {info.filename} is not a .npy array")
+            major = raw[6]
+            header_len = struct.unpack_from("<H" if major == 1 else "<I", raw, 8)[0]
+            start = 10 if major == 1 else 12
+            header = raw[start:start + header_len].decode("latin1")
+            try:
+                import ast
+                meta = ast.literal_eval(header)
+            except (ValueError, SyntaxError):
+                raise ConversionError(f"{path}: {info.filename}: unreadable .npy header")
+            if meta.get("fortran_order"):
+                raise ConversionError(f"{path}: {info.filename}: Fortran-ordered arrays are not supported")
+            descr = meta.get("descr")
+            if descr not in NPY_TYPES:
+                raise ConversionError(f"{path}: {name} has dtype {descr} (float32 and int8 are supported)")
+            items[name] = Item(name, NPY_TYPES[descr], list(meta["shape"]), memoryview(raw)[start + header_len:])
+    return items
+
+
+def read_model(path):
+    with open(path, "rb") as f:
+        head = f.read(4)
+    if head[:2] == b"PK":
+        return read_npz(path)
+    with open(path, "rb") as f:
+        return read_bin(f.read())
+
+
+def parse_yml(text):
+    """Marian's model.yml: top-level "key: value" lines and "- item" lists
+    (all Marian writes there); values stay strings."""
+    out, key = {}, None
+    for line in text.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        stripped = line.strip()
+        if stripped.startswith("- ") and key is not None:
+            if not isinstance(out[key], list):
+                out[key] = []
+            out[key].append(stripped[2:].strip().strip("'\""))
+        elif ":" in line and not line[0].isspace():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            value = value.strip()
+            out[key] = [] if value == "" else value.strip("'\"") if value not in ('""', "''") else ""
+        else:
+            raise ConversionError(f"special:model.yml: cannot read the line {line!r}")
+    return out
+
+
+def flag(yml, key, default=False):
+    value = yml.get(key, default)
+    if isinstance(value, bool):
+        return value
+    return str(value).lower() in ("true", "1", "yes")
+
+
+def integer(yml, key, default=None):
+    value = yml.get(key, default)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ConversionError(f"special:model.yml: \"{key}\" is {value!r}, not an integer")
+
+
+def f32_values(item, transpose_intgemm=True):
+    """The item's values as float32, row-major in its Marian shape."""
+    n = item.elements()
+    if item.type == TYPE_FLOAT32:
+        if len(item.data) < 4 * n:
+            raise ConversionError(f"{item.name}: {len(item.data)} bytes for {n} float32 values")
+        values = array("f")
+        values.frombytes(bytes(item.data[:4 * n]))
+        if sys.byteorder != "little":
+            values.byteswap()
+        return values
+    if item.type == TYPE_INTGEMM8:
+        if len(item.data) < n + 4:
+            raise ConversionError(f"{item.name}: {len(item.data)} bytes for {n} int8 values and their multiplier")
+        quant_mult = struct.unpack_from("<f", item.data, n)[0]
+        if not (quant_mult > 0 and math.isfinite(quant_mult)):
+            raise ConversionError(f"{item.name}: quantisation multiplier {quant_mult} is not a positive number")
+        scale = struct.unpack("<f", struct.pack("<f", 1.0 / quant_mult))[0]  # Marian multiplies by float(1/m)
+        q = array("b")
+        q.frombytes(bytes(item.data[:n]))
+        values = array("f", (v * scale for v in q))
+        # Weights (not embeddings) are stored transposed: shape [K, N] as N rows of K.
+        if transpose_intgemm and len(item.shape) == 2 and "Wemb" not in item.name:
+            rows, cols = item.shape[0], item.shape[1]
+            return transpose(values, cols, rows)
+        return values
+    kind = TYPE_NAMES.get(item.type, hex(item.type))
+    raise ConversionError(f"{item.name} is {kind}: float32 and intgemm8 weights are supported")
+
+
+def transpose(values, rows, cols):
+    """(rows, cols) row-major -> (cols, rows) row-major."""
+    out = array("f", bytes(4 * rows * cols))
+    for c in range(cols):
+        out[c * rows:(c + 1) * rows] = values[c::cols]
+    return out
+
+
+def spm_special_ids(data):
+    """(eos, unk) ids of a SentencePiece model, as Marian's vocabulary takes
+    them (sentencepiece_vocab.cpp: spm's eos_id() and unk_id(), i.e. the
+    control piece named by trainer_spec.eos_piece and the unknown piece)."""
+    def varint(pos):
+        result = shift = 0
+        while True:
+            if pos >= len(data):
+                raise ConversionError("vocabulary: truncated SentencePiece model")
+            b = data[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            shift += 7
+            if b < 0x80:
+                return result, pos
+
+    def fields(start, end):
+        pos = start
+        while pos < end:
+            key, pos = varint(pos)
+            wire = key & 7
+            if wire == 0:
+                value, pos = varint(pos)
+                yield key >> 3, value, None
+            elif wire == 2:
+                n, pos = varint(pos)
+                yield key >> 3, pos, pos + n
+                pos += n
+            elif wire == 5:
+                pos += 4
+            elif wire == 1:
+                pos += 8
+            else:
+                raise ConversionError("vocabulary: not a SentencePiece model")
+
+    pieces, eos_piece = [], b"</s>"
+    for field, a, b in fields(0, len(data)):
+        if field == 1 and b is not None:
+            piece, type_ = None, 1
+            for f, x, y in fields(a, b):
+                if f == 1 and y is not None:
+                    piece = data[x:y]
+                elif f == 3 and y is None:
+                    type_ = x
+            pieces.append((piece, type_))
+        elif field == 2 and b is not None:
+            for f, x, y in fields(a, b):
+                if f == 47 and y is not None:
+                    eos_piece = data[x:y]
+    if not pieces:
+        raise ConversionError("vocabulary: not a SentencePiece model (no pieces)")
+    unk = [i for i, (_, t) in enumerate(pieces) if t == 2]
+    eos = [i for i, (p, t) in enumerate(pieces) if p == eos_piece and t == 3]
+    if not unk or not eos:
+        raise ConversionError("vocabulary: the SentencePiece model has no <unk> or no </s> control piece")
+    return eos[0], unk[0], len(pieces)
+
+
+def check_architecture(yml, items):
+    """Refuses what the engine does not compute as Marian does."""
+    def need(key, allowed, default):
+        value = yml.get(key, default)
+        if isinstance(value, list):
+            value = " ".join(value)
+        if value not in allowed:
+            raise ConversionError(f"unsupported model: {key} is {value!r} (supported: {', '.join(repr(a) for a in allowed)})")
+        return value
+
+    need("type", ["transformer"], "transformer")
+    need("transformer-preprocess", [""], "")
+    need("transformer-postprocess", ["dan"], "dan")
+    need("transformer-postprocess-emb", ["d", ""], "d")
+    need("transformer-postprocess-top", [""], "")
+    need("transformer-ffn-depth", ["2"], "2")
+    need("transformer-decoder-ffn-depth", ["0", "2"], "0")
+    need("transformer-ffn-activation", ["relu", "swish"], "swish")
+    autoreg = need("transformer-decoder-autoreg", ["self-attention", "rnn"], "self-attention")
+    if autoreg == "rnn":
+        need("dec-cell", ["ssru"], "ssru")
+        if flag(yml, "layer-normalization"):
+            raise ConversionError("unsupported model: layer-normalization inside the SSRU cell")
+    for key in ("transformer-train-position-embeddings", "transformer-no-projection", "transformer-pool",
+                "output-omit-bias", "ulr"):
+        if flag(yml, key):
+            raise ConversionError(f"unsupported model: {key} is true")
+    if yml.get("transformer-tied-layers"):
+        raise ConversionError("unsupported model: transformer-tied-layers")
+    if yml.get("lemma-dim-emb") not in (None, "0", 0):
+        raise ConversionError("unsupported model: factored vocabulary (lemma-dim-emb)")
+    if any(n.startswith("encoder2_") or "_enc2" in n for n in items):
+        raise ConversionError("unsupported model: more than one encoder")
+    return autoreg == "rnn"
+
+
+def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=None, target_language=None,
+            max_positions=512):
+    items = read_model(model_path)
+    yml_item = items.pop("special:model.yml", None)
+    if yml_item is None:
+        raise ConversionError(f"{model_path}: no special:model.yml (not a Marian model, or saved without its config)")
+    yml = parse_yml(bytes(yml_item.data).split(b"\0")[0].decode("utf-8"))
+    ssru = check_architecture(yml, items)
+    vocab = open(vocab_path, "rb").read()
+    if target_vocab and open(target_vocab, "rb").read() != vocab:
+        raise ConversionError("unsupported model: separate source and target vocabularies (one spm.model is used)")
+    eos, unk, n_pieces = spm_special_ids(vocab)
+
+    used = set()
+
+    def item(name):
+        if name not in items:
+            raise ConversionError(f"{model_path}: missing parameter {name}")
+        used.add(name)
+        return items[name]
+
+    def values(name, shape):
+        it = item(name)
+        if it.elements() != math.prod(shape) or (len(it.shape) == 2 and it.shape != list(shape)
+                                                 and it.shape != [1, shape[-1]]):
+            raise ConversionError(f"{name} has shape {it.shape}, expected {list(shape)}")
+        return f32_values(it)
+
+    def linear_weight(name, n_in, n_out):
+        # Marian: x W with W (in, out); ours: torch's (out, in).
+        return transpose(values(name, (n_in, n_out)), n_in, n_out)
+
+    tied_all = flag(yml, "tied-embeddings-all")
+    tied = flag(yml, "tied-embeddings")
+    emb_name = "Wemb" if tied_all or flag(yml, "tied-embeddings-src") else "encoder_Wemb"
+    if emb_name not in items:
+        raise ConversionError(f"{model_path}: missing parameter {emb_name}")
+    V, D = items[emb_name].shape
+    heads = integer(yml, "transformer-heads", 8)
+    F = integer(yml, "transformer-dim-ffn", 2048)
+    enc_depth, dec_depth = integer(yml, "enc-depth", 6), integer(yml, "dec-depth", 6)
+    if V != n_pieces:
+        raise ConversionError(f"the vocabulary has {n_pieces} pieces but the model's embedding has {V} rows "
+                              "(OPUS-MT's vocab.yml ids are not supported yet: give the .spm the model was trained with)")
+    if D % heads:
+        raise ConversionError(f"dim-emb {D} is not divisible by transformer-heads {heads}")
+
+    tensors = []
+
+    def put(name, vals, shape):
+        tensors.append((name, list(shape), vals))
+
+    put("encoder.embed_tokens.weight", values(emb_name, (V, D)), (V, D))
+    dec_emb = "Wemb" if tied_all else "decoder_Wemb"
+    if not tied_all:
+        dec = values(dec_emb, (V, D))
+        put("decoder.embed_tokens.weight", dec, (V, D))
+        if tied:
+            put("decoder.output_projection.weight", dec, (V, D))
+        else:
+            put("decoder.output_projection.weight", linear_weight("decoder_ff_logit_out_W", D, V), (V, D))
+    elif "decoder_ff_logit_out_W" in items:
+        raise ConversionError("unsupported model: tied-embeddings-all with an output matrix of its own")
+    put("decoder.output_projection.bias", values("decoder_ff_logit_out_b", (1, V)), (V,))
+
+    def norm(ours, marian):
+        put(f"{ours}.weight", values(f"{marian}_ln_scale", (1, D)), (D,))
+        put(f"{ours}.bias", values(f"{marian}_ln_bias", (1, D)), (D,))
+
+    def attention(ours, marian):
+        for o, m in (("q_proj", "q"), ("k_proj", "k"), ("v_proj", "v"), ("out_proj", "o")):
+            put(f"{ours}.{o}.weight", linear_weight(f"{marian}_W{m}", D, D), (D, D))
+            put(f"{ours}.{o}.bias", values(f"{marian}_b{m}", (1, D)), (D,))
+
+    def ffn(ours, marian):
+        put(f"{ours}.fc1.weight", linear_weight(f"{marian}_W1", D, F), (F, D))
+        put(f"{ours}.fc1.bias", values(f"{marian}_b1", (1, F)), (F,))
+        put(f"{ours}.fc2.weight", linear_weight(f"{marian}_W2", F, D), (D, F))
+        put(f"{ours}.fc2.bias", values(f"{marian}_b2", (1, D)), (D,))
+        norm(f"{ours}.final_layer_norm", f"{marian}_ffn")
+
+    for i in range(enc_depth):
+        p, m = f"encoder.layers.{i}", f"encoder_l{i + 1}"
+        attention(f"{p}.self_attn", f"{m}_self")
+        norm(f"{p}.self_attn_layer_norm", f"{m}_self_Wo")
+        ffn(p, f"{m}_ffn")
+    for i in range(dec_depth):
+        p, m = f"decoder.layers.{i}", f"decoder_l{i + 1}"
+        if ssru:
+            put(f"{p}.ssru.in_proj.weight", linear_weight(f"{m}_rnn_W", D, D), (D, D))
+            put(f"{p}.ssru.forget_proj.weight", linear_weight(f"{m}_rnn_Wf", D, D), (D, D))
+            put(f"{p}.ssru.forget_proj.bias", values(f"{m}_rnn_bf", (1, D)), (D,))
+            norm(f"{p}.ssru_layer_norm", f"{m}_rnn_ffn")
+        else:
+            attention(f"{p}.self_attn", f"{m}_self")
+            norm(f"{p}.self_attn_layer_norm", f"{m}_self_Wo")
+        attention(f"{p}.encoder_attn", f"{m}_context")
+        norm(f"{p}.encoder_attn_layer_norm", f"{m}_context_Wo")
+        ffn(p, f"{m}_ffn")
+
+    # Activation-quantisation scales of int8 models (Bergamot's "alphas")
+    # serve only int8 arithmetic; the weights are dequantised here.
+    leftover = sorted(n for n in items if n not in used and not n.endswith("_QuantMultA"))
+    if leftover:
+        raise ConversionError(f"unsupported model: parameters this converter does not know: {', '.join(leftover[:8])}"
+                              + (" ..." if len(leftover) > 8 else ""))
+
+    config = {
+        "format": "residual-mt/1",
+        "style": "post",
+        "d_model": D,
+        "ffn_dim": F,
+        "n_heads": heads,
+        "encoder_layers": enc_depth,
+        "decoder_layers": dec_depth,
+        "vocab_size": V,
+        "max_positions": max_positions,
+        "bos_id": None,
+        "pad_id": None,
+        "eos_id": eos,
+        "unk_id": unk,
+        "activation": yml.get("transformer-ffn-activation", "swish"),
+        "ln_eps": 1e-6,
+        "share_embeddings": tied_all,
+        "output_bias": True,
+        "positions": "marian",
+        "decoder_start": "zeros",
+        "decoder_self": "ssru" if ssru else "attention",
+        "search": "marian",
+        "converted_from": {"format": "marian", "file": os.path.basename(model_path)},
+    }
+    if source_language and target_language:
+        config["languages"] = {"source": [source_language], "target": [target_language]}
+    os.makedirs(out_dir, exist_ok=True)
+    write_safetensors(os.path.join(out_dir, "model.safetensors"), tensors)
+    with open(os.path.join(out_dir, "config.json"), "w") as f:
+        json.dump(config, f, indent=2)
+        f.write("\n")
+    shutil.copyfile(vocab_path, os.path.join(out_dir, "spm.model"))
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        f.write(json.dumps(make_manifest.manifest_for(out_dir), indent=2) + "\n")
+    return config
+
+
+def write_safetensors(path, tensors):
+    header, offset = {}, 0
+    for name, shape, vals in tensors:
+        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + 4 * len(vals)]}
+        offset += 4 * len(vals)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)  # data 8-byte aligned
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for _, _, vals in tensors:
+            if sys.byteorder != "little":
+                vals = array("f", vals)
+                vals.byteswap()
+            f.write(vals.tobytes())
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="Marian model: .npz or .bin (float32 or intgemm8)")
+    parser.add_argument("--vocab", required=True, help="its SentencePiece vocabulary (.spm)")
+    parser.add_argument("--target-vocab", help="the target vocabulary, when the model has its own")
+    parser.add_argument("--shortlist", help="a lexical shortlist (not supported yet: refused)")
+    parser.add_argument("--out", required=True, help="model directory to write")
+    parser.add_argument("--source-language", help="BCP 47 tag of the source language (config.json languages)")
+    parser.add_argument("--target-language", help="BCP 47 tag of the target language")
+    parser.add_argument("--max-positions", type=int, default=512,
+                        help="longest sentence in tokens the engine accepts (Marian has no limit; default 512)")
+    args = parser.parse_args(argv)
+    try:
+        if args.shortlist:
+            raise ConversionError("lexical shortlists are not supported yet: convert without --shortlist "
+                                  "(the output layer then scores the whole vocabulary: slower, and a translation "
+                                  "may differ where the shortlist would have left a word out)")
+        if not 2 <= args.max_positions <= 65536:
+            raise ConversionError("--max-positions must be in [2, 65536]")
+        config = convert(args.model, args.vocab, args.out, args.target_vocab, args.source_language,
+                         args.target_language, args.max_positions)
+    except (ConversionError, OSError, zipfile.BadZipFile) as e:
+        print(f"convert_marian: {e}", file=sys.stderr)
+        return 1
+    print(f"convert_marian: wrote {args.out} ({config['encoder_layers']}+{config['decoder_layers']} layers, "
+          f"d {config['d_model']}, {config['decoder_self']} decoder, {config['activation']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,294 @@
+// Random-weight Marian models, written the way Marian writes them, and
+// Bergamot's own WASM build (the npm package @browsermt/bergamot-translator)
+// to translate with them: the parity tests' reference is Marian itself.
+//
+// Formats, as read in Marian's sources (browsermt/marian-dev):
+// - .bin (src/common/binary.cpp): u64 version 1, u64 count, count headers of
+//   four u64 (name length with its NUL, type, shape length, data length), the
+//   names, the shapes (i32), a u64 pad count and pad to a 256-byte boundary,
+//   then the data of each item in order.
+// - .npz: a zip of .npy arrays; the architecture travels as the int8 array
+//   "special:model.yml" (YAML text) in both.
+// Parameter names and shapes follow Marian's transformer (src/models/transformer.h):
+// weights are [in, out] (Marian computes x W + b), biases and LN parameters [1, out].
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+
+export const TYPE_INT8 = 0x0101;
+export const TYPE_FLOAT32 = 0x0404;
+export const TYPE_INTGEMM8 = 0x4101;
+
+// A small seeded generator (mulberry32): the same model on every run.
+export function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// The items of a random Marian transformer: { name, shape, values } in
+// Marian's names, plus the YAML text that describes it. Options:
+// dim (dim-emb), ffn, heads, encDepth, decDepth, vocab, activation
+// ('relu' | 'swish'), decoder ('self-attention' | 'ssru'), tied ('all' |
+// 'target' | 'none': tied-embeddings-all, tied-embeddings with separate
+// encoder/decoder embeddings, or an output matrix of its own), seed.
+export function randomMarianModel(opts) {
+  const o = { dim: 32, ffn: 64, heads: 4, encDepth: 2, decDepth: 2, vocab: 150, activation: 'relu',
+    decoder: 'self-attention', tied: 'all', seed: 1, ...opts };
+  const rand = random(o.seed);
+  const items = [];
+  const uniform = (shape, scale, offset = 0) => {
+    const n = shape.reduce((a, b) => a * b, 1), values = new Float32Array(n);
+    for (let i = 0; i < n; i++) values[i] = offset + (rand() * 2 - 1) * scale;
+    return values;
+  };
+  // Glorot-uniform weights as Marian initialises them, with biases and LN
+  // parameters off their defaults so that every parameter counts.
+  const weight = (name, rows, cols) => items.push({ name, shape: [rows, cols], values: uniform([rows, cols], Math.sqrt(6 / (rows + cols))) });
+  const bias = (name, n, scale = 0.1) => items.push({ name, shape: [1, n], values: uniform([n], scale) });
+  const norm = (prefix) => {
+    items.push({ name: `${prefix}_ln_scale`, shape: [1, o.dim], values: uniform([o.dim], 0.2, 1) });
+    bias(`${prefix}_ln_bias`, o.dim);
+  };
+  const attention = (prefix) => {
+    for (const p of ['q', 'k', 'v', 'o']) {
+      weight(`${prefix}_W${p}`, o.dim, o.dim);
+      bias(`${prefix}_b${p}`, o.dim);
+    }
+    norm(`${prefix}_Wo`);
+  };
+  const ffn = (prefix) => {
+    weight(`${prefix}_W1`, o.dim, o.ffn);
+    bias(`${prefix}_b1`, o.ffn);
+    weight(`${prefix}_W2`, o.ffn, o.dim);
+    bias(`${prefix}_b2`, o.dim);
+    norm(`${prefix}_ffn`);
+  };
+  // Embedding rows of unit-ish length (Marian scales them by sqrt(dim)).
+  const embedding = (name) => items.push({ name, shape: [o.vocab, o.dim], values: uniform([o.vocab, o.dim], Math.sqrt(3 / o.dim)) });
+  if (o.tied === 'all') embedding('Wemb');
+  else {
+    embedding('encoder_Wemb');
+    embedding('decoder_Wemb');
+  }
+  for (let l = 1; l <= o.encDepth; l++) {
+    attention(`encoder_l${l}_self`);
+    ffn(`encoder_l${l}_ffn`);
+  }
+  for (let l = 1; l <= o.decDepth; l++) {
+    if (o.decoder === 'ssru') {
+      weight(`decoder_l${l}_rnn_W`, o.dim, o.dim);
+      weight(`decoder_l${l}_rnn_Wf`, o.dim, o.dim);
+      bias(`decoder_l${l}_rnn_bf`, o.dim);
+      norm(`decoder_l${l}_rnn_ffn`);
+    } else {
+      attention(`decoder_l${l}_self`);
+    }
+    attention(`decoder_l${l}_context`);
+    ffn(`decoder_l${l}_ffn`);
+  }
+  if (o.tied === 'none') weight('decoder_ff_logit_out_W', o.dim, o.vocab);
+  bias('decoder_ff_logit_out_b', o.vocab, 0.05);
+
+  const yml = [
+    'type: transformer',
+    `dim-emb: ${o.dim}`,
+    `dim-vocabs:\n  - ${o.vocab}\n  - ${o.vocab}`,
+    `enc-depth: ${o.encDepth}`,
+    `dec-depth: ${o.decDepth}`,
+    `transformer-heads: ${o.heads}`,
+    `transformer-dim-ffn: ${o.ffn}`,
+    'transformer-ffn-depth: 2',
+    `transformer-ffn-activation: ${o.activation}`,
+    `transformer-decoder-autoreg: ${o.decoder === 'ssru' ? 'rnn' : 'self-attention'}`,
+    `dec-cell: ${o.decoder === 'ssru' ? 'ssru' : 'gru'}`,
+    'transformer-preprocess: ""',
+    'transformer-postprocess: dan',
+    'transformer-postprocess-emb: d',
+    `tied-embeddings-all: ${o.tied === 'all'}`,
+    `tied-embeddings: ${o.tied !== 'none'}`,
+    'tied-embeddings-src: false',
+    '',
+  ].join('\n');
+  return { items, yml, options: o };
+}
+
+function ymlItem(yml) {
+  const text = Buffer.from(yml + '\0');
+  return { name: 'special:model.yml', shape: [text.length], type: TYPE_INT8, bytes: text };
+}
+
+function itemBytes(item) {
+  if (item.bytes) return item.bytes;
+  return Buffer.from(item.values.buffer, item.values.byteOffset, item.values.byteLength);
+}
+
+// Marian's binary format (.bin) of the items and the YAML.
+export function writeMarianBin({ items, yml }) {
+  const all = [...items.map((it) => ({ type: TYPE_FLOAT32, ...it })), ymlItem(yml)];
+  const parts = [];
+  const u64 = (v) => {
+    const b = Buffer.alloc(8);
+    b.writeBigUInt64LE(BigInt(v));
+    parts.push(b);
+    return 8;
+  };
+  let pos = u64(1) + u64(all.length);
+  for (const it of all) {
+    pos += u64(Buffer.byteLength(it.name) + 1) + u64(it.type) + u64(it.shape.length) + u64(itemBytes(it).length);
+  }
+  for (const it of all) {
+    parts.push(Buffer.from(it.name + '\0'));
+    pos += Buffer.byteLength(it.name) + 1;
+  }
+  for (const it of all) {
+    const shape = Buffer.alloc(4 * it.shape.length);
+    it.shape.forEach((d, i) => shape.writeInt32LE(d, 4 * i));
+    parts.push(shape);
+    pos += shape.length;
+  }
+  const next = (Math.floor((pos + 8) / 256) + 1) * 256;
+  u64(next - pos - 8);
+  parts.push(Buffer.alloc(next - pos - 8));
+  for (const it of all) parts.push(itemBytes(it));
+  return Buffer.concat(parts);
+}
+
+// ---------------------------------------------------------------- .npz
+
+function npy(descr, shape, data) {
+  let header = `{'descr': '${descr}', 'fortran_order': False, 'shape': (${shape.join(', ')}${shape.length === 1 ? ',' : ''}), }`;
+  const total = 10 + header.length + 1;
+  header += ' '.repeat((64 - (total % 64)) % 64) + '\n';
+  const pre = Buffer.alloc(10);
+  pre.write('\x93NUMPY', 0, 'latin1');
+  pre[6] = 1;
+  pre.writeUInt16LE(header.length, 8);
+  return Buffer.concat([pre, Buffer.from(header, 'latin1'), data]);
+}
+
+// The items as Marian's .npz (an uncompressed zip of .npy files).
+export function writeMarianNpz({ items, yml }) {
+  const files = items.map((it) => ({ name: `${it.name}.npy`, data: npy('<f4', it.shape, itemBytes(it)) }));
+  const text = Buffer.from(yml + '\0');
+  files.push({ name: 'special:model.yml.npy', data: npy('|i1', [text.length], text) });
+  const local = [], central = [];
+  let offset = 0;
+  for (const f of files) {
+    const name = Buffer.from(f.name), crc = crc32(f.data);
+    const h = Buffer.alloc(30);
+    h.writeUInt32LE(0x04034b50, 0);
+    h.writeUInt16LE(20, 4);
+    h.writeUInt32LE(crc, 14);
+    h.writeUInt32LE(f.data.length, 18);
+    h.writeUInt32LE(f.data.length, 22);
+    h.writeUInt16LE(name.length, 26);
+    local.push(h, name, f.data);
+    const c = Buffer.alloc(46);
+    c.writeUInt32LE(0x02014b50, 0);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt32LE(crc, 16);
+    c.writeUInt32LE(f.data.length, 20);
+    c.writeUInt32LE(f.data.length, 24);
+    c.writeUInt16LE(name.length, 28);
+    c.writeUInt32LE(offset, 42);
+    central.push(c, name);
+    offset += 30 + name.length + f.data.length;
+  }
+  const centralBytes = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(centralBytes.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...local, centralBytes, end]);
+}
+
+// ---------------------------------------------------------------- Bergamot
+
+let bergamot = null;
+
+// Bergamot's WASM module, loaded once per process from node_modules (the
+// package's worker script is Emscripten glue meant for a Web Worker: it is
+// evaluated here with the module object it expects, and its integer GEMM
+// imports are linked to the fallbacks it carries, as its own worker does).
+export function loadBergamot() {
+  if (bergamot) return bergamot;
+  const require = createRequire(import.meta.url);
+  const dir = join(dirname(require.resolve('@browsermt/bergamot-translator/package.json')), 'worker');
+  const wasm = readFileSync(join(dir, 'bergamot-translator-worker.wasm'));
+  const glue = readFileSync(join(dir, 'bergamot-translator-worker.js'), 'utf8');
+  bergamot = new Promise((resolve, reject) => {
+    const gemm = ['int8_prepare_a', 'int8_prepare_b', 'int8_prepare_b_from_transposed',
+      'int8_prepare_b_from_quantized_transposed', 'int8_prepare_bias', 'int8_multiply_and_add_bias',
+      'int8_select_columns_of_b'];
+    const fallback = (name) => name.replace(/_(\w)/g, (_, c) => c.toUpperCase()) + 'Fallback';
+    const Module = {
+      print: () => {},
+      printErr: () => {},
+      instantiateWasm(imports, accept) {
+        const wasmGemm = Object.fromEntries(gemm.map((n) => [n, (...args) => Module.asm[fallback(n)](...args)]));
+        WebAssembly.instantiate(wasm, { ...imports, wasm_gemm: wasmGemm })
+          .then(({ instance }) => accept(instance), reject);
+        return {};
+      },
+      onRuntimeInitialized: () => resolve(Module),
+      onAbort: reject,
+    };
+    globalThis.Module = Module;
+    (0, eval)(glue);
+  });
+  return bergamot;
+}
+
+function aligned(Module, bytes, alignment) {
+  const memory = new Module.AlignedMemory(bytes.length, alignment);
+  memory.getByteArrayView().set(bytes);
+  return memory;
+}
+
+// Translates texts (one sentence each) with a Marian model through
+// Bergamot: model (.bin bytes), vocab (.spm bytes), shortlist (bytes or
+// null), options (Marian options: beam-size, normalize, max-length-factor,
+// gemm-precision ...). Each text is its own call, so that Marian's length
+// limit (a factor of the batch's longest source) is each sentence's own.
+export async function bergamotTranslate({ model, vocab, shortlist = null, options = {} }, texts) {
+  const Module = await loadBergamot();
+  const config = {
+    'beam-size': 1, normalize: 1.0, 'word-penalty': 0, 'max-length-factor': 2.0, 'max-length-break': 128,
+    'mini-batch-words': 1024, workspace: 128, 'gemm-precision': 'float32', 'skip-cost': false,
+    'cpu-threads': 0, quiet: true, 'quiet-translation': true, alignment: 'soft', ...options,
+  };
+  const yaml = Object.entries(config).map(([k, v]) => `${k}: ${v}`).join('\n') + '\n';
+  const vocabs = new Module.AlignedMemoryList();
+  vocabs.push_back(aligned(Module, vocab, 64));
+  const translationModel = new Module.TranslationModel(yaml, aligned(Module, model, 256),
+    aligned(Module, shortlist ?? new Uint8Array(0), 64), vocabs, null);
+  const service = new Module.BlockingService({ cacheSize: 0 });
+  const out = [];
+  try {
+    for (const text of texts) {
+      const input = new Module.VectorString(), options_ = new Module.VectorResponseOptions();
+      input.push_back(text);
+      options_.push_back({ qualityScores: false, alignment: false, html: false });
+      const responses = service.translate(translationModel, input, options_);
+      out.push(responses.get(0).getTranslatedText());
+      responses.delete();
+      input.delete();
+      options_.delete();
+    }
+  } finally {
+    service.delete();
+    translationModel.delete();
+    vocabs.delete();
+  }
+  return out;
+}

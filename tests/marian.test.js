@@ -1,0 +1,191 @@
+// Marian models, converted by models/convert_marian.py, against Marian itself:
+// small random-weight models of each supported kind are generated here,
+// written as Marian writes them (.bin, .npz), translated by Bergamot's WASM
+// build (the devDependency @browsermt/bergamot-translator) and by ours, and
+// the outputs must be identical, greedy and beam.
+//
+// Bergamot runs with skip-cost false (log-softmax scores, as marian-decoder
+// by default; its browser worker's skip-cost true sums raw logits), normalize
+// 1 and max-length-factor 2: ours with lenpen 1, maxLenA 2, maxLenB 0, minLen 0.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Engine } from '../js/engine.js';
+import { createTranslator } from '../js/index.js';
+import { bergamotTranslate, randomMarianModel, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CONVERT = join(ROOT, 'models', 'convert_marian.py');
+const VOCAB = join(ROOT, 'tests', 'fixtures', 'models', 'residual-text', 'spm.model');
+const PARITY = { maxLenA: 2, maxLenB: 0, minLen: 0, lenpen: 1 };
+const TEXTS = [
+  'Hello world.',
+  'This is a test of the model',
+  'la casa',
+  'Un perro grande y negro corre por el parque.',
+  'In the beginning God created the heaven and the earth.',
+  '¿Dónde está la biblioteca?',
+];
+
+const work = mkdtempSync(join(tmpdir(), 'rmt-marian-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+const engine = await Engine.load();
+const vocab = readFileSync(VOCAB);
+
+function convert(modelPath, out, extra = []) {
+  return spawnSync('python3', [CONVERT, '--model', modelPath, '--vocab', VOCAB, '--out', out, ...extra], { encoding: 'utf8' });
+}
+
+function convertedModel(name, marian, format = 'bin') {
+  const path = join(work, `${name}.${format}`), out = join(work, `${name}-${format}`);
+  writeFileSync(path, format === 'bin' ? writeMarianBin(marian) : writeMarianNpz(marian));
+  const r = convert(path, out, ['--source-language', 'es', '--target-language', 'en']);
+  assert.equal(r.status, 0, r.stderr);
+  return out;
+}
+
+function loadDir(dir) {
+  return engine.loadModel({
+    config: readFileSync(join(dir, 'config.json'), 'utf8'),
+    weights: readFileSync(join(dir, 'model.safetensors')),
+    spm: readFileSync(join(dir, 'spm.model')),
+  });
+}
+
+const KINDS = [
+  ['transformer, relu, tied embeddings', { seed: 11, activation: 'relu' }],
+  ['transformer, swish, tied embeddings', { seed: 12, activation: 'swish' }],
+  ['SSRU decoder (Firefox Translations students)', { seed: 13, decoder: 'ssru', activation: 'relu', encDepth: 3 }],
+  ['transformer, separate encoder/decoder embeddings, tied output', { seed: 14, tied: 'target', activation: 'swish' }],
+  ['transformer, output matrix of its own', { seed: 15, tied: 'none' }],
+];
+
+for (const [kind, options] of KINDS) {
+  test(`Marian ${kind}: identical to Bergamot, greedy and beam 4`, async () => {
+    const marian = randomMarianModel(options);
+    const dir = convertedModel(`m${options.seed}`, marian);
+    const model = loadDir(dir);
+    const bin = writeMarianBin(marian);
+    try {
+      for (const beam of [1, 4]) {
+        const theirs = await bergamotTranslate({ model: bin, vocab, options: { 'beam-size': beam } }, TEXTS);
+        const ours = model.translateTexts(TEXTS, { beam, ...PARITY }).map((hyps) => hyps[0].text);
+        assert.deepEqual(ours, theirs, `beam ${beam}`);
+        // Outputs that end with </s> and outputs cut at the length limit both occur.
+        console.log(`# ${kind}, beam ${beam}: ${TEXTS.length} sentences identical (${ours.map((t) => t.length).join(', ')} characters)`);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('a Marian .npz converts to the same model as the .bin', () => {
+  const marian = randomMarianModel({ seed: 21, activation: 'swish' });
+  const fromBin = convertedModel('same', marian, 'bin'), fromNpz = convertedModel('same', marian, 'npz');
+  for (const file of ['config.json', 'model.safetensors', 'spm.model']) {
+    const a = readFileSync(join(fromBin, file)), b = readFileSync(join(fromNpz, file));
+    if (file === 'config.json') {
+      // Only the name of the file it came from differs.
+      const ca = JSON.parse(a), cb = JSON.parse(b);
+      delete ca.converted_from;
+      delete cb.converted_from;
+      assert.deepEqual(ca, cb);
+    } else {
+      assert.ok(a.equals(b), `${file} differs`);
+    }
+  }
+});
+
+test('intgemm8 weights are dequantised as Marian does (value * (1 / multiplier), stored transposed)', () => {
+  // A model whose every weight matrix is exactly representable in int8 with
+  // multiplier 64: dequantised, it must equal the float32 model's conversion.
+  const marian = randomMarianModel({ seed: 22 });
+  for (const item of marian.items) {
+    for (let i = 0; i < item.values.length; i++) item.values[i] = Math.round(item.values[i] * 64) / 64 + 0;  // + 0: no -0 (int8 has none)
+  }
+  const quantised = {
+    ...marian,
+    items: marian.items.map((item) => {
+      if (item.shape[0] === 1 || item.name.endsWith('_b')) return item;
+      const [rows, cols] = item.shape, bytes = Buffer.alloc(rows * cols + 4);
+      const embedding = item.name.includes('Wemb');
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++) {
+          const q = Math.max(-127, Math.min(127, Math.round(item.values[r * cols + c] * 64)));
+          // Embeddings row-major; other weights transposed (cols rows of rows values).
+          bytes.writeInt8(q, embedding ? r * cols + c : c * rows + r);
+        }
+      }
+      bytes.writeFloatLE(64, rows * cols);
+      return { ...item, type: TYPE_INTGEMM8, bytes };
+    }),
+  };
+  const a = convertedModel('f32', marian), b = convertedModel('int8', quantised);
+  // No value reaches the int8 limit (|w| * 64 < 127): the two conversions are equal to the bit.
+  assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))));
+});
+
+test('a converted Marian model loads with createTranslator({ model }) and translates like the engine', async () => {
+  const marian = randomMarianModel({ seed: 31, decoder: 'ssru' });
+  const dir = convertedModel('api', marian);
+  const translator = await createTranslator({ model: dir, sourceLanguage: 'es', targetLanguage: 'en' });
+  try {
+    const model = loadDir(dir);
+    try {
+      const text = 'Un perro grande.';
+      const expected = model.translateTexts([text], { beam: 5 })[0][0].text;
+      assert.equal(await translator.translate(text, { beam: 5 }), expected);
+    } finally {
+      model.dispose();
+    }
+  } finally {
+    translator.destroy();
+  }
+});
+
+test('the converter refuses what it cannot convert exactly, with a message', () => {
+  const cases = [
+    ['pre-norm', { yml: (y) => y.replace('transformer-preprocess: ""', 'transformer-preprocess: n') }, /transformer-preprocess is 'n'/],
+    ['gelu', { yml: (y) => y.replace('transformer-ffn-activation: relu', 'transformer-ffn-activation: gelu') }, /transformer-ffn-activation is 'gelu'/],
+    ['average attention', { yml: (y) => y.replace('transformer-decoder-autoreg: self-attention', 'transformer-decoder-autoreg: average-attention') }, /transformer-decoder-autoreg/],
+    ['an unknown parameter', { extra: { name: 'decoder_l1_self_Wq_gamma', shape: [1, 32], values: new Float32Array(32) } }, /does not know: decoder_l1_self_Wq_gamma/],
+    ['a missing parameter', { drop: 'encoder_l2_ffn_W1' }, /missing parameter encoder_l2_ffn_W1/],
+    ['float16 weights', { retype: ['encoder_l1_ffn_b1', 0x0402] }, /encoder_l1_ffn_b1 is float16/],
+  ];
+  for (const [what, change, message] of cases) {
+    const marian = randomMarianModel({ seed: 41 });
+    if (change.yml) marian.yml = change.yml(marian.yml);
+    if (change.extra) marian.items.push(change.extra);
+    if (change.drop) marian.items = marian.items.filter((it) => it.name !== change.drop);
+    if (change.retype) {
+      const it = marian.items.find((x) => x.name === change.retype[0]);
+      it.type = change.retype[1];
+    }
+    const path = join(work, `bad-${what.replace(/\W/g, '')}.bin`);
+    writeFileSync(path, writeMarianBin(marian));
+    const r = convert(path, join(work, 'bad-out'));
+    assert.equal(r.status, 1, what);
+    assert.match(r.stderr, message, what);
+  }
+  const path = join(work, 'ok.bin');
+  writeFileSync(path, writeMarianBin(randomMarianModel({ seed: 42 })));
+  for (const [args, message] of [
+    [['--shortlist', path], /shortlists are not supported yet/],
+    [['--target-vocab', join(ROOT, 'tests', 'fixtures', 'spm', 'bpe_unused.model')], /separate source and target vocabularies/],
+  ]) {
+    const r = convert(path, join(work, 'bad-out'), args);
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, message);
+  }
+  writeFileSync(join(work, 'junk.bin'), Buffer.from('not a model at all'));
+  const r = convert(join(work, 'junk.bin'), join(work, 'bad-out'));
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /convert_marian: /);
+  assert.doesNotMatch(r.stderr, /Traceback/);
+});
