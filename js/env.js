@@ -5,6 +5,13 @@ export function isNode() {
   return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 }
 
+// Whether this realm's document is no longer fully active: a removed
+// iframe's (its document has lost its window). Never in Node or a worker.
+export function documentInactive() {
+  const doc = globalThis.document;
+  return typeof doc === 'object' && doc !== null && 'defaultView' in doc && doc.defaultView === null;
+}
+
 // A module with one v128 instruction: validates only where WASM SIMD works.
 const SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 10, 1, 8, 0, 65,
   0, 253, 15, 253, 98, 11]);

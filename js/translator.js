@@ -6,7 +6,7 @@
 // queues and answers.
 
 import { INPUT_QUOTA } from './defaults.js';
-import { isNode, missingFeatures } from './env.js';
+import { documentInactive, isNode, missingFeatures } from './env.js';
 import { abortError, makeError, notSupported } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { acquireHost, hostState, loadedConfig } from './host.js';
@@ -20,6 +20,12 @@ const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLe
 // The API settles create() in a task of its own, after the last progress
 // event: code that aborts on that event still sees create() reject.
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+// As in the API, every call made from a document that is no longer fully
+// active (the realm of an iframe that has been removed) fails.
+function checkDocument() {
+  if (documentInactive()) throw makeError('InvalidStateError', 'residual-mt: the document is not fully active (a removed iframe?)');
+}
 
 async function modelLocation(model, signal) {
   return model === undefined || model === null ? resolveDefaultModel({ signal }) : toLocation(model);
@@ -39,6 +45,7 @@ export async function modelInfo({ model, signal, cache = true } = {}) {
 // 'unavailable' | 'downloadable' | 'downloading' | 'available': whether
 // create() with these options would work, and whether it would download.
 export async function availability(options) {
+  checkDocument();
   const { model, signal, cache = true } = options ?? {};
   const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
   const target = canonicalTag(options?.targetLanguage, 'targetLanguage');
@@ -102,6 +109,7 @@ export class Translator {
   // The call's signal joined with the translator's destruction; throws the
   // reason when either has aborted.
   #signal(options) {
+    checkDocument();
     if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
       throw new TypeError('residual-mt: options.signal must be an AbortSignal');
     }
@@ -159,6 +167,7 @@ export class Translator {
   // text the search can no longer change, and the chunks add up to what
   // translate() returns. Async-iterable; cancelling it stops the work.
   translateStreaming(input, options = {}) {
+    checkDocument(); // thrown: a removed iframe's realm cannot make a stream
     const cancelled = new AbortController();
     let closed = false;
     return asyncIterable(new ReadableStream({
@@ -230,6 +239,7 @@ export class Translator {
 //   cache: keep downloaded models for offline reuse (default true)
 //   inputQuota: input usage one call may have (default INPUT_QUOTA)
 export async function createTranslator(options) {
+  checkDocument();
   const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA } = options ?? {};
   const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
   const target = canonicalTag(options?.targetLanguage, 'targetLanguage');

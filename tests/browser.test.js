@@ -558,3 +558,54 @@ test('the polyfill in Chromium: Translator where the browser has none, the API\'
     rmSync(site, { recursive: true, force: true });
   }
 });
+
+test('the polyfill in an iframe that has been removed: availability, create and every call fail with an InvalidStateError', { skip, timeout: 90_000 }, async () => {
+  const site = mkdtempSync(join(tmpdir(), 'rmt-detached-'));
+  writeFileSync(join(site, 'index.html'), `<!doctype html>
+<meta charset="utf-8"><title>detached</title><link rel="icon" href="data:,">
+<iframe src="frame.html"></iframe>`);
+  writeFileSync(join(site, 'frame.html'), `<!doctype html>
+<meta charset="utf-8"><link rel="icon" href="data:,">
+<script type="importmap">{ "imports": { "residual-mt/polyfill": "./node_modules/residual-mt/js/polyfill.js" } }</script>
+<script type="module">
+  import 'residual-mt/polyfill';
+  window.polyfilled = true;
+  parent.postMessage('polyfilled', '*');
+</script>`);
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, MODEL_PACKAGE, { prefix: '/', dir: site }];
+  const { context, close } = await launch();
+  await context.addInitScript(() => { delete globalThis.Translator; });
+  try {
+    await withServer({ mounts, csp: null }, async (base) => {
+      const page = await context.newPage();
+      const errors = await watchConsole(page);
+      await page.goto(base);
+      const seen = await page.evaluate(async () => {
+        const frame = document.querySelector('iframe');
+        if (!frame.contentWindow.polyfilled) await new Promise((resolve) => addEventListener('message', resolve, { once: true }));
+        // What a page keeps of the iframe's realm before removing it.
+        const { Translator, DOMException: FrameDOMException } = frame.contentWindow;
+        const same = { sourceLanguage: 'en', targetLanguage: 'en' };
+        const before = await Translator.availability(same);
+        const translator = await Translator.create(same);
+        frame.remove();
+        const outcome = (promise) => promise.then(() => 'resolved', (e) => `${e.name}${e instanceof FrameDOMException ? '' : ' (not a DOMException of the frame)'}`);
+        return {
+          before,
+          availability: await outcome(Translator.availability(same)),
+          create: await outcome(Translator.create({ sourceLanguage: 'es', targetLanguage: 'en' })),
+          translate: await outcome(translator.translate('Hello')),
+          measure: await outcome(translator.measureInputUsage('Hello')),
+          // Thrown at once, as the API does: the stream cannot be made.
+          stream: (() => { try { translator.translateStreaming('Hello'); return 'a stream'; } catch (e) { return e.name; } })(),
+        };
+      });
+      assert.deepEqual(seen, { before: 'available', availability: 'InvalidStateError', create: 'InvalidStateError',
+        translate: 'InvalidStateError', measure: 'InvalidStateError', stream: 'InvalidStateError' });
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await close();
+    rmSync(site, { recursive: true, force: true });
+  }
+});
