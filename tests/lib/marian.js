@@ -260,7 +260,8 @@ function aligned(Module, bytes, alignment) {
 // null), options (Marian options: beam-size, normalize, max-length-factor,
 // gemm-precision ...). Each text is its own call, so that Marian's length
 // limit (a factor of the batch's longest source) is each sentence's own.
-export async function bergamotTranslate({ model, vocab, shortlist = null, options = {} }, texts) {
+// times, when given, receives each call's milliseconds (model loading apart).
+export async function bergamotTranslate({ model, vocab, shortlist = null, options = {} }, texts, times = null) {
   const Module = await loadBergamot();
   const config = {
     'beam-size': 1, normalize: 1.0, 'word-penalty': 0, 'max-length-factor': 2.0, 'max-length-break': 128,
@@ -279,7 +280,9 @@ export async function bergamotTranslate({ model, vocab, shortlist = null, option
       const input = new Module.VectorString(), options_ = new Module.VectorResponseOptions();
       input.push_back(text);
       options_.push_back({ qualityScores: false, alignment: false, html: false });
+      const t0 = performance.now();
       const responses = service.translate(translationModel, input, options_);
+      times?.push(performance.now() - t0);
       out.push(responses.get(0).getTranslatedText());
       responses.delete();
       input.delete();

@@ -1,0 +1,69 @@
+// Our engine against Bergamot's WASM build on the same random-weight Marian
+// models, side by side in one process: a Firefox-Translations-"tiny"-shaped
+// student (SSRU decoder) and a small transformer, float32 in both, greedy and
+// beam 4, one sentence per call (Bergamot's latency setting). Both engines run
+// single-threaded; the outputs are checked equal, then the time per sentence
+// is reported with the ratio (Bergamot's time / ours: above 1, ours is faster).
+//
+//   node tests/bench/marian_bench.js [--quick]
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Engine } from '../../js/engine.js';
+import { bergamotTranslate, randomMarianModel, writeMarianBin } from '../lib/marian.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const quick = process.argv.includes('--quick');
+const VOCAB = join(root, 'tests/fixtures/spm/bpe_unused.model');  // 4000 pieces
+const vocab = readFileSync(VOCAB);
+const corpus = readFileSync(join(root, 'tests/fixtures/spm/corpus.txt'), 'utf8').split('\n')
+  .filter((line) => line.length > 20 && line.length < 120 && /^[A-Za-z][ -~]*$/.test(line) && !/  |[.!?:;] ./.test(line))
+  .slice(0, quick ? 8 : 24);  // one plain ASCII sentence each: Bergamot splits sentences, and the corpus
+                              // also holds tokenizer torture lines
+
+const MODELS = [
+  ['tiny student (d256, ffn 1536, 6 enc, 2 SSRU dec)', { dim: 256, ffn: 1536, heads: 8, encDepth: 6, decDepth: 2, decoder: 'ssru', activation: 'relu' }],
+  ['transformer (d256, ffn 1024, 3+3, swish)', { dim: 256, ffn: 1024, heads: 4, encDepth: 3, decDepth: 3, activation: 'swish' }],
+];
+
+const work = mkdtempSync(join(tmpdir(), 'rmt-marian-bench-'));
+const engine = await Engine.load();
+// Short outputs like a real model's: factor 1 (Bergamot's worker uses 2).
+const LEN = { maxLenA: 1, maxLenB: 0, minLen: 0, lenpen: 1 };
+try {
+  for (const [name, shape] of MODELS) {
+    const marian = randomMarianModel({ ...shape, vocab: 4000, seed: 7 });
+    const bin = writeMarianBin(marian);
+    writeFileSync(join(work, 'model.bin'), bin);
+    const r = spawnSync('python3', [join(root, 'models/convert_marian.py'), '--model', join(work, 'model.bin'),
+      '--vocab', VOCAB, '--out', join(work, 'out')], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    const model = engine.loadModel({
+      config: readFileSync(join(work, 'out/config.json'), 'utf8'),
+      weights: readFileSync(join(work, 'out/model.safetensors')),
+      spm: readFileSync(join(work, 'out/spm.model')),
+    });
+    for (const beam of [1, 4]) {
+      const options = { 'beam-size': beam, 'max-length-factor': 1 };
+      // Bergamot's first sentence also prepares the model: left out of the timing.
+      const times = [];
+      const theirs = await bergamotTranslate({ model: bin, vocab, options }, [corpus[0], ...corpus], times);
+      theirs.shift();
+      const bergamotMs = times.slice(1).reduce((a, b) => a + b, 0);
+      model.translateTexts(corpus.slice(0, 1), { beam, ...LEN });
+      const t0 = performance.now();
+      const ours = corpus.map((text) => model.translateTexts([text], { beam, ...LEN })[0][0].text);
+      const oursMs = performance.now() - t0;
+      const same = ours.filter((t, i) => t === theirs[i]).length;
+      console.log(`${name}, beam ${beam}: ours ${(oursMs / corpus.length).toFixed(1)} ms/sentence, Bergamot ` +
+        `${(bergamotMs / corpus.length).toFixed(1)} ms/sentence, ratio ${(bergamotMs / oursMs).toFixed(2)}; ` +
+        `${same}/${corpus.length} outputs identical`);
+    }
+    model.dispose();
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
