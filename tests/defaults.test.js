@@ -1,0 +1,72 @@
+// One home for each policy: the search defaults and limits live in the C
+// engine (src/translation.c), which JavaScript reads rather than repeats, and
+// they are the PyTorch reference's (models/reference.py), which defines
+// correct: its beam_search() keyword defaults and its Config's max_positions.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Engine } from '../js/engine.js';
+
+const root = new URL('..', import.meta.url);
+const reference = readFileSync(new URL('models/reference.py', root), 'utf8');
+const engine = await Engine.load();
+
+// The keyword defaults of a Python function in reference.py: { name: number }.
+function pythonDefaults(functionName) {
+  const signature = new RegExp(`^def ${functionName}\\(([^)]*)\\)`, 'm').exec(reference);
+  assert.ok(signature, `reference.py defines ${functionName}()`);
+  const defaults = {};
+  for (const m of signature[1].matchAll(/(\w+)\s*:\s*\w+\s*=\s*([-\d.]+)/g)) defaults[m[1]] = Number(m[2]);
+  return defaults;
+}
+
+const camel = (name) => name.replace(/_(.)/g, (_, c) => c.toUpperCase());
+
+test('the engine\'s search defaults are reference.py\'s beam_search() defaults, field for field', () => {
+  const python = pythonDefaults('beam_search');
+  assert.deepEqual(Object.keys(python).sort(), ['beam', 'lenpen', 'max_len_a', 'max_len_b', 'min_len', 'nbest']);
+  const fromC = Object.fromEntries(Object.keys(python).map((name) => [name, engine.defaults[camel(name)]]));
+  assert.deepEqual(fromC, python);
+  // Every field the engine has is one of them (JS knows the fields only by asking C).
+  assert.deepEqual(Object.keys(engine.defaults).sort(), Object.keys(python).map(camel).sort());
+});
+
+test('a config without max_positions gets reference.py\'s default in the engine', () => {
+  const pythonDefault = Number(/^\s+max_positions: int = (\d+)$/m.exec(reference)?.[1]);
+  assert.ok(pythonDefault > 0, 'reference.py\'s Config declares max_positions');
+  const dir = new URL('tests/fixtures/models/residual-text/', root);
+  const config = JSON.parse(readFileSync(new URL('config.json', dir), 'utf8'));
+  const weights = readFileSync(new URL('model.safetensors', dir));
+  const spm = readFileSync(new URL('spm.model', dir));
+  // With no output-length term, a sentence may have max_positions - 1 ids
+  // (its </s> takes the last position), less one for a language token.
+  const longest = (c) => {
+    const model = engine.loadModel({ config: JSON.stringify(c), weights, spm });
+    try {
+      return model.maxSourceIds({ maxLenA: 0 }) + 1 + (c.languages?.target_lang_tokens ? 1 : 0);
+    } finally {
+      model.dispose();
+    }
+  };
+  assert.equal(longest(config), config.max_positions, 'the measure reads max_positions back');
+  assert.notEqual(config.max_positions, pythonDefault, 'the fixture sets another value, so the default shows');
+  const { max_positions: _, ...withoutIt } = config; // eslint-disable-line no-unused-vars
+  assert.equal(longest(withoutIt), pythonDefault);
+});
+
+test('the beam limit is the engine\'s: one above it is a RangeError naming the range', () => {
+  const dir = new URL('tests/fixtures/models/residual-text/', root);
+  const model = engine.loadModel({
+    config: readFileSync(new URL('config.json', dir), 'utf8'),
+    weights: readFileSync(new URL('model.safetensors', dir)),
+    spm: readFileSync(new URL('spm.model', dir)),
+  });
+  try {
+    const limit = /#define RMT_MAX_BEAM (\d+)/.exec(readFileSync(new URL('src/translation.h', root), 'utf8'))?.[1];
+    assert.equal(model.maxSourceIds({ beam: Number(limit) }) > 0, true);
+    assert.throws(() => model.maxSourceIds({ beam: Number(limit) + 1 }), (err) => err instanceof RangeError &&
+      new RegExp(`beam.*\\b${limit}\\b`).test(err.message));
+  } finally {
+    model.dispose();
+  }
+});
