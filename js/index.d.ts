@@ -68,6 +68,19 @@ export interface TranslateOptions {
   minLen?: number;
   maxLenA?: number;
   maxLenB?: number;
+  /**
+   * 'html': the text is HTML; its markup is kept (inline elements go around the target words the
+   * model aligned to theirs; script, style, code, pre, translate="no" and class="notranslate" stay
+   * as they are). Needs a DOM in browsers, parse5 (an optional peer dependency) in Node.
+   * Default 'plain-text'.
+   */
+  format?: 'plain-text' | 'html';
+}
+
+/** Target words aligned to source words: character ranges [start, end) of the input and of `text`. */
+export interface AlignmentLink {
+  source: [number, number];
+  target: [number, number];
 }
 
 export interface TranslationDetails {
@@ -78,6 +91,12 @@ export interface TranslationDetails {
   outputTokens: number;
   /** Time in the engine for the whole batch, ms. */
   ms: number;
+  /**
+   * Per target token with a source, its span in `text` and the span of the input token the last
+   * decoder layer's encoder attention (heads averaged) weighted most when choosing it, without the
+   * whitespace around them. Plain text only (not with format 'html').
+   */
+  alignment?: AlignmentLink[];
 }
 
 export class Translator {
@@ -155,3 +174,22 @@ export function segmentText(text: string, options?: { locale?: string; rules?: b
 
 /** Sentences of a paragraph, each with its trailing whitespace (Intl.Segmenter, or rules). */
 export function splitSentences(text: string, options?: { locale?: string; rules?: boolean }): string[];
+
+/** A DOM Element, as much of it as the declarations need (so that a Node-only project needs no DOM lib). */
+export interface DomElement {
+  readonly nodeType: number;
+  readonly ownerDocument: unknown;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+}
+
+/**
+ * Translates a DOM subtree in place (browsers): the text in view first, a batch at a time, the same
+ * element nodes kept around the aligned words; sets `lang` to the target language. An element
+ * translated before is restored first. Rejects (keeping what was done) when aborted.
+ */
+export function translateElement(element: DomElement, translator: Translator, options?: TranslateOptions):
+  Promise<{ runs: number; words: number; ms: number }>;
+
+/** Puts back what translateElement() changed (stopping it if it runs); false when there was nothing. */
+export function restoreElement(element: DomElement): boolean;

@@ -9,7 +9,8 @@
 // availability), host.js (models shared by translators), backends.js (worker
 // or in-process engine), queue.js (one job at a time), languages.js (BCP 47
 // tags), events.js (download progress), loader.js and cache.js (files),
-// runner.js (sentences, batches and streaming, next to the engine).
+// runner.js (sentences, batches and streaming, next to the engine), html.js
+// and html-tree.js (markup kept: format 'html'), page.js (a page in place).
 
 export { Translator, availability, createTranslator, modelInfo } from './translator.js';
 export { DownloadProgressEvent } from './events.js';
@@ -17,3 +18,4 @@ export { languagePairs } from './languages.js';
 export { DEFAULT_MODEL, INPUT_QUOTA } from './defaults.js';
 export { resolveDefaultModel } from './loader.js';
 export { segmentText, splitSentences } from './segment.js';
+export { translateElement, restoreElement } from './page.js';

@@ -61,6 +61,46 @@ function showable(text) {
   return text.trimStart().replace(/[\s\uFFFD]+$/u, '');
 }
 
+// The engine's alignment of one sentence (Translation.alignmentText) as
+// links { source: [start, end], target: [start, end] } between the sentence
+// and `output` as the caller shows it (trimmed): each span without the
+// whitespace around it, tokens with no source or no text left out.
+function alignmentLinks(tokens, sentence, output) {
+  const lead = output.length - output.trimStart().length, length = output.trim().length;
+  const links = [];
+  for (const { source, target } of tokens) {
+    const from = source && trimSpan(sentence, source);
+    const to = trimSpan(output, target).map((i) => Math.min(Math.max(i - lead, 0), length));
+    if (from && from[0] < from[1] && to[0] < to[1]) links.push({ source: from, target: to });
+  }
+  return links;
+}
+
+// [start, end] of `text` less the whitespace at either end.
+function trimSpan(text, [start, end]) {
+  while (start < end && /\s/u.test(text[start])) start++;
+  while (end > start && /\s/u.test(text[end - 1])) end--;
+  return [start, end];
+}
+
+// Where each part of a piece (splitLong: its words, whitespace runs made one
+// space, or cuts of one long word) is in the piece: per part, the piece's
+// index of each of its indices (and of its end).
+function partOffsets(piece, parts) {
+  let at = 0;
+  return parts.map((part) => {
+    const map = new Int32Array(part.length + 1);
+    while (at < piece.length && /\s/u.test(piece[at]) && !/\s/u.test(part[0] ?? '')) at++;
+    for (let i = 0; i < part.length; i++) {
+      map[i] = at;
+      if (/\s/u.test(part[i])) while (at < piece.length && /\s/u.test(piece[at])) at++;
+      else at++;
+    }
+    map[part.length] = at;
+    return map;
+  });
+}
+
 const SEARCH_OPTIONS = ['beam', 'nbest', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'targetLanguage', 'batch'];
 
 export class Runner {
@@ -156,13 +196,14 @@ export class Runner {
         if (!piece.tokens) continue;
         usage += piece.tokens + 1;
         const parts = piece.tokens <= limit ? [piece.text] : splitLong(piece.text, limit, countTokens);
-        units.push({ doc, piece: pieces.length - 1, parts: parts.map((part) => sentences.push(part) - 1) });
+        units.push({ doc, piece: pieces.length - 1, parts: parts.map((part) => sentences.push(part) - 1),
+          at: options.details ? partOffsets(piece.text, parts) : null });
       }
       docs.push(pieces);
     }
     if (usage > (options.inputQuota ?? Infinity)) throw quotaExceeded(usage, options.inputQuota);
 
-    const hyps = new Array(sentences.length).fill(null); // [{ text, score, tokens }] once decoded
+    const hyps = new Array(sentences.length).fill(null); // [{ text, score, tokens, links }] once decoded
     const stable = new Array(sentences.length).fill('');  // while decoding
     const failures = []; // { sentence, message }
     const started = now();
@@ -175,11 +216,14 @@ export class Runner {
     const candidate = (s, k) => hyps[s][Math.min(k, hyps[s].length - 1)];
     // The text of `doc` with the k-th candidate of each sentence; with live,
     // only as far as it is sure: up to the first sentence not yet decoded,
-    // with its stable prefix.
-    const assemble = (doc, k = 0, live = false) => {
-      let out = '';
+    // with its stable prefix. links: an array that gets the best candidates'
+    // alignment links, placed in the input and the output.
+    const assemble = (doc, k = 0, live = false, links = null) => {
+      let out = '', from = 0;
       for (const [p, piece] of docs[doc].entries()) {
         const unit = unitAt[doc].get(p);
+        const start = from;
+        from += piece.length;
         if (!unit) {
           out += piece;
           continue;
@@ -190,7 +234,17 @@ export class Runner {
           else if (live) return out + [...parts, showable(stable[s])].filter(Boolean).join(' ');
           else parts.push(sentences[s]); // no translation (reported): kept as it was
         }
-        out += parts.filter(Boolean).join(' ');
+        let separator = '';
+        parts.forEach((part, j) => {
+          if (!part) return;
+          out += separator;
+          separator = ' ';
+          const s = unit.parts[j];
+          for (const link of (links && hyps[s]?.[0].links) ?? []) {
+            links.push({ source: link.source.map((i) => start + unit.at[j][i]), target: link.target.map((i) => out.length + i) });
+          }
+          out += part;
+        });
       }
       return out;
     };
@@ -232,6 +286,7 @@ export class Runner {
             return;
           }
           hyps[s] = list.map((h) => ({ text: h.text.trim(), score: h.score, tokens: h.ids.length }));
+          if (options.details) hyps[s][0].links = alignmentLinks(tr.alignmentText(k, sentences[s]), sentences[s], list[0].text);
         });
       } finally {
         tr.free();
@@ -251,11 +306,12 @@ export class Runner {
           text: assemble(doc, k), score: mine.length ? mine.reduce((sum, s) => sum + (hyps[s] ? candidate(s, k).score : 0), 0) : null,
         }));
       }
-      const text = assemble(doc);
-      if (!options.details) return text;
+      if (!options.details) return assemble(doc);
+      const alignment = [];
+      const text = assemble(doc, 0, false, alignment);
       const mine = units.filter((u) => u.doc === doc);
       const outputTokens = mine.reduce((n, u) => n + u.parts.reduce((m, s) => m + (hyps[s]?.[0].tokens ?? 0), 0), 0);
-      return { text, sentences: mine.length, outputTokens, ms };
+      return { text, sentences: mine.length, outputTokens, ms, alignment };
     });
     if (failures.length) throw untranslated(failures, sentences, results);
     return results;

@@ -35,3 +35,22 @@ export function anySignal(signals) {
   }
   return controller.signal;
 }
+
+// A ReadableStream (async-iterable) of what generate(signal) yields;
+// cancelling the stream aborts `signal`, which ends the work in flight.
+export function streamOf(generate) {
+  const cancelled = new AbortController();
+  let iterator;
+  return asyncIterable(new ReadableStream({
+    async pull(controller) {
+      iterator ??= generate(cancelled.signal);
+      const { done, value } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      cancelled.abort(reason);
+    },
+  }));
+}
+

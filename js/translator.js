@@ -12,8 +12,9 @@ import { CreateMonitor, progressReporter } from './events.js';
 import { acquireHost, hostState, loadedConfig } from './host.js';
 import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage } from './languages.js';
 import { isCached, readConfig, resolveDefaultModel, toLocation } from './loader.js';
+import { translateHtml, translateHtmlStreaming } from './html.js';
 import { hasTranslatable } from './segment.js';
-import { anySignal, asyncIterable } from './streams.js';
+import { anySignal, asyncIterable, streamOf } from './streams.js';
 
 const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'details'];
 
@@ -137,13 +138,29 @@ export class Translator {
     return !this.#pair.identity && hasTranslatable(text);
   }
 
+  // options.format: 'plain-text' (default) or 'html' (markup kept: html.js).
+  // HTML through a same-language translator comes back as it was.
+  #html(options) {
+    const format = options?.format ?? 'plain-text';
+    if (format !== 'plain-text' && format !== 'html') {
+      throw new TypeError(`residual-mt: format must be 'plain-text' or 'html', got ${JSON.stringify(format)}`);
+    }
+    return format === 'html' && !this.#pair.identity;
+  }
+
   // translate(text) -> Promise<string>; translate([texts]) -> Promise<string[]>
-  // (one batch). options: { signal, beam, maxLength, details }.
+  // (one batch). options: { signal, beam, maxLength, details, format }.
   async translate(input, options = {}) {
     const signal = this.#signal(options);
     const many = Array.isArray(input);
     const texts = many ? input : [input];
     for (const t of texts) if (typeof t !== 'string') throw new TypeError('residual-mt: translate() takes a string or an array of strings');
+    if (this.#html(options)) {
+      const results = await translateHtml((runs, opts) => this.translate(runs, { ...opts, format: 'plain-text' }), texts,
+        { ...options, signal });
+      const out = results.map((r) => (options.details ? r : r.text));
+      return many ? out : out[0];
+    }
     const opts = this.#options(options);
     const out = texts.map((text) => (opts.details ? { text, sentences: 0, outputTokens: 0, ms: 0 } : text));
     const todo = texts.map((t, i) => [t, i]).filter(([t]) => this.#needsModel(t));
@@ -168,6 +185,17 @@ export class Translator {
   // translate() returns. Async-iterable; cancelling it stops the work.
   translateStreaming(input, options = {}) {
     checkDocument(); // thrown: a removed iframe's realm cannot make a stream
+    let html;
+    try {
+      html = this.#html(options);
+      if (html && typeof input !== 'string') throw new TypeError('residual-mt: translateStreaming() takes a string');
+    } catch (err) {
+      return streamOf(async function* failed() { throw err; });  // errors come through the stream
+    }
+    if (html) {
+      return streamOf((signal) => translateHtmlStreaming((runs, opts) => this.translate(runs, { ...opts, format: 'plain-text' }),
+        input, { ...options, signal: anySignal([signal, options.signal]) }));
+    }
     const cancelled = new AbortController();
     let closed = false;
     return asyncIterable(new ReadableStream({

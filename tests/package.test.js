@@ -124,7 +124,7 @@ test('the declarations compile in a Node-only project with --strict (no DOM lib)
     files: ['main.ts'],
   }));
   const good = [
-    "import { createTranslator, availability, Translator, type TranslationDetails } from 'residual-mt';",
+    "import { createTranslator, availability, Translator, type TranslationDetails, translateElement, restoreElement } from 'residual-mt';",
     "import 'residual-mt/polyfill';",
     "import 'residual-mt/worker';",
     "import { Engine, planBatches } from 'residual-mt/engine';",
@@ -135,6 +135,9 @@ test('the declarations compile in a Node-only project with --strict (no DOM lib)
     "const details: TranslationDetails = await t.translate('Hola', { details: true });",
     "const either: string | TranslationDetails = await t.translate('Hola', { details: Math.random() > 0.5 });",
     "for await (const chunk of t.translateStreaming('Hola')) console.log(chunk.length);",
+    "const html: string = await t.translate('<p>Hola</p>', { format: 'html' });",
+    "const links = (await t.translate('Hola', { details: true })).alignment?.map((l) => l.source[0] + l.target[1]);",
+    "console.log(html, links, typeof translateElement, typeof restoreElement);",
     "const state: 'available' | 'downloadable' | 'downloading' | 'unavailable' = await availability({ sourceLanguage: 'es', targetLanguage: 'en' });",
     "const engine = await Engine.load();",
     "console.log(text, details.ms, either, state, engine.defaults.beam, planBatches([1], { beam: 1 }), typeof loadFiles, (await resolveDefaultModel()).href);",
@@ -148,6 +151,6 @@ test('the declarations compile in a Node-only project with --strict (no DOM lib)
   // The types are real: a string is not a number, and both languages are required.
   const wrong = tsc([...good, "const n: number = await t.translate('Hola');", "await createTranslator({ sourceLanguage: 'es' });"]);
   assert.equal(wrong.status, 2);
-  assert.match(wrong.stdout, /main\.ts\(15,7\): error TS2322: Type 'string' is not assignable to type 'number'/);
-  assert.match(wrong.stdout, /main\.ts\(16,\d+\): error TS2345: [^]*Property 'targetLanguage' is missing/);
+  assert.match(wrong.stdout, /main\.ts\(18,7\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  assert.match(wrong.stdout, /main\.ts\(19,\d+\): error TS2345: [^]*Property 'targetLanguage' is missing/);
 });
