@@ -4,7 +4,7 @@
 spm.model and manifest.json.
 
     python3 models/convert_marian.py --model model.bin --vocab vocab.spm --out DIR \\
-        [--source-language es --target-language en] [--max-positions 512]
+        [--shortlist lex.s2t.bin] [--source-language es --target-language en] [--max-positions 512]
 
 Only the standard library is used (the .npz is a zip of .npy files). The
 architecture comes from the model's embedded "special:model.yml"; anything
@@ -273,6 +273,40 @@ def spm_special_ids(data):
     return eos[0], unk[0], len(pieces)
 
 
+SHORTLIST_MAGIC = 0xF11A48D5013417F5
+
+
+def read_shortlist(data, vocab_size):
+    """Bergamot's binary lexical shortlist (marian-dev data/shortlist.cpp):
+    six u64 (magic, checksum, firstNum, bestNum, offsets length, targets
+    length), u64 offsets, u32 target ids. Returns (first, offsets, targets),
+    checked: one offset per source id and one more, non-decreasing from 0 to
+    the number of targets, targets below the vocabulary size."""
+    if len(data) < 48:
+        raise ConversionError("shortlist: too short for a header")
+    magic, _checksum, first, best, n_offsets, n_targets = struct.unpack_from("<6Q", data, 0)
+    if magic != SHORTLIST_MAGIC:
+        raise ConversionError("shortlist: not a binary lexical shortlist (wrong magic; text shortlists are not supported)")
+    if n_offsets != vocab_size + 1:
+        raise ConversionError(f"shortlist: {n_offsets} offsets for a vocabulary of {vocab_size} (expected {vocab_size + 1})")
+    if n_targets > (1 << 31) - 1 or 48 + 8 * n_offsets + 4 * n_targets != len(data):
+        raise ConversionError(f"shortlist: the header's sizes do not match the file's {len(data)} bytes")
+    if first > vocab_size:
+        first = vocab_size  # Marian takes the ids below min(firstNum, V)
+    offsets = array("q")
+    offsets.frombytes(data[48:48 + 8 * n_offsets])
+    targets = array("I")
+    targets.frombytes(data[48 + 8 * n_offsets:])
+    if sys.byteorder != "little":
+        offsets.byteswap()
+        targets.byteswap()
+    if offsets[0] != 0 or offsets[-1] != n_targets or any(a > b for a, b in zip(offsets, offsets[1:])):
+        raise ConversionError("shortlist: offsets must rise from 0 to the number of targets")
+    if targets and max(targets) >= vocab_size:
+        raise ConversionError(f"shortlist: a target id is outside the vocabulary ({vocab_size})")
+    return first, array("i", offsets), array("i", targets)
+
+
 def check_architecture(yml, items):
     """Refuses what the engine does not compute as Marian does."""
     def need(key, allowed, default):
@@ -310,7 +344,7 @@ def check_architecture(yml, items):
 
 
 def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=None, target_language=None,
-            max_positions=512):
+            max_positions=512, shortlist_path=None):
     items = read_model(model_path)
     yml_item = items.pop("special:model.yml", None)
     if yml_item is None:
@@ -409,6 +443,12 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         norm(f"{p}.encoder_attn_layer_norm", f"{m}_context_Wo")
         ffn(p, f"{m}_ffn")
 
+    shortlist_first = None
+    if shortlist_path:
+        shortlist_first, offsets, targets = read_shortlist(open(shortlist_path, "rb").read(), V)
+        put("shortlist.offsets", offsets, (V + 1,))
+        put("shortlist.targets", targets, (len(targets),))
+
     # Activation-quantisation scales of int8 models (Bergamot's "alphas")
     # serve only int8 arithmetic; the weights are dequantised here.
     leftover = sorted(n for n in items if n not in used and not n.endswith("_QuantMultA"))
@@ -438,6 +478,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         "decoder_start": "zeros",
         "decoder_self": "ssru" if ssru else "attention",
         "search": "marian",
+        "shortlist_first": shortlist_first,
         "converted_from": {"format": "marian", "file": os.path.basename(model_path)},
     }
     if source_language and target_language:
@@ -456,7 +497,8 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
 def write_safetensors(path, tensors):
     header, offset = {}, 0
     for name, shape, vals in tensors:
-        header[name] = {"dtype": "F32", "shape": shape, "data_offsets": [offset, offset + 4 * len(vals)]}
+        dtype = "I32" if vals.typecode == "i" else "F32"
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + 4 * len(vals)]}
         offset += 4 * len(vals)
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * ((8 - len(text) % 8) % 8)  # data 8-byte aligned
@@ -465,7 +507,7 @@ def write_safetensors(path, tensors):
         f.write(text)
         for _, _, vals in tensors:
             if sys.byteorder != "little":
-                vals = array("f", vals)
+                vals = array(vals.typecode, vals)
                 vals.byteswap()
             f.write(vals.tobytes())
 
@@ -475,7 +517,7 @@ def main(argv):
     parser.add_argument("--model", required=True, help="Marian model: .npz or .bin (float32 or intgemm8)")
     parser.add_argument("--vocab", required=True, help="its SentencePiece vocabulary (.spm)")
     parser.add_argument("--target-vocab", help="the target vocabulary, when the model has its own")
-    parser.add_argument("--shortlist", help="a lexical shortlist (not supported yet: refused)")
+    parser.add_argument("--shortlist", help="its binary lexical shortlist (lex.*.s2t.bin), stored in model.safetensors")
     parser.add_argument("--out", required=True, help="model directory to write")
     parser.add_argument("--source-language", help="BCP 47 tag of the source language (config.json languages)")
     parser.add_argument("--target-language", help="BCP 47 tag of the target language")
@@ -483,14 +525,10 @@ def main(argv):
                         help="longest sentence in tokens the engine accepts (Marian has no limit; default 512)")
     args = parser.parse_args(argv)
     try:
-        if args.shortlist:
-            raise ConversionError("lexical shortlists are not supported yet: convert without --shortlist "
-                                  "(the output layer then scores the whole vocabulary: slower, and a translation "
-                                  "may differ where the shortlist would have left a word out)")
         if not 2 <= args.max_positions <= 65536:
             raise ConversionError("--max-positions must be in [2, 65536]")
         config = convert(args.model, args.vocab, args.out, args.target_vocab, args.source_language,
-                         args.target_language, args.max_positions)
+                         args.target_language, args.max_positions, args.shortlist)
     except (ConversionError, OSError, zipfile.BadZipFile) as e:
         print(f"convert_marian: {e}", file=sys.stderr)
         return 1

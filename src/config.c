@@ -126,6 +126,7 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
   config->ln_eps = 1e-5f, config->final_ln_eps = 1e-7f;
   config->res_scale = config->enc_alpha = config->dec_alpha = 1.0f;
   config->share_embeddings = 1;
+  config->shortlist_first = -1;
 
   const int_field ints[] = {
       {"d_model", &config->d_model, 1, 1, 1 << 16, 0},
@@ -139,6 +140,7 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
       {"pad_id", &config->pad_id, 0, 0, 1 << 22, 1},
       {"eos_id", &config->eos_id, 0, 0, 1 << 22, 0},
       {"unk_id", &config->unk_id, 0, 0, 1 << 22, 0},
+      {"shortlist_first", &config->shortlist_first, 0, 0, 1 << 22, 1},
   };
   const float_field floats[] = {
       {"ln_eps", &config->ln_eps},       {"final_ln_eps", &config->final_ln_eps},

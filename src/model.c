@@ -30,6 +30,14 @@ static float *take_floats(loader *ld, size_t count) {
   return rmt_arena_alloc(ld->arena, rmt_size_mul(count, sizeof(float)));
 }
 
+static int32_t *take_ints(loader *ld, size_t count) {
+  if (!ld->arena) {
+    ld->bytes = rmt_size_add(ld->bytes, rmt_arena_bytes(count, sizeof(int32_t)));
+    return NULL;
+  }
+  return rmt_arena_alloc(ld->arena, rmt_size_mul(count, sizeof(int32_t)));
+}
+
 static int arena_exhausted(void) { return rmt_error(RMT_E_STATE, "model arena exhausted (sizing bug)"); }
 
 static rmt_tensor_info *find_checked(loader *ld, const char *name, int rows, int cols, int *err) {
@@ -164,6 +172,39 @@ static void fill_positions(float *table, int rows, int d, int pad_id) {
   }
 }
 
+// The lexical shortlist's two index tables: offsets (V + 1), non-decreasing
+// from 0 to the length of targets, and targets, each an id below V.
+static int load_shortlist(loader *ld, rmt_model *model) {
+  int v = model->config.vocab_size, err = RMT_OK;
+  rmt_tensor_info *targets = rmt_safetensors_find(ld->st, "shortlist.targets");
+  if (!targets || targets->n_dims != 1 || targets->shape[0] > INT32_MAX) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: a model with shortlist_first needs the 1-D I32 tensor "
+                     "shortlist.targets");
+  }
+  int n = (int)targets->shape[0];
+  rmt_tensor_info *offsets = find_checked(ld, "shortlist.offsets", v + 1, 0, &err);
+  if (!offsets || !find_checked(ld, "shortlist.targets", n, 0, &err)) return err;
+  model->shortlist_offsets = take_ints(ld, (size_t)v + 1);
+  model->shortlist_targets = take_ints(ld, (size_t)n);
+  if (!ld->arena) return RMT_OK;
+  if (!model->shortlist_offsets || !model->shortlist_targets) return arena_exhausted();
+  if ((err = rmt_safetensors_read_i32(ld->st, offsets, model->shortlist_offsets, n)) ||
+      (err = rmt_safetensors_read_i32(ld->st, targets, model->shortlist_targets, v - 1))) {
+    return err;
+  }
+  const int32_t *o = model->shortlist_offsets;
+  for (int i = 0; i < v; i++) {
+    if (o[i] > o[i + 1]) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: shortlist.offsets decreases at element %d", i + 1);
+    }
+  }
+  if (o[0] != 0 || o[v] != n) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: shortlist.offsets must run from 0 to the length of "
+                     "shortlist.targets (%d)", n);
+  }
+  return RMT_OK;
+}
+
 static int load_all(loader *ld, rmt_model *model, float *scratch) {
   const rmt_config *c = &model->config;
   int d = c->d_model, v = c->vocab_size, err;
@@ -196,6 +237,7 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
       if ((err = load_layer(ld, layer, s ? "decoder" : "encoder", i, s, scratch))) return err;
     }
   }
+  if (c->shortlist_first >= 0 && (err = load_shortlist(ld, model))) return err;
   if (c->style != RMT_STYLE_POST) {
     if ((err = load_norm(ld, &model->encoder_norm, "encoder.layer_norm", d))) return err;
     if ((err = load_norm(ld, &model->decoder_norm, "decoder.layer_norm", d))) return err;

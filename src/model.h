@@ -36,6 +36,8 @@ typedef struct {
   int output_bias;            // "output_bias": decoder.output_projection.bias exists
   int ssru;                   // "decoder_self": "ssru": Marian's SSRU cell instead of self-attention
   rmt_search_kind search;     // "search": fairseq's SequenceGenerator or Marian's beam search
+  int shortlist_first;        // "shortlist_first": with a lexical shortlist, the target ids below
+                              //   this are always candidates; -1 (null, absent): no shortlist
   // Target-language tokens ("languages": {"target_lang_tokens": {"en": 4}}):
   // when present the source is [token] + text ids + [eos].
   int n_target_langs;
@@ -86,6 +88,11 @@ struct rmt_model {
   float *positions;               // (max_positions + position_offset, D) sinusoidal table
   rmt_layer *encoder_layers;      // [encoder_layers]
   rmt_layer *decoder_layers;      // [decoder_layers]
+  // Lexical shortlist (config shortlist_first >= 0; Bergamot's binary format,
+  // converted): the target ids a source id brings in as output candidates are
+  // shortlist_targets[shortlist_offsets[id] .. shortlist_offsets[id + 1]).
+  int32_t *shortlist_offsets;     // (V + 1) shortlist.offsets, I32
+  int32_t *shortlist_targets;     // (n) shortlist.targets, I32
   rmt_norm encoder_norm;          // encoder.layer_norm (Pre-LN final LN / ResiDual LN_final)
   rmt_norm decoder_norm;          // decoder.layer_norm
 };

@@ -9,7 +9,7 @@
 #include "json.h"
 #include "size.h"
 
-static size_t dtype_size(rmt_dtype dtype) { return dtype == RMT_DTYPE_F32 ? 4 : 2; }
+static size_t dtype_size(rmt_dtype dtype) { return dtype == RMT_DTYPE_F32 || dtype == RMT_DTYPE_I32 ? 4 : 2; }
 
 static int parse_tensor(const rmt_json *json, int key, rmt_tensor_info *info, size_t data_size) {
   if (rmt_json_string(json, key, info->name, sizeof info->name)) {
@@ -27,10 +27,11 @@ static int parse_tensor(const rmt_json *json, int key, rmt_tensor_info *info, si
   if (rmt_json_equals(json, dtype, "F32")) info->dtype = RMT_DTYPE_F32;
   else if (rmt_json_equals(json, dtype, "F16")) info->dtype = RMT_DTYPE_F16;
   else if (rmt_json_equals(json, dtype, "BF16")) info->dtype = RMT_DTYPE_BF16;
+  else if (rmt_json_equals(json, dtype, "I32")) info->dtype = RMT_DTYPE_I32;
   else {
     char name[16] = "?";
     rmt_json_string(json, dtype, name, sizeof name);
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: unsupported dtype %s (F32, F16 or BF16)",
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: unsupported dtype %s (F32, F16, BF16, or I32 for index tables)",
                      info->name, name);
   }
   info->n_dims = json->tokens[shape].size;
@@ -169,6 +170,9 @@ static float f16_to_f32(uint16_t h) {
 }
 
 int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
+  if (info->dtype == RMT_DTYPE_I32) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is I32, expected a float dtype", info->name);
+  }
   const uint8_t *src = st->data + info->offset;
   size_t n = info->bytes / dtype_size(info->dtype);
   if (info->dtype == RMT_DTYPE_F32) {
@@ -191,6 +195,24 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
       return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu",
                        info->name, isnan(dst[i]) ? "NaN" : "Inf", i);
     }
+  }
+  return RMT_OK;
+}
+
+int rmt_safetensors_read_i32(const rmt_safetensors *st, const rmt_tensor_info *info, int32_t *dst, int32_t max) {
+  if (info->dtype != RMT_DTYPE_I32) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s must be I32", info->name);
+  }
+  const uint8_t *src = st->data + info->offset;
+  size_t n = info->bytes / 4;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t u = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 | (uint32_t)src[4 * i + 2] << 16 |
+                 (uint32_t)src[4 * i + 3] << 24;
+    if (u > (uint32_t)max) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: element %zu is %lld, outside [0, %d]", info->name,
+                       i, (long long)(int32_t)u, (int)max);
+    }
+    dst[i] = (int32_t)u;
   }
   return RMT_OK;
 }

@@ -8,7 +8,7 @@
 #define RMT_TENSOR_NAME_MAX 160
 #define RMT_TENSOR_DIMS_MAX 4
 
-typedef enum { RMT_DTYPE_F32, RMT_DTYPE_F16, RMT_DTYPE_BF16 } rmt_dtype;
+typedef enum { RMT_DTYPE_F32, RMT_DTYPE_F16, RMT_DTYPE_BF16, RMT_DTYPE_I32 } rmt_dtype;  // I32: index tables
 
 typedef struct {
   char name[RMT_TENSOR_NAME_MAX];
@@ -33,6 +33,9 @@ int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size)
 void rmt_safetensors_close(rmt_safetensors *st);
 rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *name);
 // Copies a tensor into dst as float32 (widening F16 / BF16); RMT_E_FORMAT,
-// naming the tensor, when a value is NaN or infinite.
+// naming the tensor, when a value is NaN or infinite or the tensor is I32.
 int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst);
+// Copies an I32 tensor into dst; RMT_E_FORMAT, naming the tensor, when it is
+// not I32 or a value is outside [0, max].
+int rmt_safetensors_read_i32(const rmt_safetensors *st, const rmt_tensor_info *info, int32_t *dst, int32_t max);
 #endif

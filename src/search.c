@@ -14,9 +14,18 @@
 
 // The row's log-probabilities with fairseq's per-step masks (reference.py's
 // step_log_probs): no padding, only </s> at the length limit, no </s> before
-// min_len; with Marian's search, only <unk> is masked.
+// min_len; with Marian's search, only <unk> is masked. Words off the
+// sentence's lexical shortlist, if the model has one, are out from the start.
 static void step_log_probs(const rmt_translation *tr, float *lprobs, int s) {
   const rmt_config *c = &tr->model->config;
+  if (tr->allowed) {
+    // Marian's log-softmax runs over the shortlist's words only: the same as
+    // leaving the others out of it.
+    const unsigned char *allowed = tr->allowed + (size_t)s * c->vocab_size;
+    for (int i = 0; i < c->vocab_size; i++) {
+      if (!allowed[i]) lprobs[i] = -INFINITY;
+    }
+  }
   rmt_log_softmax_f32(lprobs, lprobs, c->vocab_size);
   if (c->search == RMT_SEARCH_MARIAN) {
     lprobs[c->unk_id] = -INFINITY;  // Marian suppresses <unk> unless --allow-unk

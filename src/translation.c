@@ -155,9 +155,30 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(value_rows, const float *, d->keys);
   TAKE(cand_score, float, MUL(2, B));
   TAKE(cand_index, int, MUL(2, B));
+  if (c->shortlist_first >= 0) TAKE(allowed, unsigned char, MUL(N, (size_t)c->vocab_size));
 #undef TAKE
 #undef MUL
   return missing ? RMT_SIZE_OVERFLOW : bytes;
+}
+
+// A sentence's output candidates under the lexical shortlist, as Marian's
+// BinaryShortlistGenerator::generate picks them for a batch of one sentence
+// (data/shortlist.cpp): the ids below shortlist_first, every source id (the
+// vocabulary is shared), the targets each source id (</s> included) brings
+// in, then the lowest unpicked ids from shortlist_first on until the count is
+// a multiple of 8 (intgemm's tile, which changes which words may win).
+static void shortlist_candidates(const rmt_model *m, const int *src, int len, unsigned char *allowed) {
+  int V = m->config.vocab_size, count = 0;
+  memset(allowed, 0, (size_t)V);
+  for (int i = 0; i < m->config.shortlist_first && i < V; i++) allowed[i] = 1;
+  for (int t = 0; t < len; t++) {
+    allowed[src[t]] = 1;
+    for (int j = m->shortlist_offsets[src[t]]; j < m->shortlist_offsets[src[t] + 1]; j++) allowed[m->shortlist_targets[j]] = 1;
+  }
+  for (int i = 0; i < V; i++) count += allowed[i];
+  for (int i = m->config.shortlist_first; i < V && count % 8; i++) {
+    if (!allowed[i]) allowed[i] = 1, count++;
+  }
 }
 
 // Target tokens allowed for a source of src_len tokens (counting its </s>):
@@ -279,6 +300,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
     dst[lens[s]] = c->eos_id;
     tr->max_len[s] = max_target_len(c, &p, tr->src_len[s]);
+    if (tr->allowed) shortlist_candidates(model, dst, tr->src_len[s], tr->allowed + (size_t)s * c->vocab_size);
   }
   rmt_encode(tr);
   // Step 0: one row per sentence (all beams would be identical), starting from </s>.

@@ -145,8 +145,11 @@ test('bad model files give clear errors', async (t) => {
     weights: withHeader((h) => { h['decoder.layers.0.fc1.bias'].shape = [38, 2]; }),
   }, /decoder\.layers\.0\.fc1\.bias has shape \[38, 2\], expected \[76\]/));
   await t.test('unsupported dtype', () => expectLoadError({
+    weights: withHeader((h) => { h['encoder.layer_norm.weight'].dtype = 'I64'; }),
+  }, /unsupported dtype I64/));
+  await t.test('an index table (I32) where weights belong', () => expectLoadError({
     weights: withHeader((h) => { h['encoder.layer_norm.weight'].dtype = 'I32'; }),
-  }, /unsupported dtype I32/));
+  }, /encoder\.layer_norm\.weight is I32, expected a float dtype/));
   await t.test('data size not matching the shape', () => expectLoadError({
     weights: withHeader((h) => { h['encoder.layer_norm.weight'].shape = [65]; }),
   }, /do not match its shape/));

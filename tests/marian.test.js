@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../js/engine.js';
 import { createTranslator } from '../js/index.js';
-import { bergamotTranslate, randomMarianModel, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
+import { bergamotTranslate, randomMarianModel, randomShortlist, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONVERT = join(ROOT, 'models', 'convert_marian.py');
@@ -41,10 +41,10 @@ function convert(modelPath, out, extra = []) {
   return spawnSync('python3', [CONVERT, '--model', modelPath, '--vocab', VOCAB, '--out', out, ...extra], { encoding: 'utf8' });
 }
 
-function convertedModel(name, marian, format = 'bin') {
+function convertedModel(name, marian, format = 'bin', extra = []) {
   const path = join(work, `${name}.${format}`), out = join(work, `${name}-${format}`);
   writeFileSync(path, format === 'bin' ? writeMarianBin(marian) : writeMarianNpz(marian));
-  const r = convert(path, out, ['--source-language', 'es', '--target-language', 'en']);
+  const r = convert(path, out, ['--source-language', 'es', '--target-language', 'en', ...extra]);
   assert.equal(r.status, 0, r.stderr);
   return out;
 }
@@ -84,6 +84,30 @@ for (const [kind, options] of KINDS) {
     }
   });
 }
+
+test('Marian with a lexical shortlist: identical to Bergamot with it, greedy and beam 4', async () => {
+  // Few words always allowed and short lists, so that the shortlist decides
+  // much of each output (and a translation without it differs).
+  const marian = randomMarianModel({ seed: 16, decoder: 'ssru', activation: 'swish' });
+  const shortlist = randomShortlist({ vocab: 150, first: 10, best: 6, seed: 17 });
+  const shortlistPath = join(work, 'lex.s2t.bin');
+  writeFileSync(shortlistPath, shortlist);
+  const model = loadDir(convertedModel('lex', marian, 'bin', ['--shortlist', shortlistPath]));
+  const bin = writeMarianBin(marian);
+  try {
+    for (const beam of [1, 4]) {
+      const theirs = await bergamotTranslate({ model: bin, vocab, shortlist, options: { 'beam-size': beam } }, TEXTS);
+      const ours = model.translateTexts(TEXTS, { beam, ...PARITY }).map((hyps) => hyps[0].text);
+      assert.deepEqual(ours, theirs, `beam ${beam}`);
+      const without = await bergamotTranslate({ model: bin, vocab, options: { 'beam-size': beam } }, TEXTS);
+      const changed = without.filter((t, i) => t !== theirs[i]).length;
+      assert.ok(changed > 0, 'the shortlist changes some translations');
+      console.log(`# shortlist, beam ${beam}: ${TEXTS.length} sentences identical; ${changed} differ without the shortlist`);
+    }
+  } finally {
+    model.dispose();
+  }
+});
 
 test('a Marian .npz converts to the same model as the .bin', () => {
   const marian = randomMarianModel({ seed: 21, activation: 'swish' });
@@ -176,7 +200,7 @@ test('the converter refuses what it cannot convert exactly, with a message', () 
   const path = join(work, 'ok.bin');
   writeFileSync(path, writeMarianBin(randomMarianModel({ seed: 42 })));
   for (const [args, message] of [
-    [['--shortlist', path], /shortlists are not supported yet/],
+    [['--shortlist', path], /shortlist: not a binary lexical shortlist/],
     [['--target-vocab', join(ROOT, 'tests', 'fixtures', 'spm', 'bpe_unused.model')], /separate source and target vocabularies/],
   ]) {
     const r = convert(path, join(work, 'bad-out'), args);

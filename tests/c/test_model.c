@@ -274,8 +274,8 @@ static void check_bad_input(void) {
                   "\"decoder.layers.0.fc1.bias\":{\"dtype\":\"F32\",\"shape\":[38,2]", &bad);
   expect_load_error(&f, NULL, bad, n, "decoder.layers.0.fc1.bias has shape [38, 2], expected [76]", "wrong shape");
   free(bad);
-  n = edit_header(f.weights, f.weights_len, "\"dtype\":\"F32\"", "\"dtype\":\"I32\"", &bad);
-  expect_load_error(&f, NULL, bad, n, "unsupported dtype I32", "unsupported dtype");
+  n = edit_header(f.weights, f.weights_len, "\"dtype\":\"F32\"", "\"dtype\":\"I64\"", &bad);
+  expect_load_error(&f, NULL, bad, n, "unsupported dtype I64", "unsupported dtype");
   free(bad);
   char *config = replace_in(f.config, "\"n_heads\": 4", "\"n_heads\": 5");
   expect_load_error(&f, config, f.weights, f.weights_len, "not divisible by n_heads", "d_model not divisible by n_heads");

@@ -160,6 +160,26 @@ export function writeMarianBin({ items, yml }) {
   return Buffer.concat(parts);
 }
 
+// A random binary lexical shortlist (marian-dev data/shortlist.cpp): six u64
+// (magic, checksum, firstNum, bestNum, offsets length, targets length), the
+// u64 offsets of each source id's list, the u32 target ids (each list sorted).
+// Bergamot does not verify the checksum unless asked (check-bytearray): 0 here.
+export function randomShortlist({ vocab, first, best, seed }) {
+  const rand = random(seed), offsets = [0], targets = [];
+  for (let id = 0; id < vocab; id++) {
+    const list = new Set();
+    while (list.size < best) list.add(Math.floor(rand() * vocab));
+    targets.push(...[...list].sort((a, b) => a - b));
+    offsets.push(targets.length);
+  }
+  const bytes = Buffer.alloc(48 + 8 * offsets.length + 4 * targets.length);
+  [0xf11a48d5013417f5n, 0n, BigInt(first), BigInt(best), BigInt(offsets.length), BigInt(targets.length)]
+    .forEach((v, i) => bytes.writeBigUInt64LE(v, 8 * i));
+  offsets.forEach((v, i) => bytes.writeBigUInt64LE(BigInt(v), 48 + 8 * i));
+  targets.forEach((v, i) => bytes.writeUInt32LE(v, 48 + 8 * offsets.length + 4 * i));
+  return bytes;
+}
+
 // ---------------------------------------------------------------- .npz
 
 function npy(descr, shape, data) {
