@@ -52,6 +52,7 @@ export function reviveError(data) {
     if (!(data.name in { TypeError: 1, RangeError: 1, Error: 1 })) err.name = data.name;
   }
   if (data.translations) err.translations = data.translations;
-  if (data.code) err.code = data.code;
+  // Our codes are strings ('RMT_E_SIZE'); a DOMException's own code is a number it has already.
+  if (typeof data.code === 'string' && !DOM_NAMES.has(data.name)) err.code = data.code;
   return err;
 }
