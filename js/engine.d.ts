@@ -67,5 +67,9 @@ export class Translation {
 
 /** The batching policy: lists of sentence indices, sorted by length unless keepOrder. */
 export function planBatches(lengths: number[], options: { beam: number; most?: number; keepOrder?: boolean }): number[][];
-/** The two halves of a batch the engine found too large, or throws the error. */
-export function halveOrThrow(err: Error & { code?: string }, batch: number[]): [number[], number[]];
+/**
+ * Takes the next batch off `pending` (planBatches' lists, changed in place) and starts it with
+ * begin(batch); a batch too large for the engine's memory limit goes back as two halves, one
+ * sentence alone over it throws. Null when no batch is left.
+ */
+export function nextBatch<T>(pending: number[][], begin: (batch: number[]) => T): { batch: number[]; translation: T } | null;

@@ -36,7 +36,7 @@ export function planBatches(lengths, { beam, most = MAX_BATCH, keepOrder = false
 // A batch the engine refuses as too large for its memory limit (RMT_E_SIZE)
 // is decoded as two halves instead; one sentence alone over it is the error,
 // as is any other, its sentence numbered as the caller numbered it.
-export function halveOrThrow(err, batch) {
+function halveOrThrow(err, batch) {
   if (err.code !== 'RMT_E_SIZE' || batch.length === 1) {
     err.message = err.message.replace(/\b(sentence|text) (\d+)\b/g, (_, what, k) => `${what} ${batch[Number(k)] ?? k}`);
     throw err;
@@ -45,20 +45,28 @@ export function halveOrThrow(err, batch) {
   return [batch.slice(0, middle), batch.slice(middle)];
 }
 
+// Takes the next batch off `pending` (planBatches' lists) and starts it with
+// begin(batch); a batch too large for the engine goes back as two halves.
+// Returns { batch, translation }, or null when no batch is left.
+export function nextBatch(pending, begin) {
+  while (pending.length) {
+    const batch = pending.shift();
+    try {
+      return { batch, translation: begin(batch) };
+    } catch (err) {
+      pending.unshift(...halveOrThrow(err, batch));
+    }
+  }
+  return null;
+}
+
 // Decodes every batch to the end: begin(batch) starts one, finish(translation,
 // batch) reads its results.
 function decodeAll(items, length, options, begin, finish) {
   if (!Array.isArray(items) || items.length === 0) throw new Error('residual-mt: empty input: no sentences');
   const pending = planBatches(items.map(length), { beam: options.beam ?? 1, most: options.batch });
-  while (pending.length) {
-    const batch = pending.shift();
-    let translation;
-    try {
-      translation = begin(batch.map((i) => items[i]));
-    } catch (err) {
-      pending.unshift(...halveOrThrow(err, batch));
-      continue;
-    }
+  for (let next; (next = nextBatch(pending, (batch) => begin(batch.map((i) => items[i]))));) {
+    const { batch, translation } = next;
     try {
       translation.run();
       finish(translation, batch);

@@ -4,7 +4,7 @@
 // yields between steps so that cancellation is seen and the thread stays
 // responsive. One job at a time: jobs never interleave inside the engine.
 
-import { Engine, halveOrThrow, planBatches } from './engine.js';
+import { Engine, nextBatch, planBatches } from './engine.js';
 import { quotaExceeded, unknownError } from './errors.js';
 import { segmentPieces, splitLong } from './segment.js';
 
@@ -259,15 +259,8 @@ export class Runner {
 
     const pending = planBatches(sentences.map((s) => s.length), { beam: search.beam ?? model.engine.defaults.beam,
       most: search.batch, keepOrder: !!onPartial });
-    while (pending.length) {
-      const batch = pending.shift();
-      let tr;
-      try {
-        tr = model.beginText(batch.map((s) => sentences[s]), search);
-      } catch (err) {
-        pending.unshift(...halveOrThrow(err, batch));
-        continue;
-      }
+    for (let next; (next = nextBatch(pending, (batch) => model.beginText(batch.map((s) => sentences[s]), search)));) {
+      const { batch, translation: tr } = next;
       try {
         for (;;) {
           await pace(!!onPartial);
