@@ -609,3 +609,52 @@ test('the polyfill in an iframe that has been removed: availability, create and 
     rmSync(site, { recursive: true, force: true });
   }
 });
+
+test('the demo\'s page mode: the sample article translated in place as Node translates its HTML, the same elements, restored', { skip, timeout: 120_000 }, async () => {
+  const fixture = 'tests/fixtures/models/residual-text/';
+  const node = await createTranslator({ model: `${root}${fixture}`, sourceLanguage: 'es', targetLanguage: 'en' });
+  const { context, close } = await launch();
+  try {
+    await withServer({}, async (base) => {
+      const page = context.pages()[0] ?? await context.newPage();
+      const errors = await watchConsole(page);
+      await page.goto(`${base}?beam=1&sw=0&model=/${fixture}`);
+      await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
+      await page.check('[data-testid=mode-page]');
+      assert.equal(await page.$eval('[data-testid=direction]', (select) => select.value), 'es-en');
+      const sample = '[data-testid=sample]';
+      const original = await page.$eval(sample, (el) => el.innerHTML);
+      assert.match(original, /<table>[^]*<ul>|<ul>[^]*<table>/);
+      // The element objects themselves, to see that they are the ones kept.
+      await page.evaluate(() => { window.kept = [...document.querySelectorAll('#sample *')]; });
+      await page.click('[data-testid=translate-page]');
+      await page.waitForFunction(() => document.querySelector('#sample').dataset.state !== 'pending', null, { timeout: 60_000 });
+      assert.equal(await page.$eval(sample, (el) => el.dataset.state), 'done', errors.join('; '));
+      const translated = await page.$eval(sample, (el) => el.innerHTML);
+      assert.notEqual(translated, original);
+      assert.equal(translated, await node.translate(original, { format: 'html', beam: 1 }));
+      assert.ok(await page.evaluate(() => window.kept.every((el) => document.querySelector('#sample').contains(el)) &&
+        document.querySelectorAll('#sample *').length === window.kept.length), 'the same element nodes, no new ones');
+      assert.equal(await page.$eval(sample, (el) => el.lang), 'en');
+      assert.match(await page.textContent('[data-testid=stats]'), /^\d+ words in \d+ ms · \d+ words\/s$/);
+      console.log(`page mode (fixture model, beam 1): ${await page.textContent('[data-testid=stats]')}`);
+      await page.click('[data-testid=restore-page]');
+      assert.equal(await page.$eval(sample, (el) => el.innerHTML), original);
+      assert.equal(await page.$eval(sample, (el) => el.lang), 'es');
+      // The other direction shows the English article, translated to Spanish.
+      await page.selectOption('[data-testid=direction]', 'en-es');
+      const english = await page.$eval(sample, (el) => el.innerHTML);
+      assert.match(english, /library/);
+      await page.click('[data-testid=translate-page]');
+      await page.waitForFunction(() => document.querySelector('#sample').dataset.state === 'done', null, { timeout: 60_000 });
+      const toEs = await createTranslator({ model: `${root}${fixture}`, sourceLanguage: 'en', targetLanguage: 'es' });
+      assert.equal(await page.$eval(sample, (el) => el.innerHTML), await toEs.translate(english, { format: 'html', beam: 1 }));
+      toEs.destroy();
+      // The fixture model has no package.json for the demo's "trained on" line.
+      assert.deepEqual(errors.filter((e) => !/404 .*residual-text\/package\.json/.test(e)), []);
+    });
+  } finally {
+    node.destroy();
+    await close();
+  }
+});

@@ -1,10 +1,11 @@
 // The demo: loads the default model (with a progress bar), translates as you
 // type, shows latency and tokens/s, swaps the direction, copies the result,
-// says what the model was trained on, and works offline after the first
-// visit (sw.js). An error (a failed load, a failed translation) is shown
+// says what the model was trained on, translates a sample page in place
+// (links, lists, emphasis and a table kept; the original restorable), and
+// works offline after the first visit (sw.js). An error (a failed load, a failed translation) is shown
 // until the next success; a failed load is tried again on the next action.
 // Query parameters for testing: ?model=URL, ?beam=N, ?worker=0, ?sw=0.
-import { createTranslator, modelInfo } from '../js/index.js';
+import { createTranslator, modelInfo, restoreElement, translateElement } from '../js/index.js';
 import { missingFeatures } from '../js/env.js';
 
 const $ = (id) => document.getElementById(id);
@@ -12,6 +13,8 @@ const ui = {
   status: $('status'), progress: $('progress'), offline: $('offline'), direction: $('direction'), live: $('live'),
   stream: $('stream'), translate: $('translate'), swap: $('swap'), copy: $('copy'), source: $('source'),
   target: $('target'), stats: $('stats'), error: $('error'), trained: $('trained'), modelName: $('model-name'),
+  textMode: $('text-mode'), pageMode: $('page-mode'), sample: $('sample'), translatePage: $('translate-page'),
+  restorePage: $('restore-page'),
 };
 const params = new URLSearchParams(location.search);
 const options = {
@@ -188,6 +191,61 @@ async function translateNow() {
   }
 }
 
+// ---- a page: the sample article in the source language, translated in place
+
+const pageMode = () => document.querySelector('input[name=mode]:checked').value === 'page';
+
+function showSample() {
+  const [source] = selectedPair();
+  restoreElement(ui.sample);
+  const sample = $(`sample-${source}`) ?? $('sample-es');
+  ui.sample.replaceChildren(sample.content.cloneNode(true));
+  ui.sample.lang = sample.id.slice('sample-'.length);
+  ui.sample.dataset.state = 'original';
+  ui.restorePage.disabled = true;
+}
+
+async function translatePage() {
+  current?.abort();
+  const controller = new AbortController();
+  current = controller;
+  const started = performance.now();
+  try {
+    await load();
+    const translator = await translatorFor(selectedPair());
+    ui.sample.dataset.state = 'pending';
+    const { words } = await translateElement(ui.sample, translator, { signal: controller.signal, beam });
+    const ms = performance.now() - started;
+    ui.stats.textContent = `${words} words in ${ms.toFixed(0)} ms · ${Math.round(words / Math.max(ms, 1) * 1000)} words/s`;
+    ui.sample.dataset.state = 'done';
+    ui.restorePage.disabled = false;
+    clearError();
+  } catch (err) {
+    if (err.name === 'AbortError' && controller !== current) return;
+    if (controller === current && ready) showError(`error: ${err.message}`);
+    ui.sample.dataset.state = 'error';
+    ui.restorePage.disabled = false;
+  } finally {
+    if (controller === current) current = null;
+  }
+}
+
+function restorePage() {
+  current?.abort();
+  restoreElement(ui.sample);
+  ui.sample.dataset.state = 'original';
+  ui.restorePage.disabled = true;
+  ui.stats.textContent = '';
+}
+
+function showMode() {
+  const page = pageMode();
+  ui.textMode.hidden = page;
+  ui.pageMode.hidden = !page;
+  ui.translate.hidden = page;
+  if (page && !ui.sample.childElementCount) showSample();
+}
+
 function schedule() {
   clearTimeout(debounce);
   ui.target.dataset.state = 'pending';
@@ -209,7 +267,8 @@ function swap() {
   ui.target.textContent = '';
   ui.copy.disabled = true;
   showDirection();
-  if (ui.source.value) {
+  if (pageMode()) showSample();
+  else if (ui.source.value) {
     clearTimeout(debounce);
     translateNow();
   }
@@ -226,8 +285,14 @@ async function main() {
   ui.source.addEventListener('input', () => { if (ui.live.checked) schedule(); });
   ui.direction.addEventListener('change', () => {
     showDirection();
-    if (ui.source.value) schedule();
+    if (pageMode()) showSample();
+    else if (ui.source.value) schedule();
   });
+  for (const radio of document.querySelectorAll('input[name=mode]')) radio.addEventListener('change', showMode);
+  ui.translatePage.addEventListener('click', translatePage);
+  ui.restorePage.addEventListener('click', restorePage);
+  ui.translatePage.disabled = false;
+  showMode();
   ui.swap.addEventListener('click', swap);
   ui.copy.addEventListener('click', () => navigator.clipboard.writeText(ui.target.textContent).then(
     () => { ui.stats.textContent = 'copied'; }, (err) => showError(`could not copy: ${err.message}`)));
