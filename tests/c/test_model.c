@@ -409,6 +409,14 @@ static void check_bad_files(void) {
       {"C", "\"languages\": {}", "\"languages\": {\"target_lang_tokens\": {\"en\": 1}}", "\"en\" uses special id 1"},
       {"C", "\"languages\": {}", "\"languages\": {\"target_lang_tokens\": {\"en\": 7, \"es\": 7}}", "\"en\" and \"es\" share id 7"},
       {"C", "\"languages\": {}", "\"languages\": {\"target_lang_tokens\": {\"en\": 7.5}}", "bad entry in languages"},
+      // The keys of models converted from Marian: values checked, and the tensors they need required.
+      {"C", "\"activation\": \"relu\"", "\"activation\": \"gelu\"", "unsupported \"activation\" (expected \"relu\" or \"swish\")"},
+      {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"search\": \"beam\"", "unsupported \"search\" (expected \"fairseq\" or \"marian\")"},
+      {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"output_bias\": 1", "\"output_bias\" must be true or false"},
+      {"C", "\"pad_id\": 1", "\"pad_id\": null", "\"pad_id\" is required"},
+      {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"output_bias\": true", "missing tensor decoder.output_projection.bias"},
+      {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"decoder_self\": \"ssru\"", "missing tensor decoder.layers.0.ssru.in_proj.weight"},
+      {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"shortlist_first\": 8", "needs the 1-D I32 tensor shortlist.targets"},
   };
   for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
     char *config = NULL, *weights = NULL;

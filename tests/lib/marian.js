@@ -253,7 +253,7 @@ export function loadBergamot() {
     const fallback = (name) => name.replace(/_(\w)/g, (_, c) => c.toUpperCase()) + 'Fallback';
     const Module = {
       print: () => {},
-      printErr: () => {},
+      printErr: process.env.BERGAMOT_LOG ? console.error : () => {},  // Marian's log, when debugging
       instantiateWasm(imports, accept) {
         const wasmGemm = Object.fromEntries(gemm.map((n) => [n, (...args) => Module.asm[fallback(n)](...args)]));
         WebAssembly.instantiate(wasm, { ...imports, wasm_gemm: wasmGemm })
