@@ -1,0 +1,78 @@
+// How far our float32 run of an intgemm8 Marian model is from Bergamot's int8
+// run of it. The converter dequantises the weights exactly as Marian reads
+// them (tests/marian.test.js checks this to the bit); Bergamot then also
+// quantises every activation matrix to int8 (int8shiftAll: per product, one
+// scale, shifted to uint8), which we do not, so the two disagree wherever that
+// rounding changes a choice. Random-weight models are the worst case (nearly
+// flat output distributions): the figures bound the effect, not estimate it
+// for a trained model. Greedy, one sentence a call, max-length-factor 1.
+//
+//   node tests/bench/marian_int8.js
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Engine } from '../../js/engine.js';
+import { bergamotTranslate, randomMarianModel, writeMarianBin, TYPE_INTGEMM8 } from '../lib/marian.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const VOCAB = join(root, 'tests/fixtures/spm/bpe_unused.model');  // 4000 pieces: intgemm wants multiples of 8
+const vocab = readFileSync(VOCAB);
+const TEXTS = readFileSync(join(root, 'tests/fixtures/spm/corpus.txt'), 'utf8').split('\n')
+  .filter((line) => line.length > 20 && line.length < 120 && /^[A-Za-z][ -~]*$/.test(line) && !/  |[.!?:;] ./.test(line))
+  .slice(0, 24);
+
+// Marian's intgemm8 layout: int8 values, weights stored transposed, then the
+// float32 multiplier (127 / max |w|): value = q * (1 / multiplier).
+function quantise(marian) {
+  return {
+    ...marian,
+    items: marian.items.map((item) => {
+      if (item.shape[0] === 1) return item;  // biases and LN parameters stay float32
+      const [rows, cols] = item.shape, bytes = Buffer.alloc(rows * cols + 4);
+      const max = item.values.reduce((m, v) => Math.max(m, Math.abs(v)), 0), mult = 127 / max;
+      const embedding = item.name.includes('Wemb');
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++) bytes.writeInt8(Math.round(item.values[r * cols + c] * mult), embedding ? r * cols + c : c * rows + r);
+      }
+      bytes.writeFloatLE(mult, rows * cols);
+      return { ...item, type: TYPE_INTGEMM8, bytes };
+    }),
+  };
+}
+
+const work = mkdtempSync(join(tmpdir(), 'rmt-marian-int8-'));
+const engine = await Engine.load();
+try {
+  for (const [name, shape] of [['transformer relu', { seed: 11 }], ['transformer swish', { seed: 12, activation: 'swish' }],
+    ['SSRU decoder', { seed: 13, decoder: 'ssru' }]]) {
+    const bin = writeMarianBin(quantise(randomMarianModel({ ...shape, vocab: 4000, dim: 64, ffn: 256 })));
+    writeFileSync(join(work, 'model.bin'), bin);
+    const r = spawnSync('python3', [join(root, 'models/convert_marian.py'), '--model', join(work, 'model.bin'),
+      '--vocab', VOCAB, '--out', join(work, 'out')], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    const model = engine.loadModel({
+      config: readFileSync(join(work, 'out/config.json'), 'utf8'),
+      weights: readFileSync(join(work, 'out/model.safetensors')),
+      spm: vocab,
+    });
+    const theirs = await bergamotTranslate({ model: bin, vocab, options: { 'gemm-precision': 'int8shiftAll', 'max-length-factor': 1 } }, TEXTS);
+    const ours = model.translateTexts(TEXTS, { beam: 1, maxLenA: 1, maxLenB: 0, minLen: 0, lenpen: 1 }).map((h) => h[0].text);
+    let same = 0, prefix = 0, total = 0;
+    TEXTS.forEach((_, i) => {
+      same += ours[i] === theirs[i];
+      const a = model.tokenize(ours[i]), b = model.tokenize(theirs[i]);
+      let k = 0;
+      while (k < a.length && k < b.length && a[k] === b[k]) k++;
+      prefix += k;
+      total += Math.max(a.length, b.length);
+    });
+    console.log(`${name} (d64, 2+2, random weights), greedy: ${same}/${TEXTS.length} outputs identical, ` +
+      `common prefixes ${prefix}/${total} tokens`);
+    model.dispose();
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
