@@ -9,7 +9,6 @@
 // 1 and max-length-factor 2: ours with lenpen 1, maxLenA 2, maxLenB 0, minLen 0.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,10 +16,9 @@ import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../js/engine.js';
 import { createTranslator } from '../js/index.js';
-import { bergamotTranslate, randomMarianModel, randomShortlist, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, randomShortlist, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CONVERT = join(ROOT, 'models', 'convert_marian.py');
 const VOCAB = join(ROOT, 'tests', 'fixtures', 'models', 'residual-text', 'spm.model');
 const PARITY = { maxLenA: 2, maxLenB: 0, minLen: 0, lenpen: 1 };
 const TEXTS = [
@@ -37,9 +35,7 @@ process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const engine = await Engine.load();
 const vocab = readFileSync(VOCAB);
 
-function convert(modelPath, out, extra = []) {
-  return spawnSync('python3', [CONVERT, '--model', modelPath, '--vocab', VOCAB, '--out', out, ...extra], { encoding: 'utf8' });
-}
+const convert = (modelPath, out, extra = []) => convertMarian(modelPath, VOCAB, out, extra);
 
 function convertedModel(name, marian, format = 'bin', extra = []) {
   const path = join(work, `${name}.${format}`), out = join(work, `${name}-${format}`);
@@ -49,13 +45,7 @@ function convertedModel(name, marian, format = 'bin', extra = []) {
   return out;
 }
 
-function loadDir(dir) {
-  return engine.loadModel({
-    config: readFileSync(join(dir, 'config.json'), 'utf8'),
-    weights: readFileSync(join(dir, 'model.safetensors')),
-    spm: readFileSync(join(dir, 'spm.model')),
-  });
-}
+const loadDir = (dir) => loadConverted(engine, dir);
 
 const KINDS = [
   ['transformer, relu, tied embeddings', { seed: 11, activation: 'relu' }],

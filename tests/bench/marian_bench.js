@@ -7,13 +7,12 @@
 //
 //   node tests/bench/marian_bench.js [--quick]
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../../js/engine.js';
-import { bergamotTranslate, randomMarianModel, writeMarianBin } from '../lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, writeMarianBin } from '../lib/marian.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -38,14 +37,9 @@ try {
     const marian = randomMarianModel({ ...shape, vocab: 4000, seed: 7 });
     const bin = writeMarianBin(marian);
     writeFileSync(join(work, 'model.bin'), bin);
-    const r = spawnSync('python3', [join(root, 'models/convert_marian.py'), '--model', join(work, 'model.bin'),
-      '--vocab', VOCAB, '--out', join(work, 'out')], { encoding: 'utf8' });
+    const r = convertMarian(join(work, 'model.bin'), VOCAB, join(work, 'out'));
     if (r.status !== 0) throw new Error(r.stderr);
-    const model = engine.loadModel({
-      config: readFileSync(join(work, 'out/config.json'), 'utf8'),
-      weights: readFileSync(join(work, 'out/model.safetensors')),
-      spm: readFileSync(join(work, 'out/spm.model')),
-    });
+    const model = loadConverted(engine, join(work, 'out'));
     for (const beam of [1, 4]) {
       const options = { 'beam-size': beam, 'max-length-factor': 1 };
       // Bergamot's first sentence also prepares the model: left out of the timing.

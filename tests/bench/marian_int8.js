@@ -9,13 +9,12 @@
 //
 //   node tests/bench/marian_int8.js
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../../js/engine.js';
-import { bergamotTranslate, randomMarianModel, writeMarianBin, TYPE_INTGEMM8 } from '../lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, writeMarianBin, TYPE_INTGEMM8 } from '../lib/marian.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const VOCAB = join(root, 'tests/fixtures/spm/bpe_unused.model');  // 4000 pieces: intgemm wants multiples of 8
@@ -50,14 +49,9 @@ try {
     ['SSRU decoder', { seed: 13, decoder: 'ssru' }]]) {
     const bin = writeMarianBin(quantise(randomMarianModel({ ...shape, vocab: 4000, dim: 64, ffn: 256 })));
     writeFileSync(join(work, 'model.bin'), bin);
-    const r = spawnSync('python3', [join(root, 'models/convert_marian.py'), '--model', join(work, 'model.bin'),
-      '--vocab', VOCAB, '--out', join(work, 'out')], { encoding: 'utf8' });
+    const r = convertMarian(join(work, 'model.bin'), VOCAB, join(work, 'out'));
     if (r.status !== 0) throw new Error(r.stderr);
-    const model = engine.loadModel({
-      config: readFileSync(join(work, 'out/config.json'), 'utf8'),
-      weights: readFileSync(join(work, 'out/model.safetensors')),
-      spm: vocab,
-    });
+    const model = loadConverted(engine, join(work, 'out'));
     const theirs = await bergamotTranslate({ model: bin, vocab, options: { 'gemm-precision': 'int8shiftAll', 'max-length-factor': 1 } }, TEXTS);
     const ours = model.translateTexts(TEXTS, { beam: 1, maxLenA: 1, maxLenB: 0, minLen: 0, lenpen: 1 }).map((h) => h[0].text);
     let same = 0, prefix = 0, total = 0;

@@ -11,10 +11,27 @@
 //   "special:model.yml" (YAML text) in both.
 // Parameter names and shapes follow Marian's transformer (src/models/transformer.h):
 // weights are [in, out] (Marian computes x W + b), biases and LN parameters [1, out].
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
+
+const CONVERT = new URL('../../models/convert_marian.py', import.meta.url).pathname;
+
+// Runs models/convert_marian.py; the spawnSync result (status, stderr).
+export function convertMarian(modelPath, vocabPath, out, extra = []) {
+  return spawnSync('python3', [CONVERT, '--model', modelPath, '--vocab', vocabPath, '--out', out, ...extra], { encoding: 'utf8' });
+}
+
+// A converted model directory loaded into an Engine (js/engine.js).
+export function loadConverted(engine, dir) {
+  return engine.loadModel({
+    config: readFileSync(join(dir, 'config.json'), 'utf8'),
+    weights: readFileSync(join(dir, 'model.safetensors')),
+    spm: readFileSync(join(dir, 'spm.model')),
+  });
+}
 
 export const TYPE_INT8 = 0x0101;
 export const TYPE_FLOAT32 = 0x0404;
