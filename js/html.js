@@ -26,6 +26,11 @@ const ANCHORS = new Set(['img', 'wbr', 'input']);
 const KEEP = new Set(['script', 'style', 'template', 'textarea', 'pre', 'code', 'kbd', 'samp', 'var', 'svg', 'math',
   'noscript', 'iframe', 'object', 'embed', 'canvas', 'video', 'audio', 'select']);
 
+// Nesting deeper than this is refused (a RangeError) rather than walked:
+// the walks here recurse, and browsers' HTML parsers stop nesting at 512 too.
+const MAX_DEPTH = 512;
+const tooDeep = () => new RangeError(`residual-mt: the HTML is nested more than ${MAX_DEPTH} elements deep`);
+
 const SPACE = /\s/u;
 const WORD = /[\p{L}\p{N}\p{M}]/u;
 
@@ -51,13 +56,14 @@ function role(tree, node, blockCache) {
 
 // An inline element holding a block or a line break (<a><div>…</div></a>) is
 // walked as a block: rebuilding it as a run would flatten what it holds.
-function holdsBlock(tree, el, cache) {
+function holdsBlock(tree, el, cache, depth = 0) {
   if (cache.has(el)) return cache.get(el);
+  if (depth > MAX_DEPTH) throw tooDeep();
   let found = false;
   for (const child of tree.children(el)) {
     if (tree.kind(child) !== 'element') continue;
     const name = tree.name(child);
-    if (name === 'br' || (!INLINE.has(name) && !ANCHORS.has(name)) || holdsBlock(tree, child, cache)) {
+    if (name === 'br' || (!INLINE.has(name) && !ANCHORS.has(name)) || holdsBlock(tree, child, cache, depth + 1)) {
       found = true;
       break;
     }
@@ -74,7 +80,8 @@ function holdsBlock(tree, el, cache) {
 export function collectRuns(root, tree) {
   const runs = [];
   const blockCache = new Map();
-  const walk = (container) => {
+  const walk = (container, depth) => {
+    if (depth > MAX_DEPTH) throw tooDeep();
     let nodes = [];
     const flush = () => {
       if (nodes.length) {
@@ -87,14 +94,14 @@ export function collectRuns(root, tree) {
       const r = role(tree, child, blockCache);
       if (r === 'block' || r === 'boundary') {
         flush();
-        if (r === 'block') walk(child);
+        if (r === 'block') walk(child, depth + 1);
       } else {
         nodes.push(child);
       }
     }
     flush();
   };
-  walk(root);
+  walk(root, 0);
   return runs;
 }
 

@@ -209,6 +209,14 @@ test('html: details, passthrough, nothing to translate, errors', async () => {
   const controller = new AbortController();
   controller.abort();
   await assert.rejects(t.translate('<p>Hola</p>', { format: 'html', signal: controller.signal }), { name: 'AbortError' });
+  await assert.rejects(t.translate(['<p>x</p>', 3], { format: 'html' }), TypeError);
+  // Nesting deeper than browsers' parsers keep is refused, clearly; up to it, translated.
+  const nested = (tag, n) => `${`<${tag}>`.repeat(n)}Hola mundo${`</${tag}>`.repeat(n)}`;
+  for (const tag of ['div', 'b']) {
+    assert.match(await t.translate(nested(tag, 500), { ...GREEDY, format: 'html' }), new RegExp(`^(<${tag}>){500}[^<]`));
+    await assert.rejects(t.translate(nested(tag, 100_000), { ...GREEDY, format: 'html' }),
+      (err) => err instanceof RangeError && /nested more than 512 elements deep/.test(err.message));
+  }
   // Plain text stays plain: markup in it is text.
   const plain = await t.translate('<b>Hola</b>', GREEDY);
   assert.equal(typeof plain, 'string');
