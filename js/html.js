@@ -291,14 +291,22 @@ export function countWords(text) {
 // ---------------------------------------------------------------- HTML strings
 
 // translate(texts, options) is the translator's own (details: alignment).
-// Returns per HTML string { text, sentences, outputTokens, ms }.
+// Returns per HTML string { text, sentences, outputTokens, ms }. When some
+// sentences get no translation, the error's `translations` holds these
+// results with those sentences as they were (in place: their markup too).
 export async function translateHtml(translate, htmls, options) {
   const docs = await Promise.all(htmls.map(parseHtml));
   const runs = docs.map((doc) => collectRuns(doc.root, doc.tree));
   const texts = runs.flat().map((run) => run.text);
-  const results = texts.length ? await translate(texts, { ...options, details: true }) : [];
+  let results = [], failed = null;
+  try {
+    if (texts.length) results = await translate(texts, { ...options, details: true });
+  } catch (err) {
+    if (!Array.isArray(err.translations)) throw err;
+    [results, failed] = [err.translations, err];
+  }
   let next = 0;
-  return docs.map((doc, d) => {
+  const out = docs.map((doc, d) => {
     const totals = { sentences: 0, outputTokens: 0, ms: 0 };
     for (const run of runs[d]) {
       const result = results[next++];
@@ -309,6 +317,11 @@ export async function translateHtml(translate, htmls, options) {
     }
     return { text: doc.serialize(), ...totals };
   });
+  if (failed) {
+    failed.translations = out;
+    throw failed;
+  }
+  return out;
 }
 
 // Streaming shows the output a group of runs at a time: the first group is

@@ -53,8 +53,10 @@ export async function translateElement(element, translator, options = {}) {
     const results = await translator.translate(batch.map((run) => run.text), { ...options, signal, details: true, format: 'plain-text' });
     signal.throwIfAborted();
     batch.forEach((run, i) => {
-      // A run the page changed meanwhile is left as it is now.
-      if (run.nodes.every((node) => node.parentNode === run.container)) state.records.push(applyRun(run, results[i], tree));
+      // A run the page changed meanwhile is left as it is now, and so is one
+      // the translator did not translate (a same-language translator).
+      if (!results[i].alignment || !run.nodes.every((node) => node.parentNode === run.container)) return;
+      state.records.push(applyRun(run, results[i], tree));
     });
     words += batchWords;
     first = end;

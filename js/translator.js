@@ -156,10 +156,17 @@ export class Translator {
     const texts = many ? input : [input];
     for (const t of texts) if (typeof t !== 'string') throw new TypeError('residual-mt: translate() takes a string or an array of strings');
     if (this.#html(options)) {
-      const results = await translateHtml((runs, opts) => this.translate(runs, { ...opts, format: 'plain-text' }), texts,
-        { ...options, signal });
-      const out = results.map((r) => (options.details ? r : r.text));
-      return many ? out : out[0];
+      const shape = (results) => {
+        const out = results.map((r) => (options.details ? r : r.text));
+        return many ? out : out[0];
+      };
+      try {
+        return shape(await translateHtml((runs, opts) => this.translate(runs, { ...opts, format: 'plain-text' }), texts,
+          { ...options, signal }));
+      } catch (err) {
+        if (err.translations) err.translations = shape(err.translations);
+        throw err;
+      }
     }
     const opts = this.#options(options);
     const out = texts.map((text) => (opts.details ? { text, sentences: 0, outputTokens: 0, ms: 0 } : text));

@@ -128,6 +128,10 @@ test('sentences the model gives no translation are reported, each named; the err
       (err) => assert.deepEqual(err.translations, [ref.texts[3], '', ref.texts[2]]) ?? true);
     await assert.rejects(async () => { for await (const _ of translator.translateStreaming(text, { maxLength: 4 })); }, // eslint-disable-line no-unused-vars
       /could not be translated/);
+    // HTML: the same error; the sentences stay as they were, their markup too.
+    const html = '<p>In the <b>beginning</b> God created <a href="/h">the heavens</a>.</p>\n<p>x</p>';
+    await assert.rejects(translator.translate(html, { format: 'html', maxLength: 4 }),
+      (err) => err.name === 'UnknownError' && /2 of 2 sentences/.test(err.message) && err.translations === html);
     translator.destroy();
   }
   // The command line: the line is reported and kept as it was, as the API keeps it; the others go on.
