@@ -60,8 +60,17 @@ export class Translation {
   /** The best hypothesis so far of sentence s. */
   partial(s: number): number[];
   results(withText?: boolean): Hypothesis[][];
+  /**
+   * Per token of hypothesis k of sentence s, the source position (in its ids) the last decoder
+   * layer's encoder attention, heads averaged, weighted most when the token was chosen (-1: none).
+   */
+  alignment(s: number, k?: number): number[];
+  /** The same as spans: of `text` (sentence s's text as given to beginText; null: none) and of the hypothesis's text. */
+  alignmentText(s: number, text: string, k?: number): { source: [number, number] | null; target: [number, number] }[];
   encoderOut(s: number): Float32Array;
   forceStep(tokens: number[]): Float32Array;
+  /** After forceStep: sentence s's last-layer encoder-attention weights, heads averaged ([length + 1]). */
+  crossAttention(s: number): Float32Array;
   free(): void;
 }
 
