@@ -22,6 +22,12 @@ void rmt_pack_weight(float *packed, const float *weight, int N, int K);
 void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                 int M, int N, int K);
 void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const float *bias, int M, int N, int K);
+// The same, for the output features of the listed panels only (panel p:
+// features 8p..8p+7, clipped at N); other columns of C are left as they are.
+// Each value is bit-identical to the full GEMM's (same order of summation):
+// the output layer under a lexical shortlist.
+void rmt_gemm_f32_4x8_panels__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                       int M, int N, int K, const int *panels, int n_panels);
 
 // ---- LayerNorm over rows of length D: out = (x - mean) / sqrt(var + eps) * gamma + beta
 // (biased variance, as torch). out may alias x.

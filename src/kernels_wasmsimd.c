@@ -49,6 +49,20 @@ static inline void store_tile_row(float *dst, v128_t lo, v128_t hi, const float 
   }
 }
 
+// One row of A against the panel of output features n..n+7 (clipped at N).
+static inline void panel_1x8(float *C, const float *a, const float *packed_weight, const float *bias, int n, int N,
+                             int K) {
+  const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
+  v128_t c0 = wasm_f32x4_splat(0), c1 = c0;
+  for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
+    v128_t x = wasm_f32x4_splat(a[k]);
+    c0 = wasm_f32x4_add(c0, wasm_f32x4_mul(x, wasm_v128_load(w)));
+    c1 = wasm_f32x4_add(c1, wasm_f32x4_mul(x, wasm_v128_load(w + 4)));
+  }
+  int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
+  store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, cols);
+}
+
 // One row of A against every panel: the tail when M is not a multiple of 4
 // (in decoding M is often 1..3, where a 4-row tile would waste most of its
 // work). Two panels at a time give independent add chains; each output still
@@ -71,54 +85,62 @@ static void gemm_f32_1x8(float *C, const float *a, const float *packed_weight, c
     int cols = N - n - RMT_GEMM_NR < RMT_GEMM_NR ? N - n - RMT_GEMM_NR : RMT_GEMM_NR;
     store_tile_row(C + n + RMT_GEMM_NR, e0, e1, bias ? bias + n + RMT_GEMM_NR : NULL, cols);
   }
-  for (; n < N; n += RMT_GEMM_NR) {
-    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel;
-    v128_t c0 = wasm_f32x4_splat(0), c1 = c0;
-    for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
-      v128_t x = wasm_f32x4_splat(a[k]);
-      c0 = wasm_f32x4_add(c0, wasm_f32x4_mul(x, wasm_v128_load(w)));
-      c1 = wasm_f32x4_add(c1, wasm_f32x4_mul(x, wasm_v128_load(w + 4)));
-    }
-    int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
-    store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, cols);
-  }
+  for (; n < N; n += RMT_GEMM_NR) panel_1x8(C, a, packed_weight, bias, n, N, K);
 }
 
-// A 4x8 tile of C per iteration: 4 rows of A broadcast one element at a time
-// against 8 packed weights (two vectors), 8 accumulators. Rows left over when
-// M is not a multiple of 4 go through the 1x8 kernel.
+// Rows m..m+3 of C (row length N) against the panel of output features
+// n..n+7: 4 rows of A broadcast one element at a time against 8 packed
+// weights (two vectors), 8 accumulators.
+static inline void tile_4x8(float *C, const float *A, const float *packed_weight, const float *bias, int m, int n,
+                            int N, int K) {
+  const float *a0 = A + (size_t)m * K, *a1 = a0 + K, *a2 = a1 + K, *a3 = a2 + K;
+  const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
+  v128_t c00 = wasm_f32x4_splat(0), c01 = c00, c10 = c00, c11 = c00;
+  v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
+  for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
+    v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 4);
+    v128_t x0 = wasm_f32x4_splat(a0[k]), x1 = wasm_f32x4_splat(a1[k]);
+    v128_t x2 = wasm_f32x4_splat(a2[k]), x3 = wasm_f32x4_splat(a3[k]);
+    c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, w0));
+    c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, w1));
+    c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x1, w0));
+    c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x1, w1));
+    c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x2, w0));
+    c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x2, w1));
+    c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x3, w0));
+    c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x3, w1));
+  }
+  int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
+  const float *b = bias ? bias + n : NULL;
+  float *dst = C + (size_t)m * N + n;
+  store_tile_row(dst, c00, c01, b, cols);
+  store_tile_row(dst + N, c10, c11, b, cols);
+  store_tile_row(dst + 2 * (size_t)N, c20, c21, b, cols);
+  store_tile_row(dst + 3 * (size_t)N, c30, c31, b, cols);
+}
+
+// 4x8 tiles over all of C; rows left over when M is not a multiple of 4 go
+// through the 1x8 kernel.
 void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                 int M, int N, int K) {
   int m = 0;
   for (; m + 4 <= M; m += 4) {
-    const float *a0 = A + (size_t)m * K, *a1 = a0 + K, *a2 = a1 + K, *a3 = a2 + K;
-    for (int n = 0; n < N; n += RMT_GEMM_NR) {
-      const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
-      v128_t c00 = wasm_f32x4_splat(0), c01 = c00, c10 = c00, c11 = c00;
-      v128_t c20 = c00, c21 = c00, c30 = c00, c31 = c00;
-      for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
-        v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 4);
-        v128_t x0 = wasm_f32x4_splat(a0[k]), x1 = wasm_f32x4_splat(a1[k]);
-        v128_t x2 = wasm_f32x4_splat(a2[k]), x3 = wasm_f32x4_splat(a3[k]);
-        c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, w0));
-        c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, w1));
-        c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x1, w0));
-        c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x1, w1));
-        c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x2, w0));
-        c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x2, w1));
-        c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x3, w0));
-        c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x3, w1));
-      }
-      int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
-      const float *b = bias ? bias + n : NULL;
-      float *dst = C + (size_t)m * N + n;
-      store_tile_row(dst, c00, c01, b, cols);
-      store_tile_row(dst + N, c10, c11, b, cols);
-      store_tile_row(dst + 2 * (size_t)N, c20, c21, b, cols);
-      store_tile_row(dst + 3 * (size_t)N, c30, c31, b, cols);
-    }
+    for (int n = 0; n < N; n += RMT_GEMM_NR) tile_4x8(C, A, packed_weight, bias, m, n, N, K);
   }
   for (; m < M; m++) gemm_f32_1x8(C + (size_t)m * N, A + (size_t)m * K, packed_weight, bias, N, K);
+}
+
+void rmt_gemm_f32_4x8_panels__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                       int M, int N, int K, const int *panels, int n_panels) {
+  int m = 0;
+  for (; m + 4 <= M; m += 4) {
+    for (int i = 0; i < n_panels; i++) tile_4x8(C, A, packed_weight, bias, m, panels[i] * RMT_GEMM_NR, N, K);
+  }
+  for (; m < M; m++) {
+    for (int i = 0; i < n_panels; i++) {
+      panel_1x8(C + (size_t)m * N, A + (size_t)m * K, packed_weight, bias, panels[i] * RMT_GEMM_NR, N, K);
+    }
+  }
 }
 
 // ---------------------------------------------------------------- LayerNorm

@@ -243,5 +243,21 @@ void rmt_decoder_step(rmt_translation *tr) {
     sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, R);
   }
   stack_finish(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
-  linear(tr->logits, x, &m->output_projection, R);
+  if (!tr->allowed) {
+    linear(tr->logits, x, &m->output_projection, R);
+    return;
+  }
+  // Under a lexical shortlist only the panels holding a sentence's candidates
+  // are computed (search.c masks the rest; -inf here, so that no stale value
+  // shows through rmt_translation_logits): rows come grouped by sentence.
+  size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  for (size_t i = 0; i < (size_t)R * c->vocab_size; i++) tr->logits[i] = -INFINITY;
+  for (int first = 0; first < R;) {
+    int s = tr->row_sent[first], n = 1;
+    while (first + n < R && tr->row_sent[first + n] == s) n++;
+    rmt_gemm_f32_4x8_panels__wasmsimd(tr->logits + (size_t)first * c->vocab_size, x + (size_t)first * D,
+                                      m->output_projection.weight, m->output_projection.bias, n, c->vocab_size, D,
+                                      tr->panels + (size_t)s * panels, tr->n_panels[s]);
+    first += n;
+  }
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "kernels.h"
 #include "translation.h"
 
 // ---------------------------------------------------------------- search parameters
@@ -155,7 +156,12 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(value_rows, const float *, d->keys);
   TAKE(cand_score, float, MUL(2, B));
   TAKE(cand_index, int, MUL(2, B));
-  if (c->shortlist_first >= 0) TAKE(allowed, unsigned char, MUL(N, (size_t)c->vocab_size));
+  if (c->shortlist_first >= 0) {
+    size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+    TAKE(allowed, unsigned char, MUL(N, (size_t)c->vocab_size));
+    TAKE(panels, int, MUL(N, panels));
+    TAKE(n_panels, int, N);
+  }
 #undef TAKE
 #undef MUL
   return missing ? RMT_SIZE_OVERFLOW : bytes;
@@ -167,7 +173,10 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
 // vocabulary is shared), the targets each source id (</s> included) brings
 // in, then the lowest unpicked ids from shortlist_first on until the count is
 // a multiple of 8 (intgemm's tile, which changes which words may win).
-static void shortlist_candidates(const rmt_model *m, const int *src, int len, unsigned char *allowed) {
+// The output layer then computes only the GEMM panels (8 ids each) that hold
+// a candidate: panels[0..*n_panels).
+static void shortlist_candidates(const rmt_model *m, const int *src, int len, unsigned char *allowed, int *panels,
+                                 int *n_panels) {
   int V = m->config.vocab_size, count = 0;
   memset(allowed, 0, (size_t)V);
   for (int i = 0; i < m->config.shortlist_first && i < V; i++) allowed[i] = 1;
@@ -178,6 +187,12 @@ static void shortlist_candidates(const rmt_model *m, const int *src, int len, un
   for (int i = 0; i < V; i++) count += allowed[i];
   for (int i = m->config.shortlist_first; i < V && count % 8; i++) {
     if (!allowed[i]) allowed[i] = 1, count++;
+  }
+  *n_panels = 0;
+  for (int p = 0; p * RMT_GEMM_NR < V; p++) {
+    int any = 0;
+    for (int i = p * RMT_GEMM_NR; i < V && i < (p + 1) * RMT_GEMM_NR; i++) any |= allowed[i];
+    if (any) panels[(*n_panels)++] = p;
   }
 }
 
@@ -300,7 +315,11 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
     dst[lens[s]] = c->eos_id;
     tr->max_len[s] = max_target_len(c, &p, tr->src_len[s]);
-    if (tr->allowed) shortlist_candidates(model, dst, tr->src_len[s], tr->allowed + (size_t)s * c->vocab_size);
+    if (tr->allowed) {
+      size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+      shortlist_candidates(model, dst, tr->src_len[s], tr->allowed + (size_t)s * c->vocab_size,
+                           tr->panels + (size_t)s * panels, &tr->n_panels[s]);
+    }
   }
   rmt_encode(tr);
   // Step 0: one row per sentence (all beams would be identical), starting from </s>.

@@ -60,6 +60,8 @@ struct rmt_translation {
   int *src_offset;   // [n_sent] first row of the sentence in enc_out / cross_k / cross_v
   int *max_len;      // [n_sent] target tokens allowed (without </s>)
   unsigned char *allowed;  // [n_sent][V] output candidates (lexical shortlist); NULL without one
+  int *panels;             // [n_sent][ceil(V / 8)] the output-layer GEMM panels holding them (kernels.h)
+  int *n_panels;           // [n_sent]
   int *finished;     // [n_sent]
   int *ignore;       // [n_sent * beam] fairseq's cands_to_ignore
   rmt_hypothesis *hyps;  // [n_sent * beam] finished hypotheses, n_hyps[s] of them

@@ -1,7 +1,8 @@
 // Our engine against Bergamot's WASM build on the same random-weight Marian
 // models, side by side in one process: a Firefox-Translations-"tiny"-shaped
-// student (SSRU decoder) and a small transformer, float32 in both, greedy and
-// beam 4, one sentence per call (Bergamot's latency setting). Both engines run
+// student (SSRU decoder), without and with a 50/50 lexical shortlist, and a
+// small transformer, float32 in both, greedy and beam 4, one sentence per call
+// (Bergamot's latency setting). Both engines run
 // single-threaded; the outputs are checked equal, then the time per sentence
 // is reported with the ratio (Bergamot's time / ours: above 1, ours is faster).
 //
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../../js/engine.js';
-import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, writeMarianBin } from '../lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, randomShortlist, writeMarianBin } from '../lib/marian.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -23,8 +24,10 @@ const corpus = readFileSync(join(root, 'tests/fixtures/spm/corpus.txt'), 'utf8')
   .slice(0, quick ? 8 : 24);  // one plain ASCII sentence each: Bergamot splits sentences, and the corpus
                               // also holds tokenizer torture lines
 
+const TINY = { dim: 256, ffn: 1536, heads: 8, encDepth: 6, decDepth: 2, decoder: 'ssru', activation: 'relu' };
 const MODELS = [
-  ['tiny student (d256, ffn 1536, 6 enc, 2 SSRU dec)', { dim: 256, ffn: 1536, heads: 8, encDepth: 6, decDepth: 2, decoder: 'ssru', activation: 'relu' }],
+  ['tiny student (d256, ffn 1536, 6 enc, 2 SSRU dec)', TINY],
+  ['tiny student, shortlist 50/50', { ...TINY, shortlist: true }],
   ['transformer (d256, ffn 1024, 3+3, swish)', { dim: 256, ffn: 1024, heads: 4, encDepth: 3, decDepth: 3, activation: 'swish' }],
 ];
 
@@ -37,14 +40,16 @@ try {
     const marian = randomMarianModel({ ...shape, vocab: 4000, seed: 7 });
     const bin = writeMarianBin(marian);
     writeFileSync(join(work, 'model.bin'), bin);
-    const r = convertMarian(join(work, 'model.bin'), VOCAB, join(work, 'out'));
+    const shortlist = shape.shortlist ? randomShortlist({ vocab: 4000, first: 50, best: 50, seed: 8 }) : null;
+    if (shortlist) writeFileSync(join(work, 'lex.bin'), shortlist);
+    const r = convertMarian(join(work, 'model.bin'), VOCAB, join(work, 'out'), shortlist ? ['--shortlist', join(work, 'lex.bin')] : []);
     if (r.status !== 0) throw new Error(r.stderr);
     const model = loadConverted(engine, join(work, 'out'));
     for (const beam of [1, 4]) {
       const options = { 'beam-size': beam, 'max-length-factor': 1 };
       // Bergamot's first sentence also prepares the model: left out of the timing.
       const times = [];
-      const theirs = await bergamotTranslate({ model: bin, vocab, options }, [corpus[0], ...corpus], times);
+      const theirs = await bergamotTranslate({ model: bin, vocab, shortlist, options }, [corpus[0], ...corpus], times);
       theirs.shift();
       const bergamotMs = times.slice(1).reduce((a, b) => a + b, 0);
       model.translateTexts(corpus.slice(0, 1), { beam, ...LEN });

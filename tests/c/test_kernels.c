@@ -52,6 +52,21 @@ static void test_gemm(void) {
     rmt_gemm_f32_4x8__wasmsimd(row, A + (size_t)m * K, packed, bias, 1, N, K);
     CHECK(memcmp(row, C + (size_t)m * N, sizeof row) == 0, "gemm row %d differs between M=%d and M=1", m, M);
   }
+  // Listed panels only (the last one partial): bitwise the full GEMM's values
+  // there, nothing written elsewhere; 4-row tiles and the 1-row tail both.
+  static const int panels[] = {0, 2, 5};
+  float *P = malloc(sizeof(float) * M * N);
+  for (size_t i = 0; i < (size_t)M * N; i++) P[i] = 42.0f;
+  rmt_gemm_f32_4x8_panels__wasmsimd(P, A, packed, bias, M, N, K, panels, 3);
+  for (int m = 0; m < M; m++) {
+    for (int n = 0; n < N; n++) {
+      int listed = n / RMT_GEMM_NR == 0 || n / RMT_GEMM_NR == 2 || n / RMT_GEMM_NR == 5;
+      float want = listed ? C[(size_t)m * N + n] : 42.0f;
+      CHECK(memcmp(&P[(size_t)m * N + n], &want, sizeof want) == 0, "gemm panels: C[%d][%d] = %g, expected %g", m, n,
+            P[(size_t)m * N + n], want);
+    }
+  }
+  free(P);
   free(A), free(W), free(bias), free(packed), free(C);
 }
 
