@@ -5,6 +5,8 @@ spm.model and manifest.json.
 
     python3 models/convert_marian.py --model model.bin --vocab vocab.spm --out DIR \\
         [--shortlist lex.s2t.bin] [--source-language es --target-language en] [--max-positions 512]
+    python3 models/convert_marian.py --model opus.npz --vocab opus.vocab.yml \\
+        --source-spm source.spm --target-spm target.spm --out DIR           (OPUS-MT)
 
 Only the standard library is used (the .npz is a zip of .npy files). The
 architecture comes from the model's embedded "special:model.yml"; anything
@@ -21,7 +23,6 @@ import argparse
 import json
 import math
 import os
-import shutil
 import struct
 import sys
 import zipfile
@@ -215,15 +216,18 @@ def transpose(values, rows, cols):
     return out
 
 
-def spm_special_ids(data):
-    """(eos, unk) ids of a SentencePiece model, as Marian's vocabulary takes
-    them (sentencepiece_vocab.cpp: spm's eos_id() and unk_id(), i.e. the
-    control piece named by trainer_spec.eos_piece and the unknown piece)."""
+PIECE_NORMAL, PIECE_UNKNOWN, PIECE_CONTROL, PIECE_USER, PIECE_UNUSED = 1, 2, 3, 4, 5
+
+
+def pb_fields(data, start, end, what):
+    """(field, wire, value, raw) of each protobuf field in data[start:end]:
+    value is an int (varint), bytes (length-delimited) or the raw 4/8 bytes;
+    raw is the field's whole encoding, to copy it unchanged."""
     def varint(pos):
         result = shift = 0
         while True:
-            if pos >= len(data):
-                raise ConversionError("vocabulary: truncated SentencePiece model")
+            if pos >= end or shift > 63:
+                raise ConversionError(f"{what}: not a SentencePiece model (bad protobuf)")
             b = data[pos]
             pos += 1
             result |= (b & 0x7F) << shift
@@ -231,46 +235,163 @@ def spm_special_ids(data):
             if b < 0x80:
                 return result, pos
 
-    def fields(start, end):
-        pos = start
-        while pos < end:
-            key, pos = varint(pos)
-            wire = key & 7
-            if wire == 0:
-                value, pos = varint(pos)
-                yield key >> 3, value, None
-            elif wire == 2:
-                n, pos = varint(pos)
-                yield key >> 3, pos, pos + n
-                pos += n
-            elif wire == 5:
-                pos += 4
-            elif wire == 1:
-                pos += 8
-            else:
-                raise ConversionError("vocabulary: not a SentencePiece model")
+    pos = start
+    while pos < end:
+        begin = pos
+        key, pos = varint(pos)
+        wire = key & 7
+        if wire == 0:
+            value, pos = varint(pos)
+        elif wire == 2:
+            n, pos = varint(pos)
+            value = data[pos:pos + n]
+            pos += n
+        elif wire in (1, 5):
+            size = 8 if wire == 1 else 4
+            value = data[pos:pos + size]
+            pos += size
+        else:
+            raise ConversionError(f"{what}: not a SentencePiece model (bad protobuf)")
+        if pos > end:
+            raise ConversionError(f"{what}: truncated SentencePiece model")
+        yield key >> 3, wire, value, data[begin:pos]
 
-    pieces, eos_piece = [], b"</s>"
-    for field, a, b in fields(0, len(data)):
-        if field == 1 and b is not None:
-            piece, type_ = None, 1
-            for f, x, y in fields(a, b):
-                if f == 1 and y is not None:
-                    piece = data[x:y]
-                elif f == 3 and y is None:
-                    type_ = x
-            pieces.append((piece, type_))
-        elif field == 2 and b is not None:
-            for f, x, y in fields(a, b):
-                if f == 47 and y is not None:
-                    eos_piece = data[x:y]
+
+def read_spm(data, what):
+    """A SentencePiece model: its pieces [(piece, score, type)], the other
+    top-level fields (raw) and the trainer's eos piece name."""
+    pieces, others, eos_piece = [], [], b"</s>"
+    for field, wire, value, raw in pb_fields(data, 0, len(data), what):
+        if field == 1 and wire == 2:
+            piece, score, type_ = b"", 0.0, PIECE_NORMAL
+            for f, w, v, _ in pb_fields(value, 0, len(value), what):
+                if f == 1 and w == 2:
+                    piece = bytes(v)
+                elif f == 2 and w == 5:
+                    score = struct.unpack("<f", v)[0]
+                elif f == 3 and w == 0:
+                    type_ = v
+            pieces.append((piece, score, type_))
+            continue
+        if field == 2 and wire == 2:
+            for f, w, v, _ in pb_fields(value, 0, len(value), what):
+                if f == 47 and w == 2:
+                    eos_piece = bytes(v)
+        others.append(raw)
     if not pieces:
-        raise ConversionError("vocabulary: not a SentencePiece model (no pieces)")
-    unk = [i for i, (_, t) in enumerate(pieces) if t == 2]
-    eos = [i for i, (p, t) in enumerate(pieces) if p == eos_piece and t == 3]
+        raise ConversionError(f"{what}: not a SentencePiece model (no pieces)")
+    return pieces, others, eos_piece
+
+
+def spm_special_ids(data, what="vocabulary"):
+    """(eos, unk, size) of a SentencePiece model, as Marian's vocabulary takes
+    them (sentencepiece_vocab.cpp: spm's eos_id() and unk_id(), i.e. the
+    control piece named by trainer_spec.eos_piece and the unknown piece)."""
+    pieces, _, eos_piece = read_spm(data, what)
+    unk = [i for i, (_, _, t) in enumerate(pieces) if t == PIECE_UNKNOWN]
+    eos = [i for i, (p, _, t) in enumerate(pieces) if p == eos_piece and t == PIECE_CONTROL]
     if not unk or not eos:
-        raise ConversionError("vocabulary: the SentencePiece model has no <unk> or no </s> control piece")
+        raise ConversionError(f"{what}: the SentencePiece model has no <unk> or no </s> control piece")
     return eos[0], unk[0], len(pieces)
+
+
+YAML_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
+                "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85", "_": "\xa0",
+                "L": "\u2028", "P": "\u2029"}
+
+
+def yaml_unescape(text, number):
+    """A YAML double-quoted scalar's escapes (\\n, \\xHH, \\uHHHH, \\UHHHHHHHH ...)."""
+    out, i = [], 0
+    while i < len(text):
+        c = text[i]
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        e = text[i + 1:i + 2]
+        width = {"x": 2, "u": 4, "U": 8}.get(e)
+        if width:
+            digits = text[i + 2:i + 2 + width]
+            try:
+                out.append(chr(int(digits, 16)))
+            except ValueError:
+                raise ConversionError(f"vocab.yml line {number}: bad escape \\{e}{digits}")
+            i += 2 + width
+        elif e in YAML_ESCAPES:
+            out.append(YAML_ESCAPES[e])
+            i += 2
+        else:
+            raise ConversionError(f"vocab.yml line {number}: unknown escape \\{e}")
+    return "".join(out)
+
+
+def read_vocab_yml(text):
+    """Marian's vocabulary file (OPUS-MT's *.vocab.yml): "piece: id" lines,
+    the piece plain, 'single-' or "double-quoted" (JSON-style escapes)."""
+    pieces = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        key, sep, value = line.rpartition(":")
+        try:
+            index = int(value)
+        except ValueError:
+            index = -1
+        if not sep or index < 0:
+            raise ConversionError(f"vocab.yml line {number}: expected \"piece: id\", got {line!r}")
+        key = key.strip()
+        if key.startswith('"') and key.endswith('"') and len(key) >= 2:
+            key = yaml_unescape(key[1:-1], number)
+        elif key.startswith("'") and key.endswith("'") and len(key) >= 2:
+            key = key[1:-1].replace("''", "'")
+        if index in pieces.values() or key in pieces:
+            raise ConversionError(f"vocab.yml line {number}: piece or id given twice")
+        pieces[key] = index
+    ids = sorted(pieces.values())
+    if ids != list(range(len(ids))):
+        raise ConversionError("vocab.yml: the ids must be 0 .. size - 1, each once")
+    by_id = [None] * len(ids)
+    for piece, index in pieces.items():
+        by_id[index] = piece
+    return by_id
+
+
+def pb_varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        out.append(b | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def merged_spm(vocab_pieces, source_spm, target_spm):
+    """One SentencePiece model whose ids are a Marian vocab.yml's: each piece
+    scored and typed as in the source model, so that text is segmented as
+    there; a piece only the target model has is UNUSED (decoded, never
+    produced by encoding). The rest (normalizer, trainer) is the source's."""
+    src_pieces, others, _ = read_spm(source_spm, "source spm")
+    tgt_pieces, _, _ = read_spm(target_spm, "target spm") if target_spm else ([], [], None)
+    src = {p: (score, t) for p, score, t in src_pieces}
+    tgt = {p: score for p, score, _ in tgt_pieces}
+    out = bytearray()
+    for piece in vocab_pieces:
+        raw = piece.encode("utf-8")
+        if piece == "<unk>":
+            score, type_ = 0.0, PIECE_UNKNOWN
+        elif piece in ("</s>", "<s>"):
+            score, type_ = 0.0, PIECE_CONTROL
+        elif raw in src and src[raw][1] in (PIECE_NORMAL, PIECE_USER, PIECE_CONTROL):
+            score, type_ = src[raw]
+        else:
+            score, type_ = tgt.get(raw, 0.0), PIECE_UNUSED
+        body = b"\x0a" + pb_varint(len(raw)) + raw + b"\x15" + struct.pack("<f", score) + b"\x18" + pb_varint(type_)
+        out += b"\x0a" + pb_varint(len(body)) + body
+    for raw in others:
+        out += raw
+    return bytes(out)
 
 
 SHORTLIST_MAGIC = 0xF11A48D5013417F5
@@ -344,7 +465,7 @@ def check_architecture(yml, items):
 
 
 def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=None, target_language=None,
-            max_positions=512, shortlist_path=None):
+            max_positions=512, shortlist_path=None, source_spm=None, target_spm=None):
     items = read_model(model_path)
     yml_item = items.pop("special:model.yml", None)
     if yml_item is None:
@@ -354,6 +475,14 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     vocab = open(vocab_path, "rb").read()
     if target_vocab and open(target_vocab, "rb").read() != vocab:
         raise ConversionError("unsupported model: separate source and target vocabularies (one spm.model is used)")
+    if vocab_path.endswith((".yml", ".yaml")):
+        # OPUS-MT: Marian's ids come from vocab.yml, the segmentation from the spm models.
+        if not source_spm:
+            raise ConversionError("a vocab.yml needs --source-spm (and --target-spm when the target has its own)")
+        vocab = merged_spm(read_vocab_yml(vocab.decode("utf-8")), open(source_spm, "rb").read(),
+                           open(target_spm, "rb").read() if target_spm else None)
+    elif source_spm or target_spm:
+        raise ConversionError("--source-spm and --target-spm go with a vocab.yml")
     eos, unk, n_pieces = spm_special_ids(vocab)
 
     used = set()
@@ -386,7 +515,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     enc_depth, dec_depth = integer(yml, "enc-depth", 6), integer(yml, "dec-depth", 6)
     if V != n_pieces:
         raise ConversionError(f"the vocabulary has {n_pieces} pieces but the model's embedding has {V} rows "
-                              "(OPUS-MT's vocab.yml ids are not supported yet: give the .spm the model was trained with)")
+                              "(an OPUS-MT model's ids come from its vocab.yml: --vocab vocab.yml --source-spm ...)")
     if D % heads:
         raise ConversionError(f"dim-emb {D} is not divisible by transformer-heads {heads}")
 
@@ -397,6 +526,9 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
 
     put("encoder.embed_tokens.weight", values(emb_name, (V, D)), (V, D))
     dec_emb = "Wemb" if tied_all else "decoder_Wemb"
+    if not tied_all and dec_emb in items and items[dec_emb].shape[:1] != [V]:
+        raise ConversionError(f"unsupported model: separate source and target vocabularies ({V} and "
+                              f"{items[dec_emb].shape[0]} entries); one vocabulary serves both sides")
     if not tied_all:
         dec = values(dec_emb, (V, D))
         put("decoder.embed_tokens.weight", dec, (V, D))
@@ -488,7 +620,8 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     with open(os.path.join(out_dir, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
-    shutil.copyfile(vocab_path, os.path.join(out_dir, "spm.model"))
+    with open(os.path.join(out_dir, "spm.model"), "wb") as f:
+        f.write(vocab)
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         f.write(json.dumps(make_manifest.manifest_for(out_dir), indent=2) + "\n")
     return config
@@ -515,7 +648,10 @@ def write_safetensors(path, tensors):
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="Marian model: .npz or .bin (float32 or intgemm8)")
-    parser.add_argument("--vocab", required=True, help="its SentencePiece vocabulary (.spm)")
+    parser.add_argument("--vocab", required=True,
+                        help="its SentencePiece vocabulary (.spm), or Marian's vocab.yml (OPUS-MT) with --source-spm")
+    parser.add_argument("--source-spm", help="with a vocab.yml: the source SentencePiece model (OPUS-MT source.spm)")
+    parser.add_argument("--target-spm", help="with a vocab.yml: the target SentencePiece model (OPUS-MT target.spm)")
     parser.add_argument("--target-vocab", help="the target vocabulary, when the model has its own")
     parser.add_argument("--shortlist", help="its binary lexical shortlist (lex.*.s2t.bin), stored in model.safetensors")
     parser.add_argument("--out", required=True, help="model directory to write")
@@ -528,7 +664,7 @@ def main(argv):
         if not 2 <= args.max_positions <= 65536:
             raise ConversionError("--max-positions must be in [2, 65536]")
         config = convert(args.model, args.vocab, args.out, args.target_vocab, args.source_language,
-                         args.target_language, args.max_positions, args.shortlist)
+                         args.target_language, args.max_positions, args.shortlist, args.source_spm, args.target_spm)
     except (ConversionError, OSError, zipfile.BadZipFile) as e:
         print(f"convert_marian: {e}", file=sys.stderr)
         return 1

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../js/engine.js';
 import { createTranslator } from '../js/index.js';
-import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, randomShortlist, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, random, randomMarianModel, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VOCAB = join(ROOT, 'tests', 'fixtures', 'models', 'residual-text', 'spm.model');
@@ -93,6 +93,65 @@ test('Marian with a lexical shortlist: identical to Bergamot with it, greedy and
       const changed = without.filter((t, i) => t !== theirs[i]).length;
       assert.ok(changed > 0, 'the shortlist changes some translations');
       console.log(`# shortlist, beam ${beam}: ${TEXTS.length} sentences identical; ${changed} differ without the shortlist`);
+    }
+  } finally {
+    model.dispose();
+  }
+});
+
+test('an OPUS-MT model (ids from vocab.yml, text through source/target spm) translates as Marian does', async () => {
+  // The same model twice: with the spm's ids (Bergamot runs it), and with
+  // the ids of an OPUS-MT-style vocab.yml (</s>, <unk>, then the pieces
+  // shuffled): embedding rows and output bias follow the renaming.
+  const pieces = spmPieces(vocab);
+  const rand = random(51), order = pieces.map((_, i) => i).filter((i) => !['</s>', '<unk>'].includes(pieces[i]));
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [order[i], order[j]] = [order[j], order[i]];
+  }
+  const ymlOrder = [pieces.indexOf('</s>'), pieces.indexOf('<unk>'), ...order];  // yml id -> spm id
+  const quote = (p) => JSON.stringify(p).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const ymlPath = join(work, 'opus.vocab.yml');
+  writeFileSync(ymlPath, ymlOrder.map((spmId, id) => `${quote(pieces[spmId])}: ${id}\n`).join(''));
+  const marian = randomMarianModel({ seed: 52, activation: 'swish' });
+  const renamed = {
+    ...marian,
+    items: marian.items.map((item) => {
+      if (item.name !== 'Wemb' && item.name !== 'decoder_ff_logit_out_b') return item;
+      const width = item.values.length / pieces.length, values = new Float32Array(item.values.length);
+      ymlOrder.forEach((spmId, id) => values.set(item.values.subarray(spmId * width, (spmId + 1) * width), id * width));
+      return { ...item, values };
+    }),
+  };
+  const npz = join(work, 'opus.npz');
+  writeFileSync(npz, writeMarianNpz(renamed));
+  const out = join(work, 'opus');
+  const r = convertMarian(npz, ymlPath, out, ['--source-spm', VOCAB, '--target-spm', VOCAB]);
+  assert.equal(r.status, 0, r.stderr);
+  const model = loadDir(out);
+  try {
+    for (const beam of [1, 4]) {
+      const theirs = await bergamotTranslate({ model: writeMarianBin(marian), vocab, options: { 'beam-size': beam } }, TEXTS);
+      const ours = model.translateTexts(TEXTS, { beam, ...PARITY }).map((hyps) => hyps[0].text);
+      assert.deepEqual(ours, theirs, `beam ${beam}`);
+    }
+    // Target-only pieces (a target spm of its own) are appended as unused:
+    // decodable, never produced by segmenting the source.
+    const extra = spmPieces(readFileSync(join(ROOT, 'tests/fixtures/spm/bpe_unused.model'))).filter((p) => !pieces.includes(p)).slice(0, 50);
+    const yml2 = join(work, 'opus2.vocab.yml');
+    writeFileSync(yml2, readFileSync(ymlPath, 'utf8') + extra.map((p, i) => `${quote(p)}: ${pieces.length + i}\n`).join(''));
+    const bigger = randomMarianModel({ seed: 53, vocab: pieces.length + extra.length });
+    writeFileSync(join(work, 'opus2.npz'), writeMarianNpz(bigger));
+    const r2 = convertMarian(join(work, 'opus2.npz'), yml2, join(work, 'opus2'),
+      ['--source-spm', VOCAB, '--target-spm', join(ROOT, 'tests/fixtures/spm/bpe_unused.model')]);
+    assert.equal(r2.status, 0, r2.stderr);
+    const model2 = loadDir(join(work, 'opus2'));
+    try {
+      for (const text of TEXTS) assert.deepEqual(model2.tokenize(text), model.tokenize(text));
+      const ids = [pieces.length, pieces.length + 1];
+      assert.equal(model2.detokenize(ids), extra.slice(0, 2).join('').replaceAll('\u2581', ' ').trimStart());
+    } finally {
+      model2.dispose();
     }
   } finally {
     model.dispose();

@@ -197,6 +197,31 @@ export function randomShortlist({ vocab, first, best, seed }) {
   return bytes;
 }
 
+// The pieces of a SentencePiece model (ModelProto field 1, each piece's field 1), in id order.
+export function spmPieces(bytes) {
+  const pieces = [];
+  let pos = 0;
+  const varint = () => {
+    let v = 0, shift = 0, b;
+    do { b = bytes[pos++]; v += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
+    return v;
+  };
+  while (pos < bytes.length) {
+    const key = varint(), wire = key & 7;
+    if (wire === 0) { varint(); continue; }
+    if (wire === 5 || wire === 1) { pos += wire === 5 ? 4 : 8; continue; }
+    const len = varint(), end = pos + len;
+    if (key >>> 3 === 1) {
+      const inner = bytes.subarray(pos, end);
+      // the piece string is the first field (tag 0x0a) of a SentencePiece message (under 128 bytes here)
+      const n = inner[1];
+      pieces.push(Buffer.from(inner.subarray(2, 2 + n)).toString('utf8'));
+    }
+    pos = end;
+  }
+  return pieces;
+}
+
 // ---------------------------------------------------------------- .npz
 
 function npy(descr, shape, data) {
