@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../js/engine.js';
 import { createTranslator } from '../js/index.js';
-import { bergamotTranslate, convertMarian, loadConverted, random, randomMarianModel, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz, TYPE_INTGEMM8 } from './lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, random, randomMarianModel, quantiseMarian, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz } from './lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VOCAB = join(ROOT, 'tests', 'fixtures', 'models', 'residual-text', 'spm.model');
@@ -182,23 +182,7 @@ test('intgemm8 weights are dequantised as Marian does (value * (1 / multiplier),
   for (const item of marian.items) {
     for (let i = 0; i < item.values.length; i++) item.values[i] = Math.round(item.values[i] * 64) / 64 + 0;  // + 0: no -0 (int8 has none)
   }
-  const quantised = {
-    ...marian,
-    items: marian.items.map((item) => {
-      if (item.shape[0] === 1 || item.name.endsWith('_b')) return item;
-      const [rows, cols] = item.shape, bytes = Buffer.alloc(rows * cols + 4);
-      const embedding = item.name.includes('Wemb');
-      for (let r = 0; r < rows; r++) {
-        for (let c = 0; c < cols; c++) {
-          const q = Math.max(-127, Math.min(127, Math.round(item.values[r * cols + c] * 64)));
-          // Embeddings row-major; other weights transposed (cols rows of rows values).
-          bytes.writeInt8(q, embedding ? r * cols + c : c * rows + r);
-        }
-      }
-      bytes.writeFloatLE(64, rows * cols);
-      return { ...item, type: TYPE_INTGEMM8, bytes };
-    }),
-  };
+  const quantised = quantiseMarian(marian, 64);
   const a = convertedModel('f32', marian), b = convertedModel('int8', quantised);
   // No value reaches the int8 limit (|w| * 64 < 127): the two conversions are equal to the bit.
   assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))));

@@ -2,7 +2,7 @@
 // models, side by side in one process: a Firefox-Translations-"tiny"-shaped
 // student (SSRU decoder), without and with a 50/50 lexical shortlist, and a
 // small transformer, float32 in both, greedy and beam 4, one sentence per call
-// (Bergamot's latency setting). Both engines run
+// (Bergamot's latency setting); and Bergamot in int8 on intgemm8 weights. Both engines run
 // single-threaded; the outputs are checked equal, then the time per sentence
 // is reported with the ratio (Bergamot's time / ours: above 1, ours is faster).
 //
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../../js/engine.js';
-import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, randomShortlist, writeMarianBin } from '../lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, quantiseMarian, randomMarianModel, randomShortlist, writeMarianBin } from '../lib/marian.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -29,6 +29,9 @@ const TINY = { dim: 256, ffn: 1536, heads: 8, encDepth: 6, decDepth: 2, decoder:
 const MODELS = [
   ['tiny student (d256, ffn 1536, 6 enc, 2 SSRU dec)', TINY],
   ['tiny student, shortlist 50/50', { ...TINY, shortlist: true }],
+  // As Firefox runs it: intgemm8 weights, Bergamot in int8 (int8shiftAll), ours
+  // in float32 on the dequantised weights (outputs may differ: marian_int8.js).
+  ['tiny student, shortlist 50/50, intgemm8 (Bergamot in int8)', { ...TINY, shortlist: true, int8: true }],
   ['transformer (d256, ffn 1024, 3+3, swish)', { dim: 256, ffn: 1024, heads: 4, encDepth: 3, decDepth: 3, activation: 'swish' }],
 ];
 
@@ -39,7 +42,7 @@ const LEN = { maxLenA: 1, maxLenB: 0, minLen: 0, lenpen: 1 };
 try {
   for (const [name, shape] of MODELS) {
     const marian = randomMarianModel({ ...shape, vocab: 4000, seed: 7 });
-    const bin = writeMarianBin(marian);
+    const bin = writeMarianBin(shape.int8 ? quantiseMarian(marian) : marian);
     writeFileSync(join(work, 'model.bin'), bin);
     const shortlist = shape.shortlist ? randomShortlist({ vocab: 4000, first: 50, best: 50, seed: 8 }) : null;
     if (shortlist) writeFileSync(join(work, 'lex.bin'), shortlist);
@@ -47,7 +50,7 @@ try {
     if (r.status !== 0) throw new Error(r.stderr);
     const model = loadConverted(engine, join(work, 'out'));
     for (const beam of [1, 4]) {
-      const options = { 'beam-size': beam, 'max-length-factor': 1 };
+      const options = { 'beam-size': beam, 'max-length-factor': 1, 'gemm-precision': shape.int8 ? 'int8shiftAll' : 'float32' };
       // Per sentence, the fastest of ROUNDS runs of each engine, the two
       // alternating: the machine is shared, and the minimum is what each can
       // do when nothing interferes. Bergamot's first sentence of a run also

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../../js/engine.js';
-import { bergamotTranslate, convertMarian, loadConverted, randomMarianModel, writeMarianBin, TYPE_INTGEMM8 } from '../lib/marian.js';
+import { bergamotTranslate, convertMarian, loadConverted, quantiseMarian, randomMarianModel, writeMarianBin } from '../lib/marian.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const VOCAB = join(root, 'tests/fixtures/spm/bpe_unused.model');  // 4000 pieces: intgemm wants multiples of 8
@@ -23,31 +23,12 @@ const TEXTS = readFileSync(join(root, 'tests/fixtures/spm/corpus.txt'), 'utf8').
   .filter((line) => line.length > 20 && line.length < 120 && /^[A-Za-z][ -~]*$/.test(line) && !/  |[.!?:;] ./.test(line))
   .slice(0, 24);
 
-// Marian's intgemm8 layout: int8 values, weights stored transposed, then the
-// float32 multiplier (127 / max |w|): value = q * (1 / multiplier).
-function quantise(marian) {
-  return {
-    ...marian,
-    items: marian.items.map((item) => {
-      if (item.shape[0] === 1) return item;  // biases and LN parameters stay float32
-      const [rows, cols] = item.shape, bytes = Buffer.alloc(rows * cols + 4);
-      const max = item.values.reduce((m, v) => Math.max(m, Math.abs(v)), 0), mult = 127 / max;
-      const embedding = item.name.includes('Wemb');
-      for (let r = 0; r < rows; r++) {
-        for (let c = 0; c < cols; c++) bytes.writeInt8(Math.round(item.values[r * cols + c] * mult), embedding ? r * cols + c : c * rows + r);
-      }
-      bytes.writeFloatLE(mult, rows * cols);
-      return { ...item, type: TYPE_INTGEMM8, bytes };
-    }),
-  };
-}
-
 const work = mkdtempSync(join(tmpdir(), 'rmt-marian-int8-'));
 const engine = await Engine.load();
 try {
   for (const [name, shape] of [['transformer relu', { seed: 11 }], ['transformer swish', { seed: 12, activation: 'swish' }],
     ['SSRU decoder', { seed: 13, decoder: 'ssru' }]]) {
-    const bin = writeMarianBin(quantise(randomMarianModel({ ...shape, vocab: 4000, dim: 64, ffn: 256 })));
+    const bin = writeMarianBin(quantiseMarian(randomMarianModel({ ...shape, vocab: 4000, dim: 64, ffn: 256 })));
     writeFileSync(join(work, 'model.bin'), bin);
     const r = convertMarian(join(work, 'model.bin'), VOCAB, join(work, 'out'));
     if (r.status !== 0) throw new Error(r.stderr);

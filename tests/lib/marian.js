@@ -136,6 +136,29 @@ export function randomMarianModel(opts) {
   return { items, yml, options: o };
 }
 
+// Marian's intgemm8 layout: int8 values, weights stored transposed, then the
+// float32 multiplier (127 / max |w|): value = q * (1 / multiplier).
+// multiplier: one for every matrix (default: each its own, 127 / max |w|).
+export function quantiseMarian(marian, multiplier = null) {
+  return {
+    ...marian,
+    items: marian.items.map((item) => {
+      if (item.shape[0] === 1) return item;  // biases and LN parameters stay float32
+      const [rows, cols] = item.shape, bytes = Buffer.alloc(rows * cols + 4);
+      const mult = multiplier ?? 127 / item.values.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+      const embedding = item.name.includes('Wemb');
+      for (let r = 0; r < rows; r++) {
+        for (let c = 0; c < cols; c++) {
+          const q = Math.max(-127, Math.min(127, Math.round(item.values[r * cols + c] * mult)));
+          bytes.writeInt8(q, embedding ? r * cols + c : c * rows + r);
+        }
+      }
+      bytes.writeFloatLE(mult, rows * cols);
+      return { ...item, type: TYPE_INTGEMM8, bytes };
+    }),
+  };
+}
+
 function ymlItem(yml) {
   const text = Buffer.from(yml + '\0');
   return { name: 'special:model.yml', shape: [text.length], type: TYPE_INT8, bytes: text };
