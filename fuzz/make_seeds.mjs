@@ -2,8 +2,10 @@
 //   seeds/model/      fuzz_model: tiny model directories (config.json, a NUL
 //                     byte, model.safetensors) for every residual style, shared
 //                     and separate embeddings, float32 / float16 / bfloat16,
-//                     with and without language tokens; random weights from a
-//                     fixed generator (the seeds need to load, not translate well)
+//                     with and without language tokens, and as converted from
+//                     Marian (SSRU or self-attention decoder, swish, output bias,
+//                     a lexical shortlist); random weights from a fixed
+//                     generator (the seeds need to load, not translate well)
 //   seeds/spm_load/   fuzz_spm_load: small SentencePiece models from Debian's
 //                     spm_train (apt-get install sentencepiece), a few KB each so
 //                     that the fuzzer runs fast; the big nfkc fixtures in
@@ -36,8 +38,14 @@ function tensorsFor(config) {
   for (const [stack, layers] of [['encoder', enc], ['decoder', dec]]) {
     for (let i = 0; i < layers; i++) {
       const prefix = `${stack}.layers.${i}`;
-      attention(`${prefix}.self_attn`);
-      norm(`${prefix}.self_attn_layer_norm`);
+      if (stack === 'decoder' && config.decoder_self === 'ssru') {
+        list.push([`${prefix}.ssru.in_proj.weight`, [d, d]]);
+        linear(`${prefix}.ssru.forget_proj`, d, d);
+        norm(`${prefix}.ssru_layer_norm`);
+      } else {
+        attention(`${prefix}.self_attn`);
+        norm(`${prefix}.self_attn_layer_norm`);
+      }
       if (stack === 'decoder') {
         attention(`${prefix}.encoder_attn`);
         norm(`${prefix}.encoder_attn_layer_norm`);
@@ -47,6 +55,12 @@ function tensorsFor(config) {
       norm(`${prefix}.final_layer_norm`);
     }
     if (config.style !== 'post') norm(`${stack}.layer_norm`);
+  }
+  if (config.output_bias) list.push(['decoder.output_projection.bias', [v]]);
+  if (config.shortlist_first != null) {
+    // Each id brings in the next two: offsets 0, 2, 4, ... (I32 index tables).
+    list.push(['shortlist.offsets', [v + 1], Array.from({ length: v + 1 }, (_, i) => 2 * i)]);
+    list.push(['shortlist.targets', [2 * v], Array.from({ length: 2 * v }, (_, i) => (i + 1 + (i >> 1)) % v)]);
   }
   return list;
 }
@@ -71,10 +85,10 @@ function safetensors(config, dtype) {
   const header = {};
   const chunks = [];
   let offset = 0;
-  for (const [name, shape] of tensorsFor(config)) {
+  for (const [name, shape, ints] of tensorsFor(config)) {
     const count = shape.reduce((a, b) => a * b, 1);
-    const bytes = encode(Array.from({ length: count }, random), dtype);
-    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes.length] };
+    const bytes = ints ? new Uint8Array(new Int32Array(ints).buffer) : encode(Array.from({ length: count }, random), dtype);
+    header[name] = { dtype: ints ? 'I32' : dtype, shape, data_offsets: [offset, offset + bytes.length] };
     chunks.push(bytes);
     offset += bytes.length;
   }
@@ -104,6 +118,19 @@ for (const style of ['post', 'pre', 'residual']) {
       n++;
     }
   }
+}
+// As models/convert_marian.py writes them (after the others: their bytes stay as they were).
+for (const [name, extra] of [
+  ['marian-ssru-shortlist', { decoder_self: 'ssru', shortlist_first: 4, share_embeddings: false }],
+  ['marian-attention', { decoder_self: 'attention', shortlist_first: null, share_embeddings: true }],
+]) {
+  const config = {
+    format: 'residual-mt/1', style: 'post', d_model: 8, ffn_dim: 6, n_heads: 2, encoder_layers: 1, decoder_layers: 2,
+    vocab_size: 9, max_positions: 12, bos_id: null, pad_id: null, eos_id: 2, unk_id: 3, activation: 'swish', ln_eps: 1e-6,
+    output_bias: true, positions: 'marian', decoder_start: 'zeros', search: 'marian', ...extra,
+  };
+  writeFileSync(`${OUT}${name}`, Buffer.concat([Buffer.from(JSON.stringify(config)), Buffer.from([0]), safetensors(config, 'F32')]));
+  n++;
 }
 console.log(`wrote ${n} seeds to ${OUT}`);
 
