@@ -123,12 +123,15 @@ def read_npz(path):
                 meta = ast.literal_eval(header)
             except (ValueError, SyntaxError):
                 raise ConversionError(f"{path}: {info.filename}: unreadable .npy header")
+            shape = meta.get("shape") if isinstance(meta, dict) else None
+            if not isinstance(shape, tuple) or not all(isinstance(d, int) and 0 <= d < 1 << 31 for d in shape):
+                raise ConversionError(f"{path}: {info.filename}: .npy header without a valid shape")
             if meta.get("fortran_order"):
                 raise ConversionError(f"{path}: {info.filename}: Fortran-ordered arrays are not supported")
             descr = meta.get("descr")
             if descr not in NPY_TYPES:
                 raise ConversionError(f"{path}: {name} has dtype {descr} (float32 and int8 are supported)")
-            items[name] = Item(name, NPY_TYPES[descr], list(meta["shape"]), memoryview(raw)[start + header_len:])
+            items[name] = Item(name, NPY_TYPES[descr], list(shape), memoryview(raw)[start + header_len:])
     return items
 
 
@@ -665,7 +668,7 @@ def main(argv):
             raise ConversionError("--max-positions must be in [2, 65536]")
         config = convert(args.model, args.vocab, args.out, args.target_vocab, args.source_language,
                          args.target_language, args.max_positions, args.shortlist, args.source_spm, args.target_spm)
-    except (ConversionError, OSError, zipfile.BadZipFile) as e:
+    except (ConversionError, OSError, zipfile.BadZipFile, UnicodeDecodeError) as e:
         print(f"convert_marian: {e}", file=sys.stderr)
         return 1
     print(f"convert_marian: wrote {args.out} ({config['encoder_layers']}+{config['decoder_layers']} layers, "

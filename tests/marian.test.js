@@ -240,6 +240,20 @@ test('the converter refuses what it cannot convert exactly, with a message', () 
     assert.equal(r.status, 1);
     assert.match(r.stderr, message);
   }
+  // Truncated models and shortlists: an error that says so, never a Python traceback.
+  const whole = writeMarianBin(randomMarianModel({ seed: 43, dim: 8, ffn: 16, heads: 2, encDepth: 1, decDepth: 1 }));
+  const lex = randomShortlist({ vocab: 150, first: 10, best: 3, seed: 44 });
+  writeFileSync(join(work, 'whole.bin'), whole);
+  for (const fraction of [0.001, 0.01, 0.05, 0.3, 0.9]) {
+    writeFileSync(join(work, 'cut.bin'), whole.subarray(0, Math.floor(whole.length * fraction)));
+    writeFileSync(join(work, 'cut-lex.bin'), lex.subarray(0, Math.floor(lex.length * fraction)));
+    for (const [model, args] of [['cut.bin', []], ['whole.bin', ['--shortlist', join(work, 'cut-lex.bin')]]]) {
+      const r = convert(join(work, model), join(work, 'bad-out'), args);
+      assert.equal(r.status, 1, `${model} ${args} cut at ${fraction}`);
+      assert.match(r.stderr, /^convert_marian: /);
+      assert.doesNotMatch(r.stderr, /Traceback/);
+    }
+  }
   writeFileSync(join(work, 'junk.bin'), Buffer.from('not a model at all'));
   const r = convert(join(work, 'junk.bin'), join(work, 'bad-out'));
   assert.equal(r.status, 1);
