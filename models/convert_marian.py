@@ -468,7 +468,7 @@ def check_architecture(yml, items):
 
 
 def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=None, target_language=None,
-            max_positions=512, shortlist_path=None, source_spm=None, target_spm=None):
+            max_positions=512, shortlist_path=None, source_spm=None, target_spm=None, dtype="f32"):
     items = read_model(model_path)
     yml_item = items.pop("special:model.yml", None)
     if yml_item is None:
@@ -619,7 +619,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     if source_language and target_language:
         config["languages"] = {"source": [source_language], "target": [target_language]}
     os.makedirs(out_dir, exist_ok=True)
-    write_safetensors(os.path.join(out_dir, "model.safetensors"), tensors)
+    write_safetensors(os.path.join(out_dir, "model.safetensors"), tensors, dtype)
     with open(os.path.join(out_dir, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
         f.write("\n")
@@ -630,22 +630,38 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     return config
 
 
-def write_safetensors(path, tensors):
-    header, offset = {}, 0
-    for name, shape, vals in tensors:
-        dtype = "I32" if vals.typecode == "i" else "F32"
-        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [offset, offset + 4 * len(vals)]}
-        offset += 4 * len(vals)
+def write_safetensors(path, tensors, dtype="f32"):
+    """Index tables as I32, weights as F32 or F16 (the engine widens F16 at
+    load). The I32 tables go first so that every offset stays aligned."""
+    def encode(vals):
+        if vals.typecode == "i" or dtype == "f32":
+            if sys.byteorder != "little":
+                vals = array(vals.typecode, vals)
+                vals.byteswap()
+            return vals.tobytes()
+        out = bytearray()
+        for i in range(0, len(vals), 1 << 16):
+            chunk = vals[i:i + (1 << 16)]
+            try:
+                out += struct.pack(f"<{len(chunk)}e", *chunk)
+            except (OverflowError, struct.error):
+                raise ConversionError("a weight is beyond float16's range: convert with --dtype f32")
+        return bytes(out)
+
+    header, offset, blobs = {}, 0, []
+    for name, shape, vals in sorted(tensors, key=lambda t: t[2].typecode != "i"):
+        blob = encode(vals)
+        kind = "I32" if vals.typecode == "i" else dtype.upper()
+        header[name] = {"dtype": kind, "shape": shape, "data_offsets": [offset, offset + len(blob)]}
+        offset += len(blob)
+        blobs.append(blob)
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * ((8 - len(text) % 8) % 8)  # data 8-byte aligned
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)))
         f.write(text)
-        for _, _, vals in tensors:
-            if sys.byteorder != "little":
-                vals = array(vals.typecode, vals)
-                vals.byteswap()
-            f.write(vals.tobytes())
+        for blob in blobs:
+            f.write(blob)
 
 
 def main(argv):
@@ -660,6 +676,8 @@ def main(argv):
     parser.add_argument("--out", required=True, help="model directory to write")
     parser.add_argument("--source-language", help="BCP 47 tag of the source language (config.json languages)")
     parser.add_argument("--target-language", help="BCP 47 tag of the target language")
+    parser.add_argument("--dtype", choices=["f32", "f16"], default="f32",
+                        help="weights in model.safetensors: f32 (exact) or f16 (half the download; rounded)")
     parser.add_argument("--max-positions", type=int, default=512,
                         help="longest sentence in tokens the engine accepts (Marian has no limit; default 512)")
     args = parser.parse_args(argv)
@@ -667,7 +685,8 @@ def main(argv):
         if not 2 <= args.max_positions <= 65536:
             raise ConversionError("--max-positions must be in [2, 65536]")
         config = convert(args.model, args.vocab, args.out, args.target_vocab, args.source_language,
-                         args.target_language, args.max_positions, args.shortlist, args.source_spm, args.target_spm)
+                         args.target_language, args.max_positions, args.shortlist, args.source_spm, args.target_spm,
+                         args.dtype)
     except (ConversionError, OSError, zipfile.BadZipFile, UnicodeDecodeError) as e:
         print(f"convert_marian: {e}", file=sys.stderr)
         return 1

@@ -175,6 +175,28 @@ test('a Marian .npz converts to the same model as the .bin', () => {
   }
 });
 
+test('--dtype f16 halves model.safetensors; the model loads and translates', () => {
+  const marian = randomMarianModel({ seed: 23, decoder: 'ssru' });
+  const path = join(work, 'half.bin');
+  writeFileSync(path, writeMarianBin(marian));
+  const full = convertedModel('full', marian), half = join(work, 'half');
+  const r = convert(path, half, ['--dtype', 'f16']);
+  assert.equal(r.status, 0, r.stderr);
+  const ratio = readFileSync(join(half, 'model.safetensors')).length / readFileSync(join(full, 'model.safetensors')).length;
+  assert.ok(ratio < 0.55, `size ratio ${ratio}`);  // the header stays the same size
+  const a = loadDir(full), b = loadDir(half);
+  try {
+    const ta = a.translateTexts(TEXTS, { beam: 1, ...PARITY }).map((h) => h[0].text);
+    const tb = b.translateTexts(TEXTS, { beam: 1, ...PARITY }).map((h) => h[0].text);
+    // Rounded weights: a random model's flat choices may flip, so only counted.
+    console.log(`# f16: ${(100 * ratio).toFixed(0)} % of the size, ${tb.filter((t, i) => t === ta[i]).length}/${TEXTS.length} greedy outputs as with f32`);
+    assert.equal(tb.length, TEXTS.length);
+  } finally {
+    a.dispose();
+    b.dispose();
+  }
+});
+
 test('intgemm8 weights are dequantised as Marian does (value * (1 / multiplier), stored transposed)', () => {
   // A model whose every weight matrix is exactly representable in int8 with
   // multiplier 64: dequantised, it must equal the float32 model's conversion.
