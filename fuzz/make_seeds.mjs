@@ -81,17 +81,26 @@ function encode(values, dtype) {
   return new Uint8Array(out.buffer);
 }
 
-function safetensors(config, dtype) {
+// int8: matrices as I8 with a float32 scale ("<name>.qscale"), as
+// convert_marian.py keeps intgemm8 weights; written last so offsets stay aligned.
+function safetensors(config, dtype, int8 = false) {
   const header = {};
-  const chunks = [];
+  const chunks = [], late = [];
   let offset = 0;
-  for (const [name, shape, ints] of tensorsFor(config)) {
-    const count = shape.reduce((a, b) => a * b, 1);
-    const bytes = ints ? new Uint8Array(new Int32Array(ints).buffer) : encode(Array.from({ length: count }, random), dtype);
-    header[name] = { dtype: ints ? 'I32' : dtype, shape, data_offsets: [offset, offset + bytes.length] };
+  const add = (name, type, shape, bytes) => {
+    header[name] = { dtype: type, shape, data_offsets: [offset, offset + bytes.length] };
     chunks.push(bytes);
     offset += bytes.length;
+  };
+  for (const [name, shape, ints] of tensorsFor(config)) {
+    const count = shape.reduce((a, b) => a * b, 1);
+    if (ints) add(name, 'I32', shape, new Uint8Array(new Int32Array(ints).buffer));
+    else if (int8 && shape.length === 2) {
+      late.push([name, shape, new Uint8Array(new Int8Array(Array.from({ length: count }, () => Math.round(random() * 127))).buffer)]);
+      add(`${name}.qscale`, 'F32', [1], encode([0.01 + Math.abs(random()) / 50], 'F32'));
+    } else add(name, dtype, shape, encode(Array.from({ length: count }, random), dtype));
   }
+  for (const [name, shape, bytes] of late) add(name, 'I8', shape, bytes);
   let text = JSON.stringify(header);
   text += ' '.repeat((8 - (text.length % 8)) % 8); // data aligned to 8 bytes, as safetensors writes it
   const length = new Uint8Array(8);
@@ -120,16 +129,17 @@ for (const style of ['post', 'pre', 'residual']) {
   }
 }
 // As models/convert_marian.py writes them (after the others: their bytes stay as they were).
-for (const [name, extra] of [
-  ['marian-ssru-shortlist', { decoder_self: 'ssru', shortlist_first: 4, share_embeddings: false }],
-  ['marian-attention', { decoder_self: 'attention', shortlist_first: null, share_embeddings: true }],
+for (const [name, extra, int8] of [
+  ['marian-ssru-shortlist', { decoder_self: 'ssru', shortlist_first: 4, share_embeddings: false }, false],
+  ['marian-attention', { decoder_self: 'attention', shortlist_first: null, share_embeddings: true }, false],
+  ['marian-int8', { decoder_self: 'ssru', shortlist_first: null, share_embeddings: true }, true],
 ]) {
   const config = {
     format: 'residual-mt/1', style: 'post', d_model: 8, ffn_dim: 6, n_heads: 2, encoder_layers: 1, decoder_layers: 2,
     vocab_size: 9, max_positions: 12, bos_id: null, pad_id: null, eos_id: 2, unk_id: 3, activation: 'swish', ln_eps: 1e-6,
     output_bias: true, positions: 'marian', decoder_start: 'zeros', search: 'marian', ...extra,
   };
-  writeFileSync(`${OUT}${name}`, Buffer.concat([Buffer.from(JSON.stringify(config)), Buffer.from([0]), safetensors(config, 'F32')]));
+  writeFileSync(`${OUT}${name}`, Buffer.concat([Buffer.from(JSON.stringify(config)), Buffer.from([0]), safetensors(config, 'F32', int8)]));
   n++;
 }
 console.log(`wrote ${n} seeds to ${OUT}`);

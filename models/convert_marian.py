@@ -193,15 +193,8 @@ def f32_values(item, transpose_intgemm=True):
             values.byteswap()
         return values
     if item.type == TYPE_INTGEMM8:
-        if len(item.data) < n + 4:
-            raise ConversionError(f"{item.name}: {len(item.data)} bytes for {n} int8 values and their multiplier")
-        quant_mult = struct.unpack_from("<f", item.data, n)[0]
-        if not (quant_mult > 0 and math.isfinite(quant_mult)):
-            raise ConversionError(f"{item.name}: quantisation multiplier {quant_mult} is not a positive number")
-        scale = struct.unpack("<f", struct.pack("<f", 1.0 / quant_mult))[0]  # Marian multiplies by float(1/m)
-        q = array("b")
-        q.frombytes(bytes(item.data[:n]))
-        values = array("f", (v * scale for v in q))
+        w = int8_weights(item)
+        values = array("f", (v * w.scale for v in w.q))  # Marian multiplies by float(1/m)
         # Weights (not embeddings) are stored transposed: shape [K, N] as N rows of K.
         if transpose_intgemm and len(item.shape) == 2 and "Wemb" not in item.name:
             rows, cols = item.shape[0], item.shape[1]
@@ -209,6 +202,31 @@ def f32_values(item, transpose_intgemm=True):
         return values
     kind = TYPE_NAMES.get(item.type, hex(item.type))
     raise ConversionError(f"{item.name} is {kind}: float32 and intgemm8 weights are supported")
+
+
+class Int8Weights:
+    """An intgemm8 weight kept as int8 (safetensors I8 + "<name>.qscale"):
+    q in our layout (Marian stores weights as [out][in] already, embeddings
+    row-major) and the float32 scale 1 / multiplier the engine multiplies by."""
+    typecode = "b"
+
+    def __init__(self, q, scale):
+        self.q, self.scale = q, scale
+
+    def __len__(self):
+        return len(self.q)
+
+
+def int8_weights(item):
+    n = item.elements()
+    if len(item.data) < n + 4:
+        raise ConversionError(f"{item.name}: {len(item.data)} bytes for {n} int8 values and their multiplier")
+    quant_mult = struct.unpack_from("<f", item.data, n)[0]
+    if not (quant_mult > 0 and math.isfinite(quant_mult)):
+        raise ConversionError(f"{item.name}: quantisation multiplier {quant_mult} is not a positive number")
+    q = array("b")
+    q.frombytes(bytes(item.data[:n]))
+    return Int8Weights(q, struct.unpack("<f", struct.pack("<f", 1.0 / quant_mult))[0])
 
 
 def transpose(values, rows, cols):
@@ -468,7 +486,7 @@ def check_architecture(yml, items):
 
 
 def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=None, target_language=None,
-            max_positions=512, shortlist_path=None, source_spm=None, target_spm=None, dtype="f32"):
+            max_positions=512, shortlist_path=None, source_spm=None, target_spm=None, dtype="auto"):
     items = read_model(model_path)
     yml_item = items.pop("special:model.yml", None)
     if yml_item is None:
@@ -496,16 +514,27 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         used.add(name)
         return items[name]
 
-    def values(name, shape):
+    def checked(name, shape):
         it = item(name)
         if it.elements() != math.prod(shape) or (len(it.shape) == 2 and it.shape != list(shape)
                                                  and it.shape != [1, shape[-1]]):
             raise ConversionError(f"{name} has shape {it.shape}, expected {list(shape)}")
-        return f32_values(it)
+        return it
+
+    def values(name, shape):
+        return f32_values(checked(name, shape))
+
+    # intgemm8 weights stay int8 with --dtype auto (a quarter of float32's size, the same values).
+    def embedding(name, shape):
+        it = checked(name, shape)
+        return int8_weights(it) if dtype == "auto" and it.type == TYPE_INTGEMM8 else f32_values(it)
 
     def linear_weight(name, n_in, n_out):
-        # Marian: x W with W (in, out); ours: torch's (out, in).
-        return transpose(values(name, (n_in, n_out)), n_in, n_out)
+        # Marian: x W with W (in, out); ours: torch's (out, in), which is how intgemm8 stores it.
+        it = checked(name, (n_in, n_out))
+        if dtype == "auto" and it.type == TYPE_INTGEMM8:
+            return int8_weights(it)
+        return transpose(f32_values(it), n_in, n_out)
 
     tied_all = flag(yml, "tied-embeddings-all")
     tied = flag(yml, "tied-embeddings")
@@ -527,13 +556,13 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     def put(name, vals, shape):
         tensors.append((name, list(shape), vals))
 
-    put("encoder.embed_tokens.weight", values(emb_name, (V, D)), (V, D))
+    put("encoder.embed_tokens.weight", embedding(emb_name, (V, D)), (V, D))
     dec_emb = "Wemb" if tied_all else "decoder_Wemb"
     if not tied_all and dec_emb in items and items[dec_emb].shape[:1] != [V]:
         raise ConversionError(f"unsupported model: separate source and target vocabularies ({V} and "
                               f"{items[dec_emb].shape[0]} entries); one vocabulary serves both sides")
     if not tied_all:
-        dec = values(dec_emb, (V, D))
+        dec = embedding(dec_emb, (V, D))
         put("decoder.embed_tokens.weight", dec, (V, D))
         if tied:
             put("decoder.output_projection.weight", dec, (V, D))
@@ -630,15 +659,16 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     return config
 
 
-def write_safetensors(path, tensors, dtype="f32"):
-    """Index tables as I32, weights as F32 or F16 (the engine widens F16 at
-    load). The I32 tables go first so that every offset stays aligned."""
-    def encode(vals):
-        if vals.typecode == "i" or dtype == "f32":
+def write_safetensors(path, tensors, dtype="auto"):
+    """Index tables as I32, kept intgemm8 weights as I8 with their scale,
+    other weights as F32 (auto, f32) or F16 (the engine widens F16 at load).
+    I32 first, I8 last, so that every offset stays aligned."""
+    def floats(vals):
+        if dtype != "f16":
             if sys.byteorder != "little":
                 vals = array(vals.typecode, vals)
                 vals.byteswap()
-            return vals.tobytes()
+            return "F32", vals.tobytes()
         out = bytearray()
         for i in range(0, len(vals), 1 << 16):
             chunk = vals[i:i + (1 << 16)]
@@ -646,22 +676,33 @@ def write_safetensors(path, tensors, dtype="f32"):
                 out += struct.pack(f"<{len(chunk)}e", *chunk)
             except (OverflowError, struct.error):
                 raise ConversionError("a weight is beyond float16's range: convert with --dtype f32")
-        return bytes(out)
+        return "F16", bytes(out)
 
-    header, offset, blobs = {}, 0, []
-    for name, shape, vals in sorted(tensors, key=lambda t: t[2].typecode != "i"):
-        blob = encode(vals)
-        kind = "I32" if vals.typecode == "i" else dtype.upper()
+    entries = []  # (order, name, kind, shape, blob)
+    for name, shape, vals in tensors:
+        if isinstance(vals, Int8Weights):
+            entries.append((2, name, "I8", shape, vals.q.tobytes()))
+            entries.append((1, f"{name}.qscale", "F32", [1], struct.pack("<f", vals.scale)))
+        elif vals.typecode == "i":
+            ints = array("i", vals)
+            if sys.byteorder != "little":
+                ints.byteswap()
+            entries.append((0, name, "I32", shape, ints.tobytes()))
+        else:
+            kind, blob = floats(vals)
+            entries.append((1, name, kind, shape, blob))
+    header, offset = {}, 0
+    entries.sort(key=lambda e: e[0])
+    for _, name, kind, shape, blob in entries:
         header[name] = {"dtype": kind, "shape": shape, "data_offsets": [offset, offset + len(blob)]}
         offset += len(blob)
-        blobs.append(blob)
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * ((8 - len(text) % 8) % 8)  # data 8-byte aligned
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)))
         f.write(text)
-        for blob in blobs:
-            f.write(blob)
+        for entry in entries:
+            f.write(entry[4])
 
 
 def main(argv):
@@ -676,8 +717,9 @@ def main(argv):
     parser.add_argument("--out", required=True, help="model directory to write")
     parser.add_argument("--source-language", help="BCP 47 tag of the source language (config.json languages)")
     parser.add_argument("--target-language", help="BCP 47 tag of the target language")
-    parser.add_argument("--dtype", choices=["f32", "f16"], default="f32",
-                        help="weights in model.safetensors: f32 (exact) or f16 (half the download; rounded)")
+    parser.add_argument("--dtype", choices=["auto", "f32", "f16"], default="auto",
+                        help="weights in model.safetensors: auto (intgemm8 weights stay int8 with their scale, "
+                             "others float32: exact), f32 (exact), or f16 (half the download; rounded)")
     parser.add_argument("--max-positions", type=int, default=512,
                         help="longest sentence in tokens the engine accepts (Marian has no limit; default 512)")
     args = parser.parse_args(argv)

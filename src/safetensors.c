@@ -9,7 +9,9 @@
 #include "json.h"
 #include "size.h"
 
-static size_t dtype_size(rmt_dtype dtype) { return dtype == RMT_DTYPE_F32 || dtype == RMT_DTYPE_I32 ? 4 : 2; }
+static size_t dtype_size(rmt_dtype dtype) {
+  return dtype == RMT_DTYPE_F32 || dtype == RMT_DTYPE_I32 ? 4 : dtype == RMT_DTYPE_I8 ? 1 : 2;
+}
 
 static int parse_tensor(const rmt_json *json, int key, rmt_tensor_info *info, size_t data_size) {
   if (rmt_json_string(json, key, info->name, sizeof info->name)) {
@@ -28,10 +30,11 @@ static int parse_tensor(const rmt_json *json, int key, rmt_tensor_info *info, si
   else if (rmt_json_equals(json, dtype, "F16")) info->dtype = RMT_DTYPE_F16;
   else if (rmt_json_equals(json, dtype, "BF16")) info->dtype = RMT_DTYPE_BF16;
   else if (rmt_json_equals(json, dtype, "I32")) info->dtype = RMT_DTYPE_I32;
+  else if (rmt_json_equals(json, dtype, "I8")) info->dtype = RMT_DTYPE_I8;
   else {
     char name[16] = "?";
     rmt_json_string(json, dtype, name, sizeof name);
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: unsupported dtype %s (F32, F16, BF16, or I32 for index tables)",
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: unsupported dtype %s (F32, F16, BF16, I8 with a scale, or I32 for index tables)",
                      info->name, name);
   }
   info->n_dims = json->tokens[shape].size;
@@ -101,6 +104,13 @@ static int check_overlaps(const rmt_safetensors *st) {
   return err;
 }
 
+// The scale tensor "<name>.qscale" of an I8 tensor, or NULL.
+static rmt_tensor_info *find_scale(const rmt_safetensors *st, const rmt_tensor_info *info) {
+  char name[RMT_TENSOR_NAME_MAX + 8];
+  snprintf(name, sizeof name, "%s.qscale", info->name);
+  return strlen(name) < RMT_TENSOR_NAME_MAX ? rmt_safetensors_find(st, name) : NULL;
+}
+
 int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size) {
   memset(st, 0, sizeof *st);
   if (size < 8) return rmt_error(RMT_E_FORMAT, "model.safetensors: file too short (%zu bytes)", size);
@@ -135,6 +145,18 @@ int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size)
   // Sorted by name for rmt_safetensors_find; names are unique (unique keys).
   if (!err) qsort(st->tensors, (size_t)st->n_tensors, sizeof *st->tensors, by_name);
   if (!err) err = check_overlaps(st);
+  // An I8 tensor's scale belongs to it: counted as used (the I8 tensor itself is
+  // still reported if the model has no place for it); its value is checked when read.
+  for (int i = 0; !err && i < st->n_tensors; i++) {
+    if (st->tensors[i].dtype != RMT_DTYPE_I8) continue;
+    rmt_tensor_info *scale = find_scale(st, &st->tensors[i]);
+    if (!scale || scale->dtype != RMT_DTYPE_F32 || scale->bytes != 4) {
+      err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is I8 and needs an F32 scale %s.qscale of one value",
+                      st->tensors[i].name, st->tensors[i].name);
+    } else {
+      scale->used = 1;
+    }
+  }
   if (err) rmt_safetensors_close(st);
   return err;
 }
@@ -175,7 +197,19 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
   }
   const uint8_t *src = st->data + info->offset;
   size_t n = info->bytes / dtype_size(info->dtype);
-  if (info->dtype == RMT_DTYPE_F32) {
+  if (info->dtype == RMT_DTYPE_I8) {
+    const rmt_tensor_info *scale_info = find_scale(st, info);
+    float scale = 0.0f;
+    if (scale_info && scale_info->dtype == RMT_DTYPE_F32 && scale_info->bytes == 4) {
+      memcpy(&scale, st->data + scale_info->offset, 4);
+    }
+    if (!(scale > 0.0f) || !isfinite(scale)) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: its scale %s.qscale must be a positive number",
+                       info->name, info->name);
+    }
+    // q * scale in float32: a Marian intgemm8 weight exactly as Marian dequantises it.
+    for (size_t i = 0; i < n; i++) dst[i] = (float)(int8_t)src[i] * scale;
+  } else if (info->dtype == RMT_DTYPE_F32) {
     memcpy(dst, src, info->bytes);  // the data may be unaligned; memcpy is safe
   } else {
     for (size_t i = 0; i < n; i++) {

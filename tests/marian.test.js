@@ -205,9 +205,24 @@ test('intgemm8 weights are dequantised as Marian does (value * (1 / multiplier),
     for (let i = 0; i < item.values.length; i++) item.values[i] = Math.round(item.values[i] * 64) / 64 + 0;  // + 0: no -0 (int8 has none)
   }
   const quantised = quantiseMarian(marian, 64);
-  const a = convertedModel('f32', marian), b = convertedModel('int8', quantised);
+  const a = convertedModel('f32', marian), b = convertedModel('int8', quantised, 'bin', ['--dtype', 'f32']);
   // No value reaches the int8 limit (|w| * 64 < 127): the two conversions are equal to the bit.
   assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))));
+  // Kept as int8 (the default): a fraction of the size, the same weights once loaded.
+  const c = convertedModel('int8-kept', quantised);
+  const ratio = readFileSync(join(c, 'model.safetensors')).length / readFileSync(join(a, 'model.safetensors')).length;
+  assert.ok(ratio < 0.4, `size ratio ${ratio}`);
+  const ma = loadDir(a), mc = loadDir(c);
+  try {
+    for (const beam of [1, 4]) {
+      const ta = ma.translateTexts(TEXTS, { beam, ...PARITY }), tc = mc.translateTexts(TEXTS, { beam, ...PARITY });
+      assert.deepEqual(tc, ta, `beam ${beam}: texts and scores`);
+    }
+  } finally {
+    ma.dispose();
+    mc.dispose();
+  }
+  console.log(`# intgemm8 kept as int8: ${(100 * ratio).toFixed(0)} % of the float32 conversion, identical translations and scores`);
 });
 
 test('a converted Marian model loads with createTranslator({ model }) and translates like the engine', async () => {

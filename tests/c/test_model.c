@@ -445,6 +445,44 @@ static void check_bad_files(void) {
   fixture_close(&f);
 }
 
+// int8 weights with their scale (I8 + "<name>.qscale", as convert_marian.py
+// keeps intgemm8 weights): value = q * scale; the scale required and positive.
+static size_t craft_safetensors(char *out, const char *header, const void *data, size_t data_len) {
+  size_t n = strlen(header);
+  for (int i = 0; i < 8; i++) out[i] = (char)((n >> (8 * i)) & 0xff);
+  memcpy(out + 8, header, n);
+  memcpy(out + 8 + n, data, data_len);
+  return 8 + n + data_len;
+}
+
+static void check_int8_tensors(void) {
+  char file[512];
+  unsigned char data[8] = {0xfe, 0x00, 0x7f, 0, 0, 0, 0, 0};  // -2, 0, 127; the scale at 4
+  float scale = 0.5f, out[3];
+  memcpy(data + 4, &scale, 4);
+  const char *good = "{\"a\":{\"dtype\":\"I8\",\"shape\":[3],\"data_offsets\":[0,3]},"
+                     "\"a.qscale\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]}}";
+  size_t n = craft_safetensors(file, good, data, 8);
+  rmt_safetensors st;
+  CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) == 0, "I8 with a scale opens: %s", rmt_last_error());
+  rmt_tensor_info *a = rmt_safetensors_find(&st, "a"), *s = rmt_safetensors_find(&st, "a.qscale");
+  CHECK(a && s && s->used && !a->used, "the scale counts as used, the tensor not yet");
+  CHECK(a && rmt_safetensors_read_f32(&st, a, out) == 0 && out[0] == -1.0f && out[1] == 0.0f && out[2] == 63.5f,
+        "I8 values scaled: %g %g %g", out[0], out[1], out[2]);
+  rmt_safetensors_close(&st);
+  scale = 0.0f;
+  memcpy(data + 4, &scale, 4);
+  n = craft_safetensors(file, good, data, 8);
+  CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) == 0, "opens");
+  a = rmt_safetensors_find(&st, "a");
+  CHECK(a && rmt_safetensors_read_f32(&st, a, out) != 0 && strstr(rmt_last_error(), "a.qscale must be a positive number"),
+        "a zero scale: %s", rmt_last_error());
+  rmt_safetensors_close(&st);
+  n = craft_safetensors(file, "{\"a\":{\"dtype\":\"I8\",\"shape\":[3],\"data_offsets\":[0,3]}}", data, 8);
+  CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) != 0 &&
+        strstr(rmt_last_error(), "tensor a is I8 and needs an F32 scale a.qscale"), "no scale: %s", rmt_last_error());
+}
+
 // bfloat16 weights widen exactly: a BF16 file and an F32 file of the same
 // (bf16-exact) values translate identically, logits bit for bit.
 static void check_bfloat16(void) {
@@ -578,6 +616,7 @@ int main(void) {
   check_bad_input();
   check_bad_files();
   check_bfloat16();
+  check_int8_tensors();
   check_no_hypothesis();
   check_language_tokens_from_text();
   return test_report("test_model");
