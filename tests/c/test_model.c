@@ -449,7 +449,7 @@ static void check_bad_files(void) {
 // keeps intgemm8 weights): value = q * scale; the scale required and positive.
 static size_t craft_safetensors(char *out, const char *header, const void *data, size_t data_len) {
   size_t n = strlen(header);
-  for (int i = 0; i < 8; i++) out[i] = (char)((n >> (8 * i)) & 0xff);
+  for (int i = 0; i < 8; i++) out[i] = (char)(((uint64_t)n >> (8 * i)) & 0xff);  // u64: size_t may be 32 bits
   memcpy(out + 8, header, n);
   memcpy(out + 8 + n, data, data_len);
   return 8 + n + data_len;
