@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the C core two ways from one source tree:
-#   wasm    dist/residual-mt.wasm   (Emscripten, -O3 -msimd128, standalone module), and
+#   wasm    dist/residual-mt.wasm   (Emscripten, -O3 -msimd128, standalone module),
+#           dist/residual-mt-relaxed.wasm (the same with -mrelaxed-simd: fused multiply-adds;
+#                                   clang-16 and wasm-ld-16 over Emscripten's libc), and
 #           dist/shell.json         (the demo's app shell for its service worker: js/shell.js)
 #   native  build/native/           (gcc/clang + SIMDe for the wasm intrinsics):
 #           librmt.a, the CLI tool rmt, and one executable per tests/c/test_*.c
@@ -17,6 +19,8 @@ target="${1:-all}"
 # (npm start builds only that); the native builds add SIMDe and clang with
 # the i386 libraries.
 WASM_PACKAGES="emscripten libjsmn-dev"
+# The relaxed-SIMD build needs LLVM 16 (clang 14, Emscripten's, lacks relaxed_madd).
+RELAXED_PACKAGES="clang-16 lld-16"
 APT_PACKAGES="$WASM_PACKAGES libsimde-dev clang libclang-rt-14-dev libc6-dev-i386 lib32gcc-12-dev lib32stdc++-12-dev"
 
 have_wasm_deps() {
@@ -43,6 +47,10 @@ ensure_deps() {
     echo "build.sh: missing build dependencies; run: sudo apt-get install -y $packages" >&2
     exit 1
   fi
+}
+
+have_relaxed_deps() {
+  command -v clang-16 >/dev/null && command -v wasm-ld-16 >/dev/null
 }
 
 # Library sources: every src/*.c except the native-only command-line tool.
@@ -92,6 +100,50 @@ build_wasm() {
     -sEXPORTED_FUNCTIONS=_malloc,_free -sERROR_ON_UNDEFINED_SYMBOLS=1
 }
 
+# dist/residual-mt-relaxed.wasm: the plain build's sources, flags and libraries
+# (Emscripten's sysroot, which its build above has filled) with relaxed SIMD,
+# compiled by clang-16 and linked by wasm-ld-16 directly: emcc 3.1.6's clang and
+# Debian's wasm-opt (which clang-16's driver would also run) reject the new
+# opcodes. Only the explicit rmt_f32x4_madd (simd.h) fuses: -ffp-contract=off.
+# Without clang-16 (and not root to install it) the file is a copy of the plain
+# build, so every runtime still finds an engine, and build.sh says so.
+build_wasm_relaxed() {
+  local out=dist/residual-mt-relaxed.wasm
+  if [ -f "$out" ] && [ -z "$(find src build.sh dist/residual-mt.wasm -newer "$out" -print -quit)" ]; then
+    return 0
+  fi
+  if ! have_relaxed_deps && [ "$(id -u)" = 0 ]; then
+    echo "build.sh: installing $RELAXED_PACKAGES (the relaxed-SIMD engine)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq $RELAXED_PACKAGES >/dev/null || { apt-get update -qq && apt-get install -y -qq $RELAXED_PACKAGES >/dev/null; } || true
+  fi
+  if ! have_relaxed_deps; then
+    echo "build.sh: clang-16 and wasm-ld-16 not found: $out is a copy of the plain SIMD128 build" \
+      "(no fused multiply-adds); for the real one: sudo apt-get install -y $RELAXED_PACKAGES" >&2
+    cp dist/residual-mt.wasm "$out"
+    return 0
+  fi
+  local sysroot lib objs=()
+  sysroot="$(em-config CACHE)/sysroot"
+  lib="$sysroot/lib/wasm32-emscripten"
+  mkdir -p build/wasm-relaxed
+  for src in $(lib_sources); do
+    local obj="build/wasm-relaxed/$(basename "${src%.c}").o"
+    clang-16 --target=wasm32-unknown-emscripten --sysroot="$sysroot" -iwithsysroot/include/compat \
+      $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 -mrelaxed-simd -ffp-contract=off -c "$src" -o "$obj"
+    objs+=("$obj")
+  done
+  # The one import Emscripten's memory-growth library expects from the host (js/wasm.js).
+  echo emscripten_notify_memory_growth > build/wasm-relaxed/imports.txt
+  # emcc's own link line for the plain build (emcc -v), less its JS-only libraries.
+  wasm-ld-16 -o "$out" "${objs[@]}" "$lib/crt1_reactor.o" -L"$lib" \
+    -lstandalonewasm-memgrow -lstubs -lnoexit -lc -ldlmalloc -lcompiler_rt \
+    --allow-undefined-file=build/wasm-relaxed/imports.txt --strip-all \
+    --export-if-defined=malloc --export-if-defined=free --export=__errno_location \
+    -z stack-size=1048576 --initial-memory=16777216 --max-memory=4294967296 \
+    --entry=_initialize --global-base=1024
+}
+
 # dist/shell.json: what the demo's service worker may cache (js/shell.js);
 # written every time, since web/ and js/ change without a rebuild.
 write_shell() {
@@ -126,7 +178,7 @@ case "$target" in
   sanitize) ensure_deps; build_sanitize ;;
   native32) ensure_deps; build_native32 ;;
   fuzz) ensure_deps; build_fuzz ;;
-  wasm) build_wasm; write_shell ;;
-  all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm; write_shell ;;
+  wasm) build_wasm; build_wasm_relaxed; write_shell ;;
+  all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm; build_wasm_relaxed; write_shell ;;
   *) echo "usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]" >&2; exit 2 ;;
 esac

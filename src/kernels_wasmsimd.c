@@ -1,5 +1,7 @@
 // SIMD128 kernels (WebAssembly SIMD; SIMDe natively). Each mirrors its twin in
 // kernels_ref.c; tails that do not fill a 4-lane vector are done in scalar code.
+// The GEMM and attention products accumulate through rmt_f32x4_madd (simd.h):
+// fused multiply-adds in the relaxed-SIMD build, a multiply and an add elsewhere.
 #include <math.h>
 #include <string.h>
 
@@ -56,8 +58,8 @@ static inline void panel_1x8(float *C, const float *a, const float *packed_weigh
   v128_t c0 = wasm_f32x4_splat(0), c1 = c0;
   for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
     v128_t x = wasm_f32x4_splat(a[k]);
-    c0 = wasm_f32x4_add(c0, wasm_f32x4_mul(x, wasm_v128_load(w)));
-    c1 = wasm_f32x4_add(c1, wasm_f32x4_mul(x, wasm_v128_load(w + 4)));
+    c0 = rmt_f32x4_madd(x, wasm_v128_load(w), c0);
+    c1 = rmt_f32x4_madd(x, wasm_v128_load(w + 4), c1);
   }
   int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
   store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, cols);
@@ -76,10 +78,10 @@ static void gemm_f32_1x8(float *C, const float *a, const float *packed_weight, c
     v128_t c0 = wasm_f32x4_splat(0), c1 = c0, e0 = c0, e1 = c0;
     for (int k = 0; k < K; k++, w += RMT_GEMM_NR, u += RMT_GEMM_NR) {
       v128_t x = wasm_f32x4_splat(a[k]);
-      c0 = wasm_f32x4_add(c0, wasm_f32x4_mul(x, wasm_v128_load(w)));
-      c1 = wasm_f32x4_add(c1, wasm_f32x4_mul(x, wasm_v128_load(w + 4)));
-      e0 = wasm_f32x4_add(e0, wasm_f32x4_mul(x, wasm_v128_load(u)));
-      e1 = wasm_f32x4_add(e1, wasm_f32x4_mul(x, wasm_v128_load(u + 4)));
+      c0 = rmt_f32x4_madd(x, wasm_v128_load(w), c0);
+      c1 = rmt_f32x4_madd(x, wasm_v128_load(w + 4), c1);
+      e0 = rmt_f32x4_madd(x, wasm_v128_load(u), e0);
+      e1 = rmt_f32x4_madd(x, wasm_v128_load(u + 4), e1);
     }
     store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, RMT_GEMM_NR);
     int cols = N - n - RMT_GEMM_NR < RMT_GEMM_NR ? N - n - RMT_GEMM_NR : RMT_GEMM_NR;
@@ -101,14 +103,14 @@ static inline void tile_4x8(float *C, const float *A, const float *packed_weight
     v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 4);
     v128_t x0 = wasm_f32x4_splat(a0[k]), x1 = wasm_f32x4_splat(a1[k]);
     v128_t x2 = wasm_f32x4_splat(a2[k]), x3 = wasm_f32x4_splat(a3[k]);
-    c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, w0));
-    c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, w1));
-    c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x1, w0));
-    c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x1, w1));
-    c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x2, w0));
-    c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x2, w1));
-    c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x3, w0));
-    c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x3, w1));
+    c00 = rmt_f32x4_madd(x0, w0, c00);
+    c01 = rmt_f32x4_madd(x0, w1, c01);
+    c10 = rmt_f32x4_madd(x1, w0, c10);
+    c11 = rmt_f32x4_madd(x1, w1, c11);
+    c20 = rmt_f32x4_madd(x2, w0, c20);
+    c21 = rmt_f32x4_madd(x2, w1, c21);
+    c30 = rmt_f32x4_madd(x3, w0, c30);
+    c31 = rmt_f32x4_madd(x3, w1, c31);
   }
   int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
   const float *b = bias ? bias + n : NULL;
@@ -205,7 +207,7 @@ void rmt_scale_f32__wasmsimd(float *x, float scale, size_t n) {
 static inline float dot_f32(const float *a, const float *b, int n) {
   int n4 = n & ~3;
   v128_t acc = wasm_f32x4_splat(0);
-  for (int i = 0; i < n4; i += 4) acc = wasm_f32x4_add(acc, wasm_f32x4_mul(wasm_v128_load(a + i), wasm_v128_load(b + i)));
+  for (int i = 0; i < n4; i += 4) acc = rmt_f32x4_madd(wasm_v128_load(a + i), wasm_v128_load(b + i), acc);
   float sum = hsum_f32x4(acc);
   for (int i = n4; i < n; i++) sum += a[i] * b[i];
   return sum;
@@ -232,7 +234,7 @@ void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, c
       const float *v = values[t] + off;
       v128_t p = wasm_f32x4_splat(scores[t]);
       for (int e = 0; e < E4; e += 4) {
-        wasm_v128_store(dst + e, wasm_f32x4_add(wasm_v128_load(dst + e), wasm_f32x4_mul(p, wasm_v128_load(v + e))));
+        wasm_v128_store(dst + e, rmt_f32x4_madd(p, wasm_v128_load(v + e), wasm_v128_load(dst + e)));
       }
       for (int e = E4; e < E; e++) dst[e] += scores[t] * v[e];
     }
