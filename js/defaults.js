@@ -1,5 +1,7 @@
 // The package's fixed names and paths, each defined here once.
 
+import { hasRelaxedSimd } from './env.js';
+
 // The default model: its own npm package (the directory models/es-en/ of this
 // repository, with its package.json), found in this order (loader.js):
 // installed next to residual-mt, then the repository's copy, then `url`, the
@@ -13,8 +15,12 @@ export const DEFAULT_MODEL = Object.freeze({
   url: `https://cdn.jsdelivr.net/npm/${MODEL_PACKAGE}@${MODEL_VERSION}/`,
 });
 
-// The engine, relative to the package root.
+// The engine, relative to the package root: two builds of one source, the
+// plain SIMD128 one, and the relaxed-SIMD one (fused multiply-adds) that
+// runtimes with relaxed SIMD get by default (defaultWasmUrl, the one place
+// the choice is made).
 export const DEFAULT_WASM = 'dist/residual-mt.wasm';
+export const RELAXED_WASM = 'dist/residual-mt-relaxed.wasm';
 
 // The files a model directory holds; manifest.json lists their SHA-256 and size.
 export const MODEL_FILES = Object.freeze(['config.json', 'model.safetensors', 'spm.model']);
@@ -29,4 +35,9 @@ const PACKAGE_ROOT = new URL('../', import.meta.url);
 
 export function packageUrl(path) {
   return new URL(path, PACKAGE_ROOT);
+}
+
+// The engine this runtime loads when none is given.
+export function defaultWasmUrl() {
+  return packageUrl(hasRelaxedSimd() ? RELAXED_WASM : DEFAULT_WASM);
 }

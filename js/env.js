@@ -1,5 +1,6 @@
-// What the runtime offers: Node or a browser, and WebAssembly SIMD (the one
-// probe for it, used before anything downloads and before the engine loads).
+// What the runtime offers: Node or a browser, WebAssembly SIMD (the one probe
+// for it, used before anything downloads and before the engine loads), and
+// relaxed SIMD (the probe that picks the engine build: defaults.js).
 
 export function isNode() {
   return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
@@ -29,4 +30,21 @@ export function missingFeatures() {
     return 'this browser lacks WebAssembly SIMD';
   }
   return null;
+}
+
+// A module with one f32x4.relaxed_madd (0xfd 0x105): validates only where
+// relaxed SIMD works (Chrome 114+; Node 20 with --experimental-wasm-relaxed-simd).
+const RELAXED_SIMD_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 19, 1,
+  17, 0, 65, 0, 253, 15, 65, 0, 253, 15, 65, 0, 253, 15, 253, 133, 2, 11]);
+
+let relaxedSimd;
+export function hasRelaxedSimd() {
+  if (relaxedSimd === undefined) {
+    try {
+      relaxedSimd = typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_SIMD_PROBE);
+    } catch {
+      relaxedSimd = false;
+    }
+  }
+  return relaxedSimd;
 }

@@ -7,7 +7,7 @@
 // status, offline), an OperationError when what came is not the file.
 
 import { modelStore } from './cache.js';
-import { DEFAULT_MODEL, DEFAULT_WASM, MANIFEST, MODEL_FILES, packageUrl } from './defaults.js';
+import { DEFAULT_MODEL, MANIFEST, MODEL_FILES, defaultWasmUrl, packageUrl } from './defaults.js';
 import { isNode } from './env.js';
 import { makeError, notSupported } from './errors.js';
 
@@ -95,9 +95,7 @@ async function findDefaultModelHttp() {
   return new URL(DEFAULT_MODEL.url);
 }
 
-export function defaultWasmUrl() {
-  return packageUrl(DEFAULT_WASM);
-}
+export { defaultWasmUrl };
 
 // ---- reading files
 

@@ -2,6 +2,7 @@
 // JS glue) and offers the few helpers the wrappers need: copying bytes and
 // strings in and out of linear memory, and turning error returns into Errors.
 
+import { defaultWasmUrl } from './defaults.js';
 import { isNode, missingFeatures } from './env.js';
 
 const WASI_ENOSYS = 52;
@@ -10,7 +11,7 @@ const RANGE_ERRORS = { [-4]: 'RMT_E_LIMIT', [-6]: 'RMT_E_SIZE' };
 
 async function readSource(source) {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer) return source;
-  const url = source ?? new URL('../dist/residual-mt.wasm', import.meta.url);
+  const url = source ?? defaultWasmUrl();
   const href = String(url);
   if (isNode() && (href.startsWith('file:') || !href.includes('://'))) {
     const { readFile } = await import('node:fs/promises');
@@ -133,7 +134,9 @@ function makeImports(module, getWasm) {
   return imports;
 }
 
-// Loads the engine. `source`: wasm bytes, a URL, or nothing for dist/residual-mt.wasm.
+// Loads the engine. `source`: wasm bytes, a URL, or nothing for the default
+// build (dist/residual-mt-relaxed.wasm where relaxed SIMD works, else
+// dist/residual-mt.wasm: defaults.js).
 export async function loadWasm(source) {
   const missing = missingFeatures();
   if (missing) throw new Error(`residual-mt: ${missing}`);

@@ -235,6 +235,41 @@ test('a page outside the repo uses the package with three lines (installed, from
   }
 });
 
+test('Chromium has relaxed SIMD: the page loads the relaxed-SIMD engine (fused multiply-adds), not the plain one, and translates as Node does', { skip, timeout: 90_000 }, async () => {
+  const relaxed = readFileSync(`${root}dist/residual-mt-relaxed.wasm`);
+  const site = mkdtempSync(join(tmpdir(), 'rmt-site-'));
+  cpSync(`${root}tests/fixtures/page/index.html`, join(site, 'index.html'));
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, MODEL_PACKAGE, { prefix: '/', dir: site }];
+  const want = await inNode('es-en', 'Hola, mundo. ¿Qué tal?');
+  const { context, close } = await launch();
+  try {
+    await withServer({ mounts, csp: null }, async (base, server) => {
+      const page = await context.newPage();
+      const errors = await watchConsole(page);
+      await page.goto(base);
+      await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 30_000 })
+        .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
+      const probe = await page.evaluate(async () => {
+        const { hasRelaxedSimd } = await import('./node_modules/residual-mt/js/env.js');
+        const { defaultWasmUrl } = await import('./node_modules/residual-mt/js/defaults.js');
+        return { relaxed: hasRelaxedSimd(), url: defaultWasmUrl().pathname };
+      });
+      assert.deepEqual(probe, { relaxed: true, url: '/node_modules/residual-mt/dist/residual-mt-relaxed.wasm' });
+      // The relaxed build itself compiles here (it does not in Node 20 without its flag).
+      assert.equal(await page.evaluate((bytes) => WebAssembly.validate(new Uint8Array(bytes)), [...relaxed]), true);
+      const engines = Object.keys(server.stats.full).filter((path) => path.endsWith('.wasm'));
+      assert.deepEqual(engines, ['/node_modules/residual-mt/dist/residual-mt-relaxed.wasm']);
+      // Node 20 runs the plain build: the same greedy translation.
+      assert.equal(await page.textContent('#out'), want);
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
+  } finally {
+    await close();
+    rmSync(site, { recursive: true, force: true });
+  }
+});
+
 // The default model, for the service worker tests: a copy of the fixture at
 // models/es-en/ that a test then changes. { dir, mounts } for withServer.
 function changeableModel() {
@@ -362,7 +397,7 @@ test('the service worker makes a version only of a shell that matches dist/shell
   // dist/ as the server has it: the engine, and a shell.json that, like a
   // portal answering every URL with its own page, does not match index.html.
   const dist = mkdtempSync(join(tmpdir(), 'rmt-dist-'));
-  cpSync(`${root}dist/residual-mt.wasm`, join(dist, 'residual-mt.wasm'));
+  for (const wasm of ['residual-mt.wasm', 'residual-mt-relaxed.wasm']) cpSync(`${root}dist/${wasm}`, join(dist, wasm));
   const shell = JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8'));
   const portal = structuredClone(shell);
   portal.files['index.html'].sha256 = createHash('sha256').update('<html>Log in to the Wi-Fi</html>').digest('hex');

@@ -1,14 +1,20 @@
 // The WASM engine against the PyTorch reference fixtures (made by
-// models/make_fixtures.py), and its answers to bad input.
+// models/make_fixtures.py), and its answers to bad input. The engine is the
+// runtime's default build (defaults.js): the plain SIMD128 one here, the
+// relaxed-SIMD one when tests/relaxed.test.js runs this file again with
+// relaxed SIMD on (fused multiply-adds round differently: same tolerances,
+// same tokens).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Engine } from '../js/engine.js';
+import { defaultWasmUrl } from '../js/defaults.js';
 import { readSafetensors, rewriteWeights, roundToBf16, safetensors } from './lib/weights.js';
 
 const FIXTURES = new URL('./fixtures/models/', import.meta.url);
 const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1'];
 const engine = await Engine.load();
+const BUILD = defaultWasmUrl().pathname.split('/').at(-1);
 
 function readFixture(name) {
   const dir = new URL(`${name}/`, FIXTURES);
@@ -40,7 +46,7 @@ function compareAlignment(got, want, counts, what) {
 }
 
 for (const name of MODELS) {
-  test(`wasm ${name} matches the reference`, () => {
+  test(`${BUILD} ${name} matches the reference`, () => {
     const { config, weights, reference: ref } = readFixture(name);
     const model = engine.loadModel({ config, weights });
     const V = model.config.vocab_size;
@@ -83,7 +89,7 @@ for (const name of MODELS) {
     assert.deepEqual(long[0][0].ids, ref.long.greedy, 'long input, greedy');
     model.dispose();
 
-    console.log(`wasm ${name.padEnd(13)} max|encoder diff| ${encoderDiff.toExponential(2)}  max|logit diff| ` +
+    console.log(`${BUILD} ${name.padEnd(13)} max|encoder diff| ${encoderDiff.toExponential(2)}  max|logit diff| ` +
       `${logitDiff.toExponential(2)}  max|score diff| ${scoreDiff.toExponential(2)}  max|attention diff| ` +
       `${attentionDiff.toExponential(2)}  ${sequences} sequences equal  alignment ${alignment.equal}/${alignment.tokens} ` +
       `equal (${alignment.ties} near-ties)`);
