@@ -2,7 +2,9 @@
 // for batch sizes 1, 8 and 32 at beam 1 and 5, batched vs one sentence at a
 // time, on a fixture-sized model, a default-sized model (random weights, the
 // shipped model's shape) and, when present, the shipped model on real text.
-// Then the tokenizer benchmark (tests/bench/spm_bench.js).
+// Then the relaxed-SIMD build against the plain one (tests/bench/relaxed_bench.js:
+// peak and GEMM GFLOP/s, batched greedy tokens/s) and the tokenizer benchmark
+// (tests/bench/spm_bench.js).
 //
 //   npm run bench                      (or: node tests/bench/bench.js [--quick])
 
@@ -10,61 +12,12 @@ import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { Engine } from '../../js/engine.js';
+import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
 
-// ---- a random model of a given shape, written as safetensors in memory
-
-function tensorShapes(c) {
-  const shapes = { 'encoder.embed_tokens.weight': [c.vocab_size, c.d_model] };
-  const linear = (name, out, inp) => { shapes[`${name}.weight`] = [out, inp]; shapes[`${name}.bias`] = [out]; };
-  const norm = (name) => { shapes[`${name}.weight`] = [c.d_model]; shapes[`${name}.bias`] = [c.d_model]; };
-  const attention = (name) => ['q_proj', 'k_proj', 'v_proj', 'out_proj'].forEach((p) => linear(`${name}.${p}`, c.d_model, c.d_model));
-  for (const [stack, n] of [['encoder', c.encoder_layers], ['decoder', c.decoder_layers]]) {
-    for (let i = 0; i < n; i++) {
-      const p = `${stack}.layers.${i}`;
-      attention(`${p}.self_attn`);
-      norm(`${p}.self_attn_layer_norm`);
-      if (stack === 'decoder') { attention(`${p}.encoder_attn`); norm(`${p}.encoder_attn_layer_norm`); }
-      linear(`${p}.fc1`, c.ffn_dim, c.d_model);
-      linear(`${p}.fc2`, c.d_model, c.ffn_dim);
-      norm(`${p}.final_layer_norm`);
-    }
-    if (c.style !== 'post') norm(`${stack}.layer_norm`);
-  }
-  return shapes;
-}
-
-function randomModel(config, seed = 1) {
-  let state = seed;
-  const rand = () => { state = (state * 1664525 + 1013904223) >>> 0; return state / 2 ** 32 - 0.5; };
-  const header = {};
-  const blobs = [];
-  let offset = 0;
-  for (const [name, shape] of Object.entries(tensorShapes(config))) {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    const scale = name.includes('layer_norm') ? 0 : 2 / Math.sqrt(shape[shape.length - 1]);
-    for (let i = 0; i < n; i++) data[i] = (name.endsWith('layer_norm.weight') ? 1 : 0) + rand() * scale;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.byteLength] };
-    blobs.push(Buffer.from(data.buffer));
-    offset += data.byteLength;
-  }
-  let text = JSON.stringify(header);
-  text += ' '.repeat((8 - (text.length % 8)) % 8);
-  const len = Buffer.alloc(8);
-  len.writeBigUInt64LE(BigInt(text.length));
-  return { config: JSON.stringify(config), weights: Buffer.concat([len, Buffer.from(text), ...blobs]) };
-}
-
 // ---- measurement
-
-function randomSentences(count, vocab, seed) {
-  let state = seed;
-  const rand = () => { state = (state * 1103515245 + 12345) >>> 0; return state; };
-  return Array.from({ length: count }, () => Array.from({ length: 8 + (rand() % 25) }, () => 4 + (rand() % (vocab - 4))));
-}
 
 function measure(translate, sentences, batch) {
   let tokens = 0;
@@ -105,10 +58,7 @@ const count = quick ? 32 : 64;
 }
 
 {
-  const config = {
-    format: 'residual-mt/1', style: 'residual', d_model: 256, ffn_dim: 1024, n_heads: 4, encoder_layers: 6,
-    decoder_layers: 2, vocab_size: 8000, max_positions: 256,
-  };
+  const config = DEFAULT_SHAPE;
   const model = engine.loadModel(randomModel(config));
   // Random weights never choose </s>: fix the output length (20 tokens) so runs compare.
   const sentences = randomSentences(count, config.vocab_size, 11);
@@ -134,6 +84,11 @@ if (existsSync(`${shipped}model.safetensors`)) {
 } else {
   console.log('\n(models/es-en not present: shipped-model benchmark skipped)');
 }
+
+// The relaxed-SIMD build against the plain one, side by side in a Node with relaxed SIMD on.
+console.log('');
+spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', `${root}tests/bench/relaxed_bench.js`, ...(quick ? ['--quick'] : [])],
+  { stdio: 'inherit' });
 
 const spmBench = `${root}tests/bench/spm_bench.js`;
 if (existsSync(spmBench) && !quick) {
