@@ -24,7 +24,7 @@ export interface Hypothesis {
 }
 
 export class Engine {
-  /** Loads residual-mt.wasm: bytes, a URL or path, or nothing for the package's dist/. */
+  /** Loads the engine: bytes, a URL or path, or nothing for the package's dist/ build this runtime runs (relaxed SIMD or plain). */
   static load(source?: Uint8Array | ArrayBuffer | string | URL): Promise<Engine>;
   /** The engine's search defaults. */
   readonly defaults: Readonly<Required<Omit<SearchOptions, 'targetLanguage' | 'batch'>>>;

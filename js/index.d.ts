@@ -48,7 +48,7 @@ export interface CreateTranslatorOptions extends AvailabilityOptions {
   monitor?: (monitor: CreateMonitor) => void;
   /** Run the engine in a worker. Default: a Web Worker in browsers (the page's thread if none can start), in-process in Node; true: required (worker_threads in Node). */
   worker?: boolean;
-  /** URL, path or bytes of residual-mt.wasm. Default: the package's dist/residual-mt.wasm. */
+  /** URL, path or bytes of the engine. Default: the package's dist/residual-mt-relaxed.wasm where the runtime has relaxed SIMD, else dist/residual-mt.wasm. */
   wasm?: string | URL | Uint8Array | ArrayBuffer;
   /** Check each file against manifest.json (SHA-256, size). true: when the manifest exists (default); 'require': it must. */
   verify?: boolean | 'require';
