@@ -495,6 +495,13 @@ test('the demo: swap the direction, copy the translation, what the model was tra
       assert.equal(await page.$eval('[data-testid=direction]', (select) => select.value), 'en-es');
       assert.equal(await page.inputValue('[data-testid=source]'), english);
       await target(await inNode('en-es', english));
+      // Example sentences for the source language: one click translates one.
+      const samples = await page.$$eval('[data-testid=samples] button', (buttons) => buttons.map((b) => b.textContent));
+      assert.ok(samples.length > 0, 'the default model offers examples');
+      assert.match(await page.getAttribute('[data-testid=source]', 'placeholder'), new RegExp(`English text, for example: ${samples[0].replace(/[.?]/g, '\\$&')}`));
+      await page.click('[data-testid=samples] button >> nth=1');
+      assert.equal(await page.inputValue('[data-testid=source]'), samples[1]);
+      await target(await inNode('en-es', samples[1]));
       assert.deepEqual(errors.filter((e) => !/model\.safetensors/.test(e)), []);
     });
   } finally {

@@ -14,7 +14,7 @@ const ui = {
   stream: $('stream'), translate: $('translate'), swap: $('swap'), copy: $('copy'), source: $('source'),
   target: $('target'), stats: $('stats'), error: $('error'), trained: $('trained'), modelName: $('model-name'),
   textMode: $('text-mode'), pageMode: $('page-mode'), sample: $('sample'), translatePage: $('translate-page'),
-  restorePage: $('restore-page'),
+  restorePage: $('restore-page'), samples: $('samples'),
 };
 const params = new URLSearchParams(location.search);
 const options = {
@@ -25,6 +25,16 @@ const options = {
 const beam = params.has('beam') ? Number(params.get('beam')) : undefined;
 const LANGUAGE_NAMES = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'language' }) : null;
 const languageName = (code) => { try { return LANGUAGE_NAMES?.of(code) ?? code; } catch { return code; } };
+
+// Sentences of the kinds the default model translates well (software
+// messages, package descriptions, the Bible: models/README.md), offered as
+// examples for its source language; other models get none.
+const SAMPLES = {
+  es: ['No se pudo conectar con el servidor.', '¿Desea guardar los cambios antes de cerrar?',
+    'Seleccione una carpeta para guardar las imágenes.', 'Este paquete contiene la documentación del programa.'],
+  en: ['The file could not be opened.', 'Do you want to save the changes before closing?',
+    'Click the button to print the page.', 'In the beginning God created the heavens and the earth.'],
+};
 
 const translators = new Map(); // "src-tgt" -> Promise<Translator>
 let current = null;            // AbortController of the translation in progress
@@ -257,6 +267,19 @@ function showDirection() {
   $('source-title').textContent = languageName(s);
   $('target-title').textContent = languageName(t);
   ui.swap.disabled = ![...ui.direction.options].some((o) => o.value === `${t}-${s}`);
+  const samples = options.model === undefined ? SAMPLES[s] ?? [] : [];
+  ui.source.placeholder = samples.length ? `Type or paste ${languageName(s)} text, for example: ${samples[0]}` : 'Type or paste text to translate';
+  ui.samples.replaceChildren(...samples.map((text) => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.textContent = text;
+    button.addEventListener('click', () => {
+      ui.source.value = text;
+      clearTimeout(debounce);
+      translateNow();
+    });
+    return button;
+  }));
 }
 
 // The other direction, with the translation as the new source.
