@@ -89,7 +89,10 @@ test('translateStreaming(): chunks to append, none taken back, adding up to tran
     const chunks = [];
     for await (const chunk of t.translateStreaming(text, options)) chunks.push(chunk);
     assert.equal(chunks.join(''), await t.translate(text, options));
-    assert.ok(chunks.length >= 3, `${chunks.length} chunks at beam ${options.beam}`);
+    // Greedy output is final token by token; a beam's only once its hypotheses
+    // agree on a prefix, which depends on the model: at least each sentence.
+    const least = options.beam === 1 ? 3 : 2;
+    assert.ok(chunks.length >= least, `${chunks.length} chunks at beam ${options.beam}`);
     // Each chunk is new text: no chunk repeats what came before it.
     assert.ok(chunks.every((chunk, i) => chunk.length > 0 && !chunks.slice(0, i).join('').endsWith(chunk + chunks.slice(i + 1).join(''))));
   }
