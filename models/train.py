@@ -35,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bleu  # noqa: E402
 import reference as R  # noqa: E402
+from lr_schedule import scheduled_lr  # noqa: E402
 
 LANG_TOKENS = {"en": 4, "es": 5}  # user-defined symbols of the joint spm model
 DIRECTIONS = (("es", "en"), ("en", "es"))
@@ -157,12 +158,6 @@ def label_smoothed_nll(logits, target, eps, pad_id):
     eps_i = eps / (lprobs.size(-1) - 1)
     loss = (1.0 - eps - eps_i) * nll + eps_i * smooth
     return loss, nll, int(mask.sum())
-
-
-def inverse_sqrt_lr(step, peak, warmup, init=1e-7):
-    if step < warmup:
-        return init + (peak - init) * step / warmup
-    return peak * math.sqrt(warmup / step)
 
 
 # ---------------------------------------------------------------- eval
@@ -303,6 +298,10 @@ def main():
     ap.add_argument("--clip-norm", type=float, default=1.0)
     ap.add_argument("--max-tokens", type=int, default=3000)
     ap.add_argument("--max-len", type=int, default=200, help="drop training pairs longer than this (pieces)")
+    ap.add_argument("--decay-start", type=int, default=0,
+                    help="update at which the linear cooldown begins (with --decay-end)")
+    ap.add_argument("--decay-end", type=int, default=0,
+                    help="update at which the cooldown reaches 0 and training stops; 0: no cooldown")
     ap.add_argument("--time-budget", type=float, default=60.0, help="minutes of training in this invocation")
     ap.add_argument("--max-updates", type=int, default=0)
     ap.add_argument("--deadline", default=None, help="UTC wall-clock time HH:MM at which to stop in any case")
@@ -383,6 +382,8 @@ def main():
         hh, mm = (int(x) for x in args.deadline.split(":"))
         tm = time.gmtime()
         deadline = time.time() - (tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec) + hh * 3600 + mm * 60
+        if deadline <= time.time():  # HH:MM already past today: tomorrow's (a run across midnight)
+            deadline += 24 * 3600
     acc = {"loss": 0.0, "nll": 0.0, "tok": 0, "n": 0}
     done = False
     # SIGTERM/SIGINT: finish the current update, save, stop (rerun to resume)
@@ -396,7 +397,7 @@ def main():
             idx = batches[state["batch"]]
             src, prev, target = collate(examples, idx, cfg, device)
             model.train()
-            lr = inverse_sqrt_lr(state["step"] + 1, args.lr, args.warmup)
+            lr = scheduled_lr(state["step"] + 1, args.lr, args.warmup, args.decay_start, args.decay_end)
             for g in opt.param_groups:
                 g["lr"] = lr
             with autocast(device, use_bf16):
@@ -432,6 +433,7 @@ def main():
                         log({"event": "threads", "threads": threads,
                              "speeds": {k: round(v) for k, v in thread_speed.items()}})
             out_of_time = (elapsed >= budget or (args.max_updates and state["step"] >= args.max_updates)
+                           or (args.decay_end > args.decay_start and state["step"] >= args.decay_end)
                            or (deadline is not None and now >= deadline) or bool(stop_requested))
             if now - last_valid >= args.valid_minutes * 60 or (out_of_time and not stop_requested):
                 tv = time.time()
