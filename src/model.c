@@ -20,6 +20,7 @@ typedef struct {
   rmt_arena *arena;  // NULL while counting
   size_t bytes;      // counted size (saturating: RMT_SIZE_OVERFLOW when it does not fit)
   int ssru;          // the decoder layers have SSRU cells (config ssru)
+  int int8_max_in;   // the widest int8 Linear seen while counting (rmt_model.int8_max_in)
 } loader;
 
 static float *take_floats(loader *ld, size_t count) {
@@ -36,6 +37,14 @@ static int32_t *take_ints(loader *ld, size_t count) {
     return NULL;
   }
   return rmt_arena_alloc(ld->arena, rmt_size_mul(count, sizeof(int32_t)));
+}
+
+static int8_t *take_bytes(loader *ld, size_t count) {
+  if (!ld->arena) {
+    ld->bytes = rmt_size_add(ld->bytes, rmt_arena_bytes(count, 1));
+    return NULL;
+  }
+  return rmt_arena_alloc(ld->arena, count);
 }
 
 static int arena_exhausted(void) { return rmt_error(RMT_E_STATE, "model arena exhausted (sizing bug)"); }
@@ -72,10 +81,52 @@ static int load_array(loader *ld, float **dst, const char *name, int rows, int c
   return *dst ? rmt_safetensors_read_f32(ld->st, info, *dst) : arena_exhausted();
 }
 
-// A Linear weight (n_out, n_in), packed for the GEMM kernel; the unpacked copy
-// is read into scratch and dropped.
+// An embedding table (V, D): int8 rows with their scales when the tensor is
+// I8 with one scale per row, float32 otherwise.
+static int load_embedding(loader *ld, rmt_embedding *emb, const char *name, int v, int d) {
+  int err = RMT_OK;
+  rmt_tensor_info *info = find_checked(ld, name, v, d, &err);
+  if (!info) return err;
+  if (!rmt_safetensors_i8_rows(ld->st, info)) return load_array(ld, &emb->f32, name, v, d);
+  emb->i8 = take_bytes(ld, rmt_size_mul((size_t)v, (size_t)d));
+  emb->scale = take_floats(ld, (size_t)v);
+  if (!ld->arena) return RMT_OK;
+  return emb->i8 && emb->scale ? rmt_safetensors_read_i8(ld->st, info, emb->i8, emb->scale) : arena_exhausted();
+}
+
+// An int8 Linear weight (I8, one scale per row), packed for this build's
+// int8 GEMM (kernels.h), with each row's sum; unpacked in scratch on the way.
+static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in,
+                          float *scratch) {
+  if (n_in > RMT_GEMM_I8_MAX_K) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: int8 weights take at most %d inputs, not %d",
+                     info->name, RMT_GEMM_I8_MAX_K, n_in);
+  }
+  lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, RMT_GEMM_I8_KR));
+  lin->weight_scale = take_floats(ld, (size_t)n_out);
+  lin->weight_sum = take_ints(ld, (size_t)n_out);
+  if (!ld->arena) {
+    if (n_in > ld->int8_max_in) ld->int8_max_in = n_in;
+    return RMT_OK;
+  }
+  if (!lin->weight_i8 || !lin->weight_scale || !lin->weight_sum) return arena_exhausted();
+  int8_t *unpacked = (int8_t *)scratch;
+  int err = rmt_safetensors_read_i8(ld->st, info, unpacked, lin->weight_scale);
+  if (err) return err;
+  rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, RMT_GEMM_I8_KR);
+  for (int n = 0; n < n_out; n++) {
+    int32_t sum = 0;
+    for (int k = 0; k < n_in; k++) sum += unpacked[(size_t)n * n_in + k];
+    lin->weight_sum[n] = sum;
+  }
+  return RMT_OK;
+}
+
+// A Linear weight (n_out, n_in), packed for the GEMM kernel (int8 or float32,
+// as stored); the unpacked copy is read into scratch and dropped.
 static int pack_tensor(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in, float *scratch) {
   lin->n_out = n_out, lin->n_in = n_in;
+  if (rmt_safetensors_i8_rows(ld->st, info)) return pack_tensor_i8(ld, lin, info, n_out, n_in, scratch);
   lin->weight = take_floats(ld, rmt_packed_weight_floats(n_out, n_in));
   if (!ld->arena) return RMT_OK;
   if (!lin->weight) return arena_exhausted();
@@ -208,14 +259,14 @@ static int load_shortlist(loader *ld, rmt_model *model) {
 static int load_all(loader *ld, rmt_model *model, float *scratch) {
   const rmt_config *c = &model->config;
   int d = c->d_model, v = c->vocab_size, err;
-  if ((err = load_array(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d))) return err;
+  if ((err = load_embedding(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d))) return err;
   if (c->share_embeddings) {
     model->decoder_embed_tokens = model->embed_tokens;
     // The output projection is the embedding itself (checked above), packed for the GEMM.
     const rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
     if ((err = pack_tensor(ld, &model->output_projection, info, v, d, scratch))) return err;
   } else {
-    if ((err = load_array(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d))) return err;
+    if ((err = load_embedding(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d))) return err;
     if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;
   }
   if (c->output_bias && (err = load_array(ld, &model->output_projection.bias, "decoder.output_projection.bias", v, 0))) {
@@ -270,8 +321,9 @@ RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len, co
     goto fail;
   }
   // Pass 1: check every tensor and count bytes; then reject leftovers.
-  loader ld = {&st, NULL, 0, c->ssru};
+  loader ld = {&st, NULL, 0, c->ssru, 0};
   if ((err = load_all(&ld, model, NULL))) goto fail;
+  model->int8_max_in = ld.int8_max_in;
   for (int i = 0; i < st.n_tensors; i++) {
     if (!st.tensors[i].used) {
       err = rmt_error(RMT_E_FORMAT, "model.safetensors: unknown tensor %s (not part of a %s model with this config)",

@@ -48,11 +48,24 @@ typedef struct {
 // Parses and validates config.json. 0 or RMT_E_FORMAT with a message.
 int rmt_config_parse(rmt_config *config, const char *json, size_t len);
 
+// A Linear layer, float32 or int8: int8 when its weight is safetensors I8
+// with one scale per row (models/quantize.py), float32 otherwise.
 typedef struct {
-  float *weight;  // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h)
-  float *bias;    // (N)
+  float *weight;         // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h); NULL when int8
+  int8_t *weight_i8;     // (N, K) int8, packed for this build's rmt_gemm_i8_4x8 (RMT_GEMM_I8_KR); NULL when float
+  float *weight_scale;   // (N) int8: each output feature's scale (weight = q * scale)
+  int32_t *weight_sum;   // (N) int8: sum over k of each row's q (the relaxed kernel's offset correction)
+  float *bias;           // (N)
   int n_out, n_in;
 } rmt_linear;
+
+// An embedding table, float32 or int8 like rmt_linear; int8 rows are
+// dequantized (q * scale, float32) as they are looked up.
+typedef struct {
+  float *f32;     // (V, D), or NULL when int8
+  int8_t *i8;     // (V, D) int8, or NULL
+  float *scale;   // (V) int8: each row's scale
+} rmt_embedding;
 
 typedef struct {
   float *gamma;  // (D) LayerNorm weight
@@ -81,8 +94,8 @@ typedef struct {
 struct rmt_model {
   rmt_config config;
   rmt_arena arena;                // owns every array below
-  float *embed_tokens;            // (V, D) encoder.embed_tokens.weight
-  float *decoder_embed_tokens;    // (V, D) decoder.embed_tokens.weight (== embed_tokens when shared)
+  rmt_embedding embed_tokens;          // (V, D) encoder.embed_tokens.weight
+  rmt_embedding decoder_embed_tokens;  // (V, D) decoder.embed_tokens.weight (== embed_tokens when shared)
   rmt_linear output_projection;   // (V, D) decoder.output_projection.weight (the embedding when shared),
                                   //   bias decoder.output_projection.bias (V) with config output_bias, else NULL
   float *positions;               // (max_positions + position_offset, D) sinusoidal table
@@ -95,6 +108,8 @@ struct rmt_model {
   int32_t *shortlist_targets;     // (n) shortlist.targets, I32
   rmt_norm encoder_norm;          // encoder.layer_norm (Pre-LN final LN / ResiDual LN_final)
   rmt_norm decoder_norm;          // decoder.layer_norm
+  int int8_max_in;                // the widest input (K) of an int8 Linear: translations size their
+                                  //   quantized-activation scratch by it; 0 when every Linear is float
 };
 typedef struct rmt_model rmt_model;
 
