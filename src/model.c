@@ -20,6 +20,7 @@ typedef struct {
   rmt_arena *arena;  // NULL while counting
   size_t bytes;      // counted size (saturating: RMT_SIZE_OVERFLOW when it does not fit)
   int ssru;          // the decoder layers have SSRU cells (config ssru)
+  int relu;          // the FFN activation is ReLU (fc2's input is >= 0)
   int int8_max_in;   // the widest int8 Linear seen while counting (rmt_model.int8_max_in)
 } loader;
 
@@ -102,24 +103,18 @@ static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *in
     return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: int8 weights take at most %d inputs, not %d",
                      info->name, RMT_GEMM_I8_MAX_K, n_in);
   }
-  lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, RMT_GEMM_I8_KR));
+  lin->kr = rmt_gemm_i8_kr(lin->relu_input);
+  lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
   lin->weight_scale = take_floats(ld, (size_t)n_out);
-  lin->weight_sum = take_ints(ld, (size_t)n_out);
   if (!ld->arena) {
     if (n_in > ld->int8_max_in) ld->int8_max_in = n_in;
     return RMT_OK;
   }
-  if (!lin->weight_i8 || !lin->weight_scale || !lin->weight_sum) return arena_exhausted();
+  if (!lin->weight_i8 || !lin->weight_scale) return arena_exhausted();
   int8_t *unpacked = (int8_t *)scratch;
   int err = rmt_safetensors_read_i8(ld->st, info, unpacked, lin->weight_scale);
-  if (err) return err;
-  rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, RMT_GEMM_I8_KR);
-  for (int n = 0; n < n_out; n++) {
-    int32_t sum = 0;
-    for (int k = 0; k < n_in; k++) sum += unpacked[(size_t)n * n_in + k];
-    lin->weight_sum[n] = sum;
-  }
-  return RMT_OK;
+  if (!err) rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, lin->kr);
+  return err;
 }
 
 // A Linear weight (n_out, n_in), packed for the GEMM kernel (int8 or float32,
@@ -198,6 +193,7 @@ static int load_layer(loader *ld, rmt_layer *layer, const char *stack, int index
   snprintf(name, sizeof name, "%s.fc1", prefix);
   TRY(load_linear(ld, &layer->fc1, name, f, d, scratch));
   snprintf(name, sizeof name, "%s.fc2", prefix);
+  layer->fc2.relu_input = ld->relu;
   TRY(load_linear(ld, &layer->fc2, name, d, f, scratch));
   snprintf(name, sizeof name, "%s.final_layer_norm", prefix);
   TRY(load_norm(ld, &layer->final_norm, name, d));
@@ -321,7 +317,7 @@ RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len, co
     goto fail;
   }
   // Pass 1: check every tensor and count bytes; then reject leftovers.
-  loader ld = {&st, NULL, 0, c->ssru, 0};
+  loader ld = {&st, NULL, 0, c->ssru, c->activation == RMT_ACT_RELU, 0};
   if ((err = load_all(&ld, model, NULL))) goto fail;
   model->int8_max_in = ld.int8_max_in;
   for (int i = 0; i < st.n_tensors; i++) {

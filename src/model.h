@@ -52,11 +52,13 @@ int rmt_config_parse(rmt_config *config, const char *json, size_t len);
 // with one scale per row (models/quantize.py), float32 otherwise.
 typedef struct {
   float *weight;         // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h); NULL when int8
-  int8_t *weight_i8;     // (N, K) int8, packed for this build's rmt_gemm_i8_4x8 (RMT_GEMM_I8_KR); NULL when float
+  int8_t *weight_i8;     // (N, K) int8, packed for rmt_gemm_i8_4x8 with k groups of kr; NULL when float
   float *weight_scale;   // (N) int8: each output feature's scale (weight = q * scale)
-  int32_t *weight_sum;   // (N) int8: sum over k of each row's q (the relaxed kernel's offset correction)
   float *bias;           // (N)
   int n_out, n_in;
+  int relu_input;        // its input is a ReLU's output (>= 0): fc2 of a ReLU model
+  int kr;                // int8: RMT_GEMM_I8_KR_RELAXED for the __wasmrelaxed kernel (relu_input in a build
+                         //   with the relaxed dot), RMT_GEMM_I8_KR_DOT16 for __wasmsimd (kernels.h)
 } rmt_linear;
 
 // An embedding table, float32 or int8 like rmt_linear; int8 rows are

@@ -8,26 +8,18 @@
 #include "translation.h"
 
 // out = in W^T + bias for M rows, over the listed output panels only (panels
-// NULL: all). An int8 layer quantizes its input per row first (kernels.h):
-// 8-bit for the plain SIMD128 kernel, 7-bit for the relaxed-SIMD one.
+// NULL: all). An int8 layer quantizes its input per row first (kernels.h),
+// for the kernel its weights were packed for (rmt_linear.kr).
 static void linear_panels(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M,
                           const int *panels, int n_panels) {
   int N = lin->n_out, K = lin->n_in;
   if (lin->weight) {
     if (panels) rmt_gemm_f32_4x8_panels__wasmsimd(out, in, lin->weight, lin->bias, M, N, K, panels, n_panels);
     else rmt_gemm_f32_4x8__wasmsimd(out, in, lin->weight, lin->bias, M, N, K);
-    return;
+  } else {
+    rmt_linear_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K,
+                  panels, n_panels);
   }
-#if RMT_GEMM_I8_KR == RMT_GEMM_I8_KR_RELAXED
-  uint8_t *q = (uint8_t *)tr->act_q;
-  rmt_quantize_rows_u7__wasmsimd(q, tr->act_scale, in, M, K);
-  rmt_gemm_i8_4x8__wasmrelaxed(out, q, tr->act_scale, lin->weight_i8, lin->weight_sum, lin->weight_scale, lin->bias,
-                               M, N, K, panels, n_panels);
-#else
-  rmt_quantize_rows_i16__wasmsimd(tr->act_q, tr->act_scale, in, M, K);
-  rmt_gemm_i8_4x8__wasmsimd(out, tr->act_q, tr->act_scale, lin->weight_i8, lin->weight_scale, lin->bias, M, N, K,
-                            panels, n_panels);
-#endif
 }
 
 static void linear(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M) {

@@ -102,7 +102,7 @@ struct rmt_translation {
   float *hidden;     // [max rows, ffn_dim]
   float *logits;     // [rows_max, vocab]
   int16_t *act_q;    // [max rows, int8 K padded] a Linear's input quantized per row (int8 models only;
-                     //   int16 or the relaxed kernel's bytes, kernels.h)
+                     //   int16, or bytes for the relaxed kernel, kernels.h)
   float *act_scale;  // [max rows] its row scales
   float *scores;     // [max keys] attention scores
   const float **key_rows, **value_rows;  // [max keys]

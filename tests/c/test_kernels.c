@@ -171,19 +171,19 @@ static void test_attention(void) {
         "two-head weights %g %g", probs[0], probs[1]);
 }
 
-// ---- int8 GEMM: both kernels (plain dot_i16x8 and the relaxed dot, emulated
-// exactly in SIMD128 natively) against rmt_quantize_row__ref and
-// rmt_gemm_i8__ref, bit for bit: the quantized activations, their scales, the
-// integer sums and the scaled outputs.
+// ---- int8 GEMM: both kernels (plain dot_i16x8, and the relaxed dot on
+// activations >= 0, emulated exactly in SIMD128 natively) against
+// rmt_quantize_row__ref and rmt_gemm_i8__ref, bit for bit: the quantized
+// activations, their scales, the integer sums and the scaled outputs.
 
 static int8_t rand_i8(void) { return (int8_t)(randf() * 127.5f); }  // -127..127
 
-// One kernel (relaxed or not) on one shape: 1 when everything matched.
+// One kernel (relaxed or not: then A >= 0) on one shape: 1 when everything matched.
 static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const int8_t *W, const float *w_scale,
                          const float *bias, const int *panels, int n_panels) {
-  int qmax = relaxed ? RMT_QMAX_I7 : RMT_QMAX_I8, kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
+  int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
   int Kp = rmt_quantized_row_len(K, kr), ok = 1;
-  int32_t *q = malloc(sizeof(int32_t) * M * K), *w_sum = malloc(sizeof(int32_t) * N);
+  int32_t *q = malloc(sizeof(int32_t) * M * K);
   float *a_scale = malloc(sizeof(float) * M), *a_scale_simd = malloc(sizeof(float) * M);
   int16_t *aq16 = malloc(sizeof(int16_t) * M * Kp);
   uint8_t *aq8 = malloc((size_t)M * Kp);
@@ -191,26 +191,22 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
   float *C = malloc(sizeof(float) * (M * N + 1)), *C_ref = malloc(sizeof(float) * M * N);
   float *ones = malloc(sizeof(float) * (M > N ? M : N));
   for (int i = 0; i < (M > N ? M : N); i++) ones[i] = 1.0f;
-  for (int m = 0; m < M; m++) rmt_quantize_row__ref(q + (size_t)m * K, &a_scale[m], A + (size_t)m * K, K, qmax);
-  for (int n = 0; n < N; n++) {
-    w_sum[n] = 0;
-    for (int k = 0; k < K; k++) w_sum[n] += W[(size_t)n * K + k];
-  }
-  if (relaxed) rmt_quantize_rows_u7__wasmsimd(aq8, a_scale_simd, A, M, K);
+  for (int m = 0; m < M; m++) rmt_quantize_row__ref(q + (size_t)m * K, &a_scale[m], A + (size_t)m * K, K);
+  if (relaxed) rmt_quantize_rows_u8__wasmsimd(aq8, a_scale_simd, A, M, K);
   else rmt_quantize_rows_i16__wasmsimd(aq16, a_scale_simd, A, M, K);
   for (int m = 0; m < M; m++) {
     ok &= memcmp(&a_scale[m], &a_scale_simd[m], sizeof(float)) == 0;
     for (int k = 0; k < Kp; k++) {
-      int got = relaxed ? aq8[(size_t)m * Kp + k] - RMT_I7_OFFSET : aq16[(size_t)m * Kp + k];
+      int got = relaxed ? aq8[(size_t)m * Kp + k] : aq16[(size_t)m * Kp + k];
       int want = k < K ? q[(size_t)m * K + k] : 0;
       if (got != want) ok = 0;
     }
   }
-  CHECK(ok, "quantize rows (%s) M=%d K=%d: differs from the reference", relaxed ? "u7" : "i16", M, K);
+  CHECK(ok, "quantize rows (%s) M=%d K=%d: differs from the reference", relaxed ? "u8" : "i16", M, K);
   rmt_pack_weight_i8(packed, W, N, K, kr);
   // Integer part: unit scales, no bias; sums below 2^24 convert to float exactly.
   C[M * N] = 42.0f;
-  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, ones, packed, w_sum, ones, NULL, M, N, K, NULL, 0);
+  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, ones, packed, ones, NULL, M, N, K, NULL, 0);
   else rmt_gemm_i8_4x8__wasmsimd(C, aq16, ones, packed, ones, NULL, M, N, K, NULL, 0);
   for (int m = 0; m < M; m++) {
     for (int n = 0; n < N; n++) {
@@ -226,7 +222,7 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
     }
   }
   // Scaled, with bias: bitwise the reference (same float32 operations in the same order).
-  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale_simd, packed, w_sum, w_scale, bias, M, N, K, NULL, 0);
+  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale_simd, packed, w_scale, bias, M, N, K, NULL, 0);
   else rmt_gemm_i8_4x8__wasmsimd(C, aq16, a_scale_simd, packed, w_scale, bias, M, N, K, NULL, 0);
   rmt_gemm_i8__ref(C_ref, q, a_scale, W, w_scale, bias, M, N, K);
   int same = memcmp(C, C_ref, sizeof(float) * M * N) == 0;
@@ -237,7 +233,7 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
   if (panels) {  // listed panels only: the full GEMM's values there, nothing elsewhere
     float *P = malloc(sizeof(float) * M * N);
     for (int i = 0; i < M * N; i++) P[i] = 42.0f;
-    if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(P, aq8, a_scale_simd, packed, w_sum, w_scale, bias, M, N, K, panels, n_panels);
+    if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(P, aq8, a_scale_simd, packed, w_scale, bias, M, N, K, panels, n_panels);
     else rmt_gemm_i8_4x8__wasmsimd(P, aq16, a_scale_simd, packed, w_scale, bias, M, N, K, panels, n_panels);
     for (int m = 0; m < M; m++) {
       for (int n = 0; n < N; n++) {
@@ -250,7 +246,7 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
     }
     free(P);
   }
-  free(q), free(w_sum), free(a_scale), free(a_scale_simd), free(aq16), free(aq8), free(packed), free(C), free(C_ref);
+  free(q), free(a_scale), free(a_scale_simd), free(aq16), free(aq8), free(packed), free(C), free(C_ref);
   free(ones);
   return ok;
 }
@@ -271,6 +267,7 @@ static void test_gemm_i8(void) {
     for (int n = 0; n < N; n++) w_scale[n] = (1.5f + randf()) / 127.0f;
     static const int panels[] = {0, 2, 5};
     for (int relaxed = 0; relaxed < 2; relaxed++) {
+      if (relaxed) for (int i = 0; i < M * K; i++) A[i] = A[i] > 0.0f ? A[i] : 0.0f;  // a ReLU's output
       for (int with_bias = 0; with_bias < 2; with_bias++) {
         shapes++;
         good += check_gemm_i8(relaxed, M, N, K, A, W, w_scale, with_bias ? bias : NULL, N > 40 ? panels : NULL, 3);
@@ -286,7 +283,7 @@ static void test_gemm_i8(void) {
   int32_t q[10];
   int16_t q16[10];
   float scale, scale16;
-  rmt_quantize_row__ref(q, &scale, x, 10, RMT_QMAX_I8);
+  rmt_quantize_row__ref(q, &scale, x, 10);
   rmt_quantize_rows_i16__wasmsimd(q16, &scale16, x, 1, 10);
   CHECK(scale == 1.0f && scale16 == 1.0f, "quantize: scales %g %g", scale, scale16);
   for (int k = 0; k < 10; k++) CHECK(q[k] == want[k] && q16[k] == want[k], "quantize %g: %d, simd %d, expected %d", x[k], q[k], q16[k], want[k]);
