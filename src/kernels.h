@@ -59,8 +59,14 @@ void rmt_gemm_f32_4x8_panels__wasmsimd(float *C, const float *A, const float *pa
 #define RMT_HAVE_RELAXED_DOT 0
 #endif
 // The k group (and so the kernel) for a layer: RMT_GEMM_I8_KR_RELAXED when its
-// input is >= 0 and this build has the relaxed dot, else RMT_GEMM_I8_KR_DOT16.
+// input is >= 0 and this build has a relaxed dot that computes the spec's sums
+// (rmt_relaxed_dot_exact), else RMT_GEMM_I8_KR_DOT16.
 int rmt_gemm_i8_kr(int input_nonnegative);
+// 1 when rmt_i32x4_dot_i8x16_i7x16_add (simd.h) gives the exact sums on a
+// test vector. Not every runtime's relaxed dot does: Node 20's V8 (11.3, with
+// --experimental-wasm-relaxed-simd) returns twice the products and drops the
+// accumulator; the int8 kernels then use dot_i16x8 everywhere.
+int rmt_relaxed_dot_exact(void);
 size_t rmt_packed_weight_i8_bytes(int N, int K, int kr);
 void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr);
 int rmt_quantized_row_len(int K, int kr);

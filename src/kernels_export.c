@@ -19,6 +19,10 @@ RMT_API void rmt_kernel_gemm_f32(float *C, const float *A, const float *packed_w
 
 // int8: nonneg selects the kernel as the model does for a layer whose input
 // is >= 0 (rmt_gemm_i8_kr); scratch holds rmt_kernel_quantized_bytes(M, K).
+
+// 1 when int8 layers whose input is >= 0 run the relaxed-dot kernel here.
+RMT_API int rmt_kernel_i8_relaxed_dot(void) { return rmt_gemm_i8_kr(1) == RMT_GEMM_I8_KR_RELAXED; }
+
 RMT_API size_t rmt_kernel_packed_weight_i8_bytes(int N, int K, int nonneg) {
   return rmt_packed_weight_i8_bytes(N, K, rmt_gemm_i8_kr(nonneg));
 }

@@ -17,8 +17,24 @@
 
 // ---------------------------------------------------------------- packing
 
+int rmt_relaxed_dot_exact(void) {
+  // Inputs the compiler cannot fold: weights -127..127, activations 0..127.
+  volatile int8_t seed = 1;
+  int8_t a[16], b[16];
+  for (int i = 0; i < 16; i++) a[i] = (int8_t)(seed * (i * 17 % 255 - 127)), b[i] = (int8_t)(seed * (i * 9 % 128));
+  int32_t got[4];
+  wasm_v128_store(got, rmt_i32x4_dot_i8x16_i7x16_add(wasm_v128_load(a), wasm_v128_load(b), wasm_i32x4_splat(seed * 7)));
+  for (int lane = 0; lane < 4; lane++) {
+    int32_t want = 7;
+    for (int j = 0; j < 4; j++) want += a[4 * lane + j] * b[4 * lane + j];
+    if (got[lane] != want) return 0;
+  }
+  return 1;
+}
+
 int rmt_gemm_i8_kr(int input_nonnegative) {
-  return RMT_HAVE_RELAXED_DOT && input_nonnegative ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
+  int relaxed = RMT_HAVE_RELAXED_DOT && input_nonnegative && rmt_relaxed_dot_exact();
+  return relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
 }
 
 int rmt_quantized_row_len(int K, int kr) { return (K + kr - 1) / kr * kr; }

@@ -119,5 +119,12 @@ typedef struct rmt_model rmt_model;
 // only read during the call). NULL on failure, with rmt_last_error().
 RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len,
                                   const uint8_t *safetensors, size_t safetensors_len);
+// The same for a float model, quantized as it loads: every matrix that
+// models/quantize.py would make int8 (Linear weights, embeddings, the output
+// projection) becomes int8 with one scale per row exactly as that script
+// computes it, so the model runs as its quantize.py copy does. (I8 tensors
+// with one scale for the whole tensor, Marian's, stay widened to float32.)
+RMT_API rmt_model *rmt_model_load_quantized(const char *config_json, size_t config_len,
+                                            const uint8_t *safetensors, size_t safetensors_len);
 RMT_API void rmt_model_free(rmt_model *model);
 #endif
