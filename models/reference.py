@@ -478,8 +478,13 @@ def load_model_dir(path: str, int8: bool = True) -> Transformer:
     dequantized weights."""
     with open(os.path.join(path, "config.json")) as f:
         cfg = ModelConfig.from_dict(json.load(f))
+    return model_from_tensors(cfg, read_safetensors(os.path.join(path, "model.safetensors")), int8)
+
+
+def model_from_tensors(cfg: ModelConfig, tensors: Dict[str, torch.Tensor], int8: bool = True) -> Transformer:
+    """A model from safetensors contents (int8 ones included: see load_model_dir)."""
     model = Transformer(cfg)
-    tensors, int8_tensors = split_int8(read_safetensors(os.path.join(path, "model.safetensors")))
+    tensors, int8_tensors = split_int8(dict(tensors))
     load_fairseq_state_dict(model, tensors)
     if int8_tensors and int8:
         quantize_linears(model, int8_tensors)
