@@ -14,7 +14,6 @@ reference or the int8 arithmetic changes:
     /usr/bin/python3 models/make_int8_sample.py [--model models/es-en] \\
         [--out tests/fixtures/shipped-int8-sample.json]
 """
-import argparse
 import hashlib
 import json
 import os
@@ -45,14 +44,7 @@ def greedy_margins(model, source, output):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default=os.path.join(ROOT, "models", "es-en"))
-    parser.add_argument("--data", default=os.path.join(ROOT, "models", "data", "work"))
-    parser.add_argument("--n", type=int, default=12, help="sentences per direction")
-    parser.add_argument("--out", default=os.path.join(ROOT, "tests", "fixtures", "shipped-int8-sample.json"))
-    args = parser.parse_args()
-
-    torch.set_num_threads(2)
+    args = make_shipped_sample.parse_args("shipped-int8-sample.json")
     path = os.path.join(args.model, "model.safetensors")
     with open(path, "rb") as f:
         sha256 = hashlib.sha256(f.read()).hexdigest()

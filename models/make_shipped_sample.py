@@ -64,15 +64,19 @@ def sample_cases(model, model_dir, data_dir, n):
     return cases
 
 
-def main():
+def parse_args(out_name):
+    """--model, --data, --n and --out (default tests/fixtures/out_name)."""
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", default=os.path.join(ROOT, "models", "es-en"))
     parser.add_argument("--data", default=os.path.join(ROOT, "models", "data", "work"))
     parser.add_argument("--n", type=int, default=12, help="sentences per direction")
-    parser.add_argument("--out", default=os.path.join(ROOT, "tests", "fixtures", "shipped-sample.json"))
-    args = parser.parse_args()
-
+    parser.add_argument("--out", default=os.path.join(ROOT, "tests", "fixtures", out_name))
     torch.set_num_threads(2)
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args("shipped-sample.json")
     cases = sample_cases(ref.load_model_dir(args.model), args.model, args.data, args.n)
     with open(args.out, "w") as f:
         json.dump({"model": os.path.relpath(args.model, ROOT), "max_len_a": 1.2, "max_len_b": 10, "cases": cases}, f,
