@@ -28,7 +28,11 @@ export class Engine {
   static load(source?: Uint8Array | ArrayBuffer | string | URL): Promise<Engine>;
   /** The engine's search defaults. */
   readonly defaults: Readonly<Required<Omit<SearchOptions, 'targetLanguage' | 'batch'>>>;
-  loadModel(files: { config: string | Uint8Array; weights: Uint8Array | ArrayBuffer; spm?: Uint8Array | ArrayBuffer }): Model;
+  /**
+   * Loads a model. One whose matrices are int8 (models/quantize.py) computes in int8 as it is;
+   * `int8: true` quantizes a float model as it loads, exactly as models/quantize.py would.
+   */
+  loadModel(files: { config: string | Uint8Array; weights: Uint8Array | ArrayBuffer; spm?: Uint8Array | ArrayBuffer; int8?: boolean }): Model;
 }
 
 export class Model {

@@ -108,17 +108,21 @@ export class Engine {
     return new Engine(await loadWasm(source));
   }
 
-  // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array }
-  loadModel({ config, weights, spm }) {
+  // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array,
+  // int8?: boolean }. A model whose matrices are int8 (models/quantize.py) runs
+  // in int8 as it is; int8: true quantizes a float model the same way as it loads.
+  loadModel({ config, weights, spm, int8 = false }) {
     const w = this.wasm;
     if (config === undefined || weights === undefined) throw new TypeError('residual-mt: a model needs config and weights');
+    if (typeof int8 !== 'boolean') throw new TypeError('residual-mt: int8 must be true or false');
     const configBytes = typeof config === 'string' ? w.encoder.encode(config) : new Uint8Array(config);
     const [configPtr, configLen] = w.copyString(configBytes);
     const weightsBytes = weights instanceof Uint8Array ? weights : new Uint8Array(weights);
     let weightsPtr = 0, spmPtr = 0, modelPtr = 0, spmHandle = 0;
     try {
       weightsPtr = w.copyIn(weightsBytes);
-      modelPtr = w.exports.rmt_model_load(configPtr, configLen, weightsPtr, weightsBytes.length);
+      const load = int8 ? w.exports.rmt_model_load_quantized : w.exports.rmt_model_load;
+      modelPtr = load(configPtr, configLen, weightsPtr, weightsBytes.length);
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
         const spmBytes = spm instanceof Uint8Array ? spm : new Uint8Array(spm);

@@ -114,11 +114,28 @@ def make(style: str, name: str, seed: int):
     ref.save_model_dir(model, out_dir, dtype=dtype)
     model = ref.load_model_dir(out_dir)  # the numbers the engine sees (float16 rounding included)
 
+    T = 6
+    prev = torch.cat([torch.full((len(sentences), 1), cfg.eos_id), torch.randint(4, V, (len(sentences), T - 1),
+                                                                                generator=gen)], dim=1)
+    # A long input (near max_positions) on its own.
+    long_sentence = torch.randint(4, V, (MAX_POSITIONS - 1,), generator=gen).tolist()
+    result = reference_outputs(model, sentences, prev, long_sentence)
+    with open(os.path.join(out_dir, "reference.json"), "w") as f:
+        json.dump(result, f, separators=(",", ":"))
+    ends = [len(h[0]["tokens"]) for h in result["searches"][0]["hyps"]]
+    print(f"{style}-{name}: greedy lengths {ends}")
+    return sentences
+
+
+def reference_outputs(model: ref.Transformer, sentences, prev: torch.Tensor, long_sentence) -> dict:
+    """reference.json: the reference's encoder output, teacher-forced logits
+    (decoder inputs prev) and encoder attention, every search of SEARCHES,
+    and greedy on long_sentence alone."""
+    cfg = model.cfg
+    lengths = [len(s) for s in sentences]
+    src = ref.pad_batch(sentences, cfg)
     with torch.no_grad():
         enc_out, _ = model.encode(src)
-        T = 6
-        prev = torch.cat([torch.full((len(sentences), 1), cfg.eos_id), torch.randint(4, V, (len(sentences), T - 1),
-                                                                                    generator=gen)], dim=1)
         logits = model.decode(prev, enc_out, src.eq(cfg.pad_id))
     cross = ref.cross_attention(model, src, prev)
     result = {
@@ -138,16 +155,10 @@ def make(style: str, name: str, seed: int):
             "hyps": [[{"tokens": t, "score": float(f"{s:.8g}"), **aligned(model, sentences[i], t)} for t, s in sent]
                      for i, sent in enumerate(hyps)],
         })
-    # A long input (near max_positions) on its own.
-    long_sentence = torch.randint(4, V, (MAX_POSITIONS - 1,), generator=gen).tolist()
     result["long"] = {"sentence": long_sentence,
                       "greedy": ref.greedy_search(model, ref.pad_batch([long_sentence], cfg), MAX_LEN_A, MAX_LEN_B,
                                                   MIN_LEN)[0]}
-    with open(os.path.join(out_dir, "reference.json"), "w") as f:
-        json.dump(result, f, separators=(",", ":"))
-    ends = [len(h[0]["tokens"]) for h in result["searches"][0]["hyps"]]
-    print(f"{style}-{name}: greedy lengths {ends}")
-    return sentences
+    return result
 
 
 TEXTS = [

@@ -31,27 +31,20 @@ def spm(tool, model, args, lines):
     return out.split("\n")[:len(lines)]
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--model", default=os.path.join(ROOT, "models", "es-en"))
-    parser.add_argument("--data", default=os.path.join(ROOT, "models", "data", "work"))
-    parser.add_argument("--n", type=int, default=12, help="sentences per direction")
-    parser.add_argument("--out", default=os.path.join(ROOT, "tests", "fixtures", "shipped-sample.json"))
-    args = parser.parse_args()
-
-    torch.set_num_threads(2)
-    model = ref.load_model_dir(args.model)
+def sample_cases(model, model_dir, data_dir, n):
+    """The reference's greedy and beam-5 translations of every k-th line of
+    the test books (n per direction), tokenized and detokenized by spm."""
     cfg = model.cfg
-    spm_path = os.path.join(args.model, "spm.model")
+    spm_path = os.path.join(model_dir, "spm.model")
     lang_tokens = cfg.languages.get("target_lang_tokens", {})
     directions = [("es", "en"), ("en", "es")] if lang_tokens else [("es", "en")]
     cases = []
     for src_lang, tgt_lang in directions:
-        with open(os.path.join(args.data, f"test.{src_lang}")) as f:
+        with open(os.path.join(data_dir, f"test.{src_lang}")) as f:
             # Every k-th line of the test books, so that several books are sampled.
             lines = [line.rstrip("\n") for line in f if line.strip()]
-        step = max(1, len(lines) // args.n)
-        texts = lines[::step][:args.n]
+        step = max(1, len(lines) // n)
+        texts = lines[::step][:n]
         ids = [list(map(int, line.split())) for line in spm("spm_encode", spm_path, ["--output_format=id"], texts)]
         prefix = [lang_tokens[tgt_lang]] if lang_tokens else []
         src = ref.pad_batch([prefix + s for s in ids], cfg)
@@ -68,6 +61,23 @@ def main():
                 "greedy_ids": results["greedy"][0][i], "greedy": results["greedy"][1][i],
                 "beam5_ids": results["beam5"][0][i], "beam5": results["beam5"][1][i],
             })
+    return cases
+
+
+def parse_args(out_name):
+    """--model, --data, --n and --out (default tests/fixtures/out_name)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--model", default=os.path.join(ROOT, "models", "es-en"))
+    parser.add_argument("--data", default=os.path.join(ROOT, "models", "data", "work"))
+    parser.add_argument("--n", type=int, default=12, help="sentences per direction")
+    parser.add_argument("--out", default=os.path.join(ROOT, "tests", "fixtures", out_name))
+    torch.set_num_threads(2)
+    return parser.parse_args()
+
+
+def main():
+    args = parse_args("shipped-sample.json")
+    cases = sample_cases(ref.load_model_dir(args.model), args.model, args.data, args.n)
     with open(args.out, "w") as f:
         json.dump({"model": os.path.relpath(args.model, ROOT), "max_len_a": 1.2, "max_len_b": 10, "cases": cases}, f,
                   ensure_ascii=False, indent=1)

@@ -291,7 +291,12 @@ class Transformer(nn.Module):
             x, dual = layer(x, dual, enc_out, enc_pad_mask, attn_mask, cache[i] if cache is not None else None,
                             cross_weights)
         x = self.decoder.finish(x, dual)
-        return x if features_only else F.linear(x, self.output_weight())
+        return x if features_only else self.project(x)
+
+    def project(self, x):
+        """The output layer: logits over the vocabulary (int8 after quantize_linears)."""
+        int8 = getattr(self, "output_int8", None)
+        return int8(x) if int8 is not None else F.linear(x, self.output_weight())
 
     def forward(self, src_tokens, prev_output_tokens):
         enc_out, enc_pad_mask = self.encode(src_tokens)
@@ -337,10 +342,77 @@ def load_fairseq_state_dict(model: Transformer, tensors: Dict[str, torch.Tensor]
     model.load_state_dict({n: tensors[fairseq_name(n, model.cfg)].float() for n in model.state_dict()})
 
 
+# ---------------------------------------------------------------- int8
+
+# int8 models (models/quantize.py): every Linear weight and the output
+# projection (with shared embeddings, the embedding) stored as I8 with one
+# float32 scale per output feature (row) in "<name>.qscale": weight = q * scale,
+# q in [-127, 127], scale = max|row| / 127. The engine keeps them int8 and
+# computes each such Linear as
+#     q_x = round_half_even(x * (127 / max|x|)) clamped to [-127, 127], per row of x
+#     a_scale = max|x| / 127                           (a row of zeros: q_x = 0, a_scale 0)
+#     out = (float32(sum_k q_x * q_w) * a_scale) * w_scale + bias    (float32, in that order)
+# in every build (the relaxed-SIMD one computes the same integers: src/kernels.h).
+# Embedding lookups use the dequantized rows. Int8Linear simulates that
+# exactly (integer sums in float64, exact below 2^53); the rest of the model
+# stays float32 as in the float reference.
+QMAX = 127
+
+
+def quantize_weight(w: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """A float weight (N, K) -> (q int8 (N, K), scale float32 (N)): symmetric
+    per row, scale = max|row| / 127 (1 for a row of zeros)."""
+    w = w.float()
+    amax = w.abs().amax(dim=1)
+    scale = torch.where(amax > 0, amax / QMAX, torch.ones_like(amax))
+    q = torch.round(w / scale[:, None]).clamp(-QMAX, QMAX).to(torch.int8)
+    return q, scale
+
+
+def quantize_rows(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Activations (..., K) float32 -> (q as float32 integers, a_scale (..., 1)), as the engine does."""
+    amax = x.abs().amax(dim=-1, keepdim=True)
+    inv = torch.where(amax > 0, torch.tensor(float(QMAX)) / amax, torch.zeros_like(amax))
+    return torch.round(x * inv).clamp(-QMAX, QMAX), amax / QMAX
+
+
+class Int8Linear(nn.Module):
+    """The engine's int8 Linear (see above): int8 weights with row scales, activations quantized per row."""
+
+    def __init__(self, q: torch.Tensor, scale: torch.Tensor, bias: Optional[torch.Tensor]):
+        super().__init__()
+        self.register_buffer("q", q.to(torch.float64))  # integers, exact in float64
+        self.register_buffer("scale", scale.float())
+        self.register_buffer("bias", None if bias is None else bias.detach().float().clone())
+
+    def forward(self, x):
+        qx, a_scale = quantize_rows(x.float())
+        sums = torch.matmul(qx.double(), self.q.t())  # exact integer sums
+        out = sums.float() * a_scale * self.scale
+        return out if self.bias is None else out + self.bias
+
+
+def quantize_linears(model: "Transformer", int8: Dict[str, Tuple[torch.Tensor, torch.Tensor]]):
+    """Replaces every Linear (and the output projection) whose fairseq weight
+    name is in int8 ({name: (q, scale)}) by its Int8Linear. The model's float
+    weights must already be the dequantized ones."""
+    for name, module in list(model.named_modules()):
+        if not isinstance(module, nn.Linear) or name == "output_projection":
+            continue
+        key = fairseq_name(name + ".weight", model.cfg)
+        if key in int8:
+            parent_name, _, attr = name.rpartition(".")
+            setattr(model.get_submodule(parent_name), attr, Int8Linear(*int8[key], module.bias))
+    key = "encoder.embed_tokens.weight" if model.cfg.share_embeddings else "decoder.output_projection.weight"
+    if key in int8:
+        model.output_int8 = Int8Linear(*int8[key], None)
+    return model
+
+
 # ---------------------------------------------------------------- safetensors
 
-_DTYPES = {torch.float32: "F32", torch.float16: "F16"}
-_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16}
+_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.int8: "I8"}
+_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "I8": torch.int8}
 
 
 def write_safetensors(path: str, tensors: Dict[str, torch.Tensor], metadata: Optional[dict] = None):
@@ -388,11 +460,34 @@ def save_model_dir(model: Transformer, path: str, dtype: str = "float32"):
         f.write("\n")
 
 
-def load_model_dir(path: str) -> Transformer:
+def split_int8(tensors: Dict[str, torch.Tensor]):
+    """Safetensors contents -> (float tensors with int8 ones dequantized, {name: (q, scale)} of the int8 ones)."""
+    int8 = {}
+    for name in [n for n, t in tensors.items() if t.dtype == torch.int8]:
+        q, scale = tensors[name], tensors.pop(name + ".qscale").float()
+        if q.dim() != 2 or scale.numel() != q.shape[0]:
+            raise ValueError(f"{name}: only int8 matrices with one scale per row are supported")
+        int8[name] = (q, scale)
+        tensors[name] = q.float() * scale[:, None]
+    return tensors, int8
+
+
+def load_model_dir(path: str, int8: bool = True) -> Transformer:
+    """A model directory as the engine runs it. An int8 model computes its int8
+    Linears in int8 as the engine does, or (int8=False) in float32 on the
+    dequantized weights."""
     with open(os.path.join(path, "config.json")) as f:
         cfg = ModelConfig.from_dict(json.load(f))
+    return model_from_tensors(cfg, read_safetensors(os.path.join(path, "model.safetensors")), int8)
+
+
+def model_from_tensors(cfg: ModelConfig, tensors: Dict[str, torch.Tensor], int8: bool = True) -> Transformer:
+    """A model from safetensors contents (int8 ones included: see load_model_dir)."""
     model = Transformer(cfg)
-    load_fairseq_state_dict(model, read_safetensors(os.path.join(path, "model.safetensors")))
+    tensors, int8_tensors = split_int8(dict(tensors))
+    load_fairseq_state_dict(model, tensors)
+    if int8_tensors and int8:
+        quantize_linears(model, int8_tensors)
     return model.eval()
 
 

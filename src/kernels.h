@@ -11,6 +11,7 @@
 #ifndef RMT_KERNELS_H
 #define RMT_KERNELS_H
 #include <stddef.h>
+#include <stdint.h>
 
 // ---- GEMM: C[M,N] = A[M,K] * W[N,K]^T + bias[N]  (W is torch's Linear.weight)
 // The SIMD kernel reads W packed once at load time into panels of 8 output
@@ -28,6 +29,68 @@ void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const floa
 // the output layer under a lexical shortlist.
 void rmt_gemm_f32_4x8_panels__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                        int M, int N, int K, const int *panels, int n_panels);
+
+// ---- int8 GEMM: C[M,N] = (Aq[M,K] . Wq[N,K]^T) * a_scale[m] * w_scale[n] + bias[n]
+// Wq holds int8 weights, one scale per output feature (row of W: value =
+// q * w_scale[n]); Aq the activations quantized per row on the fly by
+// rmt_quantize_rows_*: symmetric 8-bit, a_scale[m] = max|A[m,:]| / 127,
+// q = round-half-even(A * (127 / max|A[m,:]|)) (0 for a row of zeros). The
+// integer sum is exact (int32: K <= RMT_GEMM_I8_MAX_K); each output is then
+// ((float)sum * a_scale[m]) * w_scale[n] + bias[n] in float32, in that order.
+// Two kernels, computing the same numbers:
+//   __wasmsimd    any activations, stored as int16: i32x4.dot_i16x8_s over
+//                 pairs of k (the weights widened to int16 in registers);
+//   __wasmrelaxed activations >= 0 (a ReLU's output), whose q (0..127) fit
+//                 the 7-bit operand that i32x4.relaxed_dot_i8x16_i7x16_add_s
+//                 computes exactly on every CPU: bytes, groups of 4 k. (For
+//                 signed activations an exact relaxed dot needs two of them
+//                 per product, slower than dot_i16x8 without VNNI.)
+// Packing: panels of RMT_GEMM_NR output features as for f32, each panel
+// [ceil(K / kr)][8][kr] int8 (kr consecutive k of one feature together), zero
+// past N and past K; kr = 2 for __wasmsimd, 4 for __wasmrelaxed. Activation
+// rows are padded with zeros to a multiple of kr (stride rmt_quantized_row_len).
+#define RMT_GEMM_I8_KR_DOT16 2    // the __wasmsimd kernel's k group
+#define RMT_GEMM_I8_KR_RELAXED 4  // the __wasmrelaxed kernel's
+#define RMT_GEMM_I8_MAX_K 65536   // 127 * 127 * K stays below 2^31
+#define RMT_QMAX_I8 127
+#if defined(__wasm_relaxed_simd__)
+#define RMT_HAVE_RELAXED_DOT 1  // this build runs __wasmrelaxed for inputs >= 0
+#else
+#define RMT_HAVE_RELAXED_DOT 0
+#endif
+// The k group (and so the kernel) for a layer: RMT_GEMM_I8_KR_RELAXED when its
+// input is >= 0 and this build has a relaxed dot that computes the spec's sums
+// (rmt_relaxed_dot_exact), else RMT_GEMM_I8_KR_DOT16.
+int rmt_gemm_i8_kr(int input_nonnegative);
+// 1 when rmt_i32x4_dot_i8x16_i7x16_add (simd.h) gives the exact sums on a
+// test vector. Not every runtime's relaxed dot does: Node 20's V8 (11.3, with
+// --experimental-wasm-relaxed-simd) returns twice the products and drops the
+// accumulator; the int8 kernels then use dot_i16x8 everywhere.
+int rmt_relaxed_dot_exact(void);
+size_t rmt_packed_weight_i8_bytes(int N, int K, int kr);
+void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr);
+int rmt_quantized_row_len(int K, int kr);
+// Per row m of A (M x K): a_scale[m] and Aq's row (stride rmt_quantized_row_len).
+void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K);
+// The same for A >= 0 (q 0..127 as bytes); a negative value is clamped to 0.
+void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K);
+// panels: the output-feature panels to compute (as rmt_gemm_f32_4x8_panels),
+// or NULL for all of them.
+void rmt_gemm_i8_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
+                               const float *w_scale, const float *bias, int M, int N, int K,
+                               const int *panels, int n_panels);
+void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
+                                  const float *w_scale, const float *bias, int M, int N, int K,
+                                  const int *panels, int n_panels);
+// Both steps for float activations A (M, K): quantize per row into Aq / a_scale
+// (scratch of rmt_quantized_row_len(K, kr) int16 per row, and M floats), then
+// the kernel that weights packed with k groups of kr are for.
+void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
+                   const float *w_scale, const float *bias, int M, int N, int K, const int *panels, int n_panels);
+// The plain C twins: q = the quantized row, weights unpacked (N, K).
+void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K);
+void rmt_gemm_i8__ref(float *C, const int32_t *Aq, const float *a_scale, const int8_t *weight, const float *w_scale,
+                      const float *bias, int M, int N, int K);
 
 // ---- LayerNorm over rows of length D: out = (x - mean) / sqrt(var + eps) * gamma + beta
 // (biased variance, as torch). out may alias x.

@@ -1,8 +1,10 @@
-// The f32 GEMM kernel and its weight packing as exports of the wasm module, so
-// that a benchmark (tests/bench/relaxed_bench.js) can time the kernel alone on
-// the model's own shapes. Thin wrappers: the engine calls the kernels directly.
+// The f32 and int8 GEMM kernels and their weight packing as exports of the
+// wasm module, so that a benchmark (tests/bench/relaxed_bench.js,
+// tests/bench/int8_bench.js) can time a kernel alone on the model's own
+// shapes. Thin wrappers: the engine calls the kernels directly.
 #include "kernels.h"
 #include "rmt.h"
+#include "size.h"
 
 RMT_API size_t rmt_kernel_packed_weight_floats(int N, int K) { return rmt_packed_weight_floats(N, K); }
 
@@ -13,4 +15,31 @@ RMT_API void rmt_kernel_pack_weight(float *packed, const float *weight, int N, i
 RMT_API void rmt_kernel_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias,
                                  int M, int N, int K) {
   rmt_gemm_f32_4x8__wasmsimd(C, A, packed_weight, bias, M, N, K);
+}
+
+// int8: nonneg selects the kernel as the model does for a layer whose input
+// is >= 0 (rmt_gemm_i8_kr); scratch holds rmt_kernel_quantized_bytes(M, K).
+
+// 1 when int8 layers whose input is >= 0 run the relaxed-dot kernel here.
+RMT_API int rmt_kernel_i8_relaxed_dot(void) { return rmt_gemm_i8_kr(1) == RMT_GEMM_I8_KR_RELAXED; }
+
+RMT_API size_t rmt_kernel_packed_weight_i8_bytes(int N, int K, int nonneg) {
+  return rmt_packed_weight_i8_bytes(N, K, rmt_gemm_i8_kr(nonneg));
+}
+
+RMT_API void rmt_kernel_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int nonneg) {
+  rmt_pack_weight_i8(packed, weight, N, K, rmt_gemm_i8_kr(nonneg));
+}
+
+RMT_API size_t rmt_kernel_quantized_bytes(int M, int K) {
+  return rmt_size_mul(rmt_size_mul((size_t)M, (size_t)rmt_quantized_row_len(K, RMT_GEMM_I8_KR_RELAXED)),
+                      sizeof(int16_t) + sizeof(float));
+}
+
+// C = A W^T + bias with int8 weights: A quantized per row, then the GEMM.
+RMT_API void rmt_kernel_gemm_i8(float *C, const float *A, void *scratch, const int8_t *packed_weight,
+                                const float *w_scale, const float *bias, int M, int N, int K, int nonneg) {
+  float *a_scale = scratch;
+  rmt_linear_i8(C, A, (int16_t *)(a_scale + M), a_scale, packed_weight, rmt_gemm_i8_kr(nonneg), w_scale, bias, M, N, K,
+                NULL, 0);
 }

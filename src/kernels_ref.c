@@ -83,3 +83,26 @@ void rmt_attention_row_f32__ref(float *out, float *probs, const float *q, const 
     }
   }
 }
+
+void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K) {
+  const int qmax = RMT_QMAX_I8;
+  float amax = 0.0f;
+  for (int k = 0; k < K; k++) amax = fabsf(x[k]) > amax ? fabsf(x[k]) : amax;
+  float inv = amax > 0.0f ? (float)qmax / amax : 0.0f;
+  for (int k = 0; k < K; k++) {
+    float r = nearbyintf(x[k] * inv);  // round half to even (the default rounding mode)
+    q[k] = r > qmax ? qmax : r < -qmax ? -qmax : (int32_t)r;
+  }
+  *a_scale = amax / (float)qmax;
+}
+
+void rmt_gemm_i8__ref(float *C, const int32_t *Aq, const float *a_scale, const int8_t *weight, const float *w_scale,
+                      const float *bias, int M, int N, int K) {
+  for (int m = 0; m < M; m++) {
+    for (int n = 0; n < N; n++) {
+      int32_t sum = 0;
+      for (int k = 0; k < K; k++) sum += Aq[(size_t)m * K + k] * weight[(size_t)n * K + k];
+      C[(size_t)m * N + n] = (float)sum * a_scale[m] * w_scale[n] + (bias ? bias[n] : 0.0f);
+    }
+  }
+}

@@ -20,6 +20,9 @@ typedef struct {
   rmt_arena *arena;  // NULL while counting
   size_t bytes;      // counted size (saturating: RMT_SIZE_OVERFLOW when it does not fit)
   int ssru;          // the decoder layers have SSRU cells (config ssru)
+  int relu;          // the FFN activation is ReLU (fc2's input is >= 0)
+  int quantize;      // float matrices become int8 as they load (rmt_model_load_quantized)
+  int int8_max_in;   // the widest int8 Linear seen while counting (rmt_model.int8_max_in)
 } loader;
 
 static float *take_floats(loader *ld, size_t count) {
@@ -36,6 +39,14 @@ static int32_t *take_ints(loader *ld, size_t count) {
     return NULL;
   }
   return rmt_arena_alloc(ld->arena, rmt_size_mul(count, sizeof(int32_t)));
+}
+
+static int8_t *take_bytes(loader *ld, size_t count) {
+  if (!ld->arena) {
+    ld->bytes = rmt_size_add(ld->bytes, rmt_arena_bytes(count, 1));
+    return NULL;
+  }
+  return rmt_arena_alloc(ld->arena, count);
 }
 
 static int arena_exhausted(void) { return rmt_error(RMT_E_STATE, "model arena exhausted (sizing bug)"); }
@@ -72,10 +83,83 @@ static int load_array(loader *ld, float **dst, const char *name, int rows, int c
   return *dst ? rmt_safetensors_read_f32(ld->st, info, *dst) : arena_exhausted();
 }
 
-// A Linear weight (n_out, n_in), packed for the GEMM kernel; the unpacked copy
-// is read into scratch and dropped.
+// Quantizes a float matrix (rows x cols) in place, as models/quantize.py
+// (reference.py's quantize_weight) does: per row, scale = max|row| / 127 (1
+// for a row of zeros), q = round-half-even(w / scale). The int8 values take the
+// first rows * cols bytes of the buffer: byte i overwrites part of float i / 4,
+// which is read already (each row's maximum is found before it is written).
+static void quantize_matrix(int8_t *q, float *scales, float *w, int rows, int cols) {
+  for (int r = 0; r < rows; r++) {
+    const float *row = w + (size_t)r * cols;
+    float amax = 0.0f;
+    for (int c = 0; c < cols; c++) amax = fabsf(row[c]) > amax ? fabsf(row[c]) : amax;
+    float scale = amax > 0.0f ? amax / (float)RMT_QMAX_I8 : 1.0f;
+    for (int c = 0; c < cols; c++) {
+      float v = nearbyintf(row[c] / scale);
+      q[(size_t)r * cols + c] = (int8_t)(v > RMT_QMAX_I8 ? RMT_QMAX_I8 : v < -RMT_QMAX_I8 ? -RMT_QMAX_I8 : v);
+    }
+    scales[r] = scale;
+  }
+}
+
+// Reads matrix `info` (rows x cols) as int8 with row scales into q / scales:
+// an I8 tensor with row scales as it is, a float one quantized (ld->quantize).
+static int read_int8(loader *ld, const rmt_tensor_info *info, int8_t *q, float *scales, float *scratch, int rows,
+                     int cols) {
+  if (rmt_safetensors_i8_rows(ld->st, info)) return rmt_safetensors_read_i8(ld->st, info, q, scales);
+  int err = rmt_safetensors_read_f32(ld->st, info, scratch);
+  if (!err) quantize_matrix(q, scales, scratch, rows, cols);
+  return err;
+}
+
+// Whether matrix `info` is kept as int8: I8 with row scales, or any float
+// matrix when loading quantized.
+static int is_int8(const loader *ld, const rmt_tensor_info *info) {
+  return rmt_safetensors_i8_rows(ld->st, info) || (ld->quantize && info->dtype != RMT_DTYPE_I8);
+}
+
+// An embedding table (V, D): int8 rows with their scales (is_int8), float32 otherwise.
+static int load_embedding(loader *ld, rmt_embedding *emb, const char *name, int v, int d, float *scratch) {
+  int err = RMT_OK;
+  rmt_tensor_info *info = find_checked(ld, name, v, d, &err);
+  if (!info) return err;
+  if (!is_int8(ld, info)) return load_array(ld, &emb->f32, name, v, d);
+  emb->i8 = take_bytes(ld, rmt_size_mul((size_t)v, (size_t)d));
+  emb->scale = take_floats(ld, (size_t)v);
+  if (!ld->arena) return RMT_OK;
+  if (!emb->i8 || !emb->scale) return arena_exhausted();
+  err = read_int8(ld, info, (int8_t *)scratch, emb->scale, scratch, v, d);
+  if (!err) memcpy(emb->i8, scratch, (size_t)v * d);
+  return err;
+}
+
+// An int8 Linear weight (is_int8), packed for the int8 GEMM kernel that its
+// input calls for (kernels.h); unpacked in scratch on the way.
+static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in,
+                          float *scratch) {
+  if (n_in > RMT_GEMM_I8_MAX_K) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: int8 weights take at most %d inputs, not %d",
+                     info->name, RMT_GEMM_I8_MAX_K, n_in);
+  }
+  lin->kr = rmt_gemm_i8_kr(lin->relu_input);
+  lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
+  lin->weight_scale = take_floats(ld, (size_t)n_out);
+  if (!ld->arena) {
+    if (n_in > ld->int8_max_in) ld->int8_max_in = n_in;
+    return RMT_OK;
+  }
+  if (!lin->weight_i8 || !lin->weight_scale) return arena_exhausted();
+  int8_t *unpacked = (int8_t *)scratch;
+  int err = read_int8(ld, info, unpacked, lin->weight_scale, scratch, n_out, n_in);
+  if (!err) rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, lin->kr);
+  return err;
+}
+
+// A Linear weight (n_out, n_in), packed for the GEMM kernel (int8 or float32,
+// as stored); the unpacked copy is read into scratch and dropped.
 static int pack_tensor(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in, float *scratch) {
   lin->n_out = n_out, lin->n_in = n_in;
+  if (is_int8(ld, info)) return pack_tensor_i8(ld, lin, info, n_out, n_in, scratch);
   lin->weight = take_floats(ld, rmt_packed_weight_floats(n_out, n_in));
   if (!ld->arena) return RMT_OK;
   if (!lin->weight) return arena_exhausted();
@@ -147,6 +231,7 @@ static int load_layer(loader *ld, rmt_layer *layer, const char *stack, int index
   snprintf(name, sizeof name, "%s.fc1", prefix);
   TRY(load_linear(ld, &layer->fc1, name, f, d, scratch));
   snprintf(name, sizeof name, "%s.fc2", prefix);
+  layer->fc2.relu_input = ld->relu;
   TRY(load_linear(ld, &layer->fc2, name, d, f, scratch));
   snprintf(name, sizeof name, "%s.final_layer_norm", prefix);
   TRY(load_norm(ld, &layer->final_norm, name, d));
@@ -208,14 +293,14 @@ static int load_shortlist(loader *ld, rmt_model *model) {
 static int load_all(loader *ld, rmt_model *model, float *scratch) {
   const rmt_config *c = &model->config;
   int d = c->d_model, v = c->vocab_size, err;
-  if ((err = load_array(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d))) return err;
+  if ((err = load_embedding(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d, scratch))) return err;
   if (c->share_embeddings) {
     model->decoder_embed_tokens = model->embed_tokens;
     // The output projection is the embedding itself (checked above), packed for the GEMM.
     const rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
     if ((err = pack_tensor(ld, &model->output_projection, info, v, d, scratch))) return err;
   } else {
-    if ((err = load_array(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d))) return err;
+    if ((err = load_embedding(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d, scratch))) return err;
     if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;
   }
   if (c->output_bias && (err = load_array(ld, &model->output_projection.bias, "decoder.output_projection.bias", v, 0))) {
@@ -245,8 +330,21 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
   return RMT_OK;
 }
 
+static rmt_model *load_model(const char *config_json, size_t config_len, const uint8_t *safetensors,
+                             size_t safetensors_len, int quantize);
+
 RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len, const uint8_t *safetensors,
                                   size_t safetensors_len) {
+  return load_model(config_json, config_len, safetensors, safetensors_len, 0);
+}
+
+RMT_API rmt_model *rmt_model_load_quantized(const char *config_json, size_t config_len, const uint8_t *safetensors,
+                                            size_t safetensors_len) {
+  return load_model(config_json, config_len, safetensors, safetensors_len, 1);
+}
+
+static rmt_model *load_model(const char *config_json, size_t config_len, const uint8_t *safetensors,
+                             size_t safetensors_len, int quantize) {
   rmt_clear_error();
   if (!config_json || !safetensors) {
     rmt_error(RMT_E_INVALID, "rmt_model_load: missing config or weights");
@@ -270,8 +368,9 @@ RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len, co
     goto fail;
   }
   // Pass 1: check every tensor and count bytes; then reject leftovers.
-  loader ld = {&st, NULL, 0, c->ssru};
+  loader ld = {&st, NULL, 0, c->ssru, c->activation == RMT_ACT_RELU, quantize, 0};
   if ((err = load_all(&ld, model, NULL))) goto fail;
+  model->int8_max_in = ld.int8_max_in;
   for (int i = 0; i < st.n_tensors; i++) {
     if (!st.tensors[i].used) {
       err = rmt_error(RMT_E_FORMAT, "model.safetensors: unknown tensor %s (not part of a %s model with this config)",

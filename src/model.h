@@ -48,11 +48,26 @@ typedef struct {
 // Parses and validates config.json. 0 or RMT_E_FORMAT with a message.
 int rmt_config_parse(rmt_config *config, const char *json, size_t len);
 
+// A Linear layer, float32 or int8: int8 when its weight is safetensors I8
+// with one scale per row (models/quantize.py), float32 otherwise.
 typedef struct {
-  float *weight;  // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h)
-  float *bias;    // (N)
+  float *weight;         // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h); NULL when int8
+  int8_t *weight_i8;     // (N, K) int8, packed for rmt_gemm_i8_4x8 with k groups of kr; NULL when float
+  float *weight_scale;   // (N) int8: each output feature's scale (weight = q * scale)
+  float *bias;           // (N)
   int n_out, n_in;
+  int relu_input;        // its input is a ReLU's output (>= 0): fc2 of a ReLU model
+  int kr;                // int8: RMT_GEMM_I8_KR_RELAXED for the __wasmrelaxed kernel (relu_input in a build
+                         //   with the relaxed dot), RMT_GEMM_I8_KR_DOT16 for __wasmsimd (kernels.h)
 } rmt_linear;
+
+// An embedding table, float32 or int8 like rmt_linear; int8 rows are
+// dequantized (q * scale, float32) as they are looked up.
+typedef struct {
+  float *f32;     // (V, D), or NULL when int8
+  int8_t *i8;     // (V, D) int8, or NULL
+  float *scale;   // (V) int8: each row's scale
+} rmt_embedding;
 
 typedef struct {
   float *gamma;  // (D) LayerNorm weight
@@ -81,8 +96,8 @@ typedef struct {
 struct rmt_model {
   rmt_config config;
   rmt_arena arena;                // owns every array below
-  float *embed_tokens;            // (V, D) encoder.embed_tokens.weight
-  float *decoder_embed_tokens;    // (V, D) decoder.embed_tokens.weight (== embed_tokens when shared)
+  rmt_embedding embed_tokens;          // (V, D) encoder.embed_tokens.weight
+  rmt_embedding decoder_embed_tokens;  // (V, D) decoder.embed_tokens.weight (== embed_tokens when shared)
   rmt_linear output_projection;   // (V, D) decoder.output_projection.weight (the embedding when shared),
                                   //   bias decoder.output_projection.bias (V) with config output_bias, else NULL
   float *positions;               // (max_positions + position_offset, D) sinusoidal table
@@ -95,6 +110,8 @@ struct rmt_model {
   int32_t *shortlist_targets;     // (n) shortlist.targets, I32
   rmt_norm encoder_norm;          // encoder.layer_norm (Pre-LN final LN / ResiDual LN_final)
   rmt_norm decoder_norm;          // decoder.layer_norm
+  int int8_max_in;                // the widest input (K) of an int8 Linear: translations size their
+                                  //   quantized-activation scratch by it; 0 when every Linear is float
 };
 typedef struct rmt_model rmt_model;
 
@@ -102,5 +119,12 @@ typedef struct rmt_model rmt_model;
 // only read during the call). NULL on failure, with rmt_last_error().
 RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len,
                                   const uint8_t *safetensors, size_t safetensors_len);
+// The same for a float model, quantized as it loads: every matrix that
+// models/quantize.py would make int8 (Linear weights, embeddings, the output
+// projection) becomes int8 with one scale per row exactly as that script
+// computes it, so the model runs as its quantize.py copy does. (I8 tensors
+// with one scale for the whole tensor, Marian's, stay widened to float32.)
+RMT_API rmt_model *rmt_model_load_quantized(const char *config_json, size_t config_len,
+                                            const uint8_t *safetensors, size_t safetensors_len);
 RMT_API void rmt_model_free(rmt_model *model);
 #endif

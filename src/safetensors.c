@@ -146,13 +146,15 @@ int rmt_safetensors_open(rmt_safetensors *st, const uint8_t *bytes, size_t size)
   if (!err) qsort(st->tensors, (size_t)st->n_tensors, sizeof *st->tensors, by_name);
   if (!err) err = check_overlaps(st);
   // An I8 tensor's scale belongs to it: counted as used (the I8 tensor itself is
-  // still reported if the model has no place for it); its value is checked when read.
+  // still reported if the model has no place for it); its values are checked when read.
   for (int i = 0; !err && i < st->n_tensors; i++) {
-    if (st->tensors[i].dtype != RMT_DTYPE_I8) continue;
-    rmt_tensor_info *scale = find_scale(st, &st->tensors[i]);
-    if (!scale || scale->dtype != RMT_DTYPE_F32 || scale->bytes != 4) {
-      err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is I8 and needs an F32 scale %s.qscale of one value",
-                      st->tensors[i].name, st->tensors[i].name);
+    const rmt_tensor_info *info = &st->tensors[i];
+    if (info->dtype != RMT_DTYPE_I8) continue;
+    rmt_tensor_info *scale = find_scale(st, info);
+    size_t rows = info->n_dims == 2 ? (size_t)info->shape[0] : 1;
+    if (!scale || scale->dtype != RMT_DTYPE_F32 || (scale->bytes != 4 && scale->bytes != 4 * rows)) {
+      err = rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is I8 and needs an F32 scale %s.qscale of one value "
+                      "(or, for a matrix, one per row)", info->name, info->name);
     } else {
       scale->used = 1;
     }
@@ -191,6 +193,40 @@ static float f16_to_f32(uint16_t h) {
   return f;
 }
 
+int rmt_safetensors_i8_rows(const rmt_safetensors *st, const rmt_tensor_info *info) {
+  const rmt_tensor_info *scale = info->dtype == RMT_DTYPE_I8 && info->n_dims == 2 ? find_scale(st, info) : NULL;
+  return scale && info->shape[0] > 1 && scale->bytes == 4 * (size_t)info->shape[0];
+}
+
+// The number of scales of I8 tensor `info` (one, or one per row of its
+// `rows`), 0 when its .qscale is neither; scale_at reads scale i, checked.
+static size_t scale_count(const rmt_safetensors *st, const rmt_tensor_info *info, size_t rows) {
+  const rmt_tensor_info *scale_info = find_scale(st, info);
+  size_t count = scale_info && scale_info->dtype == RMT_DTYPE_F32 ? scale_info->bytes / 4 : 0;
+  return count == 1 || count == rows ? count : 0;
+}
+
+static int scale_at(const rmt_safetensors *st, const rmt_tensor_info *info, size_t i, float *scale) {
+  const rmt_tensor_info *scale_info = find_scale(st, info);
+  *scale = 0.0f;
+  if (scale_info) memcpy(scale, st->data + scale_info->offset + 4 * i, 4);  // the data may be unaligned
+  if (*scale > 0.0f && isfinite(*scale)) return RMT_OK;
+  return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: its scale %s.qscale must be positive numbers, one or "
+                   "one per row", info->name, info->name);
+}
+
+int rmt_safetensors_read_i8(const rmt_safetensors *st, const rmt_tensor_info *info, int8_t *dst, float *row_scales) {
+  if (!rmt_safetensors_i8_rows(st, info)) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s must be I8 with one scale per row", info->name);
+  }
+  for (int64_t r = 0; r < info->shape[0]; r++) {
+    int err = scale_at(st, info, (size_t)r, &row_scales[r]);
+    if (err) return err;
+  }
+  memcpy(dst, st->data + info->offset, info->bytes);
+  return RMT_OK;
+}
+
 int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
   if (info->dtype == RMT_DTYPE_I32) {
     return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is I32, expected a float dtype", info->name);
@@ -198,17 +234,19 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
   const uint8_t *src = st->data + info->offset;
   size_t n = info->bytes / dtype_size(info->dtype);
   if (info->dtype == RMT_DTYPE_I8) {
-    const rmt_tensor_info *scale_info = find_scale(st, info);
-    float scale = 0.0f;
-    if (scale_info && scale_info->dtype == RMT_DTYPE_F32 && scale_info->bytes == 4) {
-      memcpy(&scale, st->data + scale_info->offset, 4);
-    }
-    if (!(scale > 0.0f) || !isfinite(scale)) {
-      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: its scale %s.qscale must be a positive number",
+    size_t rows = info->n_dims == 2 ? (size_t)info->shape[0] : 1, cols = rows ? n / rows : 0;
+    size_t count = scale_count(st, info, rows);
+    if (!count) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: %s.qscale must hold one scale or one per row",
                        info->name, info->name);
     }
     // q * scale in float32: a Marian intgemm8 weight exactly as Marian dequantises it.
-    for (size_t i = 0; i < n; i++) dst[i] = (float)(int8_t)src[i] * scale;
+    for (size_t r = 0; r < rows; r++) {
+      float scale;
+      int err = scale_at(st, info, count == 1 ? 0 : r, &scale);
+      if (err) return err;
+      for (size_t c = 0; c < cols; c++) dst[r * cols + c] = (float)(int8_t)src[r * cols + c] * scale;
+    }
   } else if (info->dtype == RMT_DTYPE_F32) {
     memcpy(dst, src, info->bytes);  // the data may be unaligned; memcpy is safe
   } else {

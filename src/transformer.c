@@ -7,10 +7,23 @@
 #include "kernels.h"
 #include "translation.h"
 
-#define gemm rmt_gemm_f32_4x8__wasmsimd
+// out = in W^T + bias for M rows, over the listed output panels only (panels
+// NULL: all). An int8 layer quantizes its input per row first (kernels.h),
+// for the kernel its weights were packed for (rmt_linear.kr).
+static void linear_panels(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M,
+                          const int *panels, int n_panels) {
+  int N = lin->n_out, K = lin->n_in;
+  if (lin->weight) {
+    if (panels) rmt_gemm_f32_4x8_panels__wasmsimd(out, in, lin->weight, lin->bias, M, N, K, panels, n_panels);
+    else rmt_gemm_f32_4x8__wasmsimd(out, in, lin->weight, lin->bias, M, N, K);
+  } else {
+    rmt_linear_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K,
+                  panels, n_panels);
+  }
+}
 
-static void linear(float *out, const float *in, const rmt_linear *lin, int M) {
-  gemm(out, in, lin->weight, lin->bias, M, lin->n_out, lin->n_in);
+static void linear(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M) {
+  linear_panels(tr, out, in, lin, M, NULL, 0);
 }
 
 // ---------------------------------------------------------------- residual styles
@@ -47,14 +60,19 @@ static void stack_finish(const rmt_config *c, const rmt_norm *final_norm, float 
 
 // x = sqrt(D) * embedding[token] + positions[position]; dual = x * s (ResiDual).
 // token -1 embeds nothing (Marian's first decoder input): x = positions[position].
-static void embed_row(const rmt_model *m, const float *table, int token, int position, float *x, float *dual) {
+// An int8 row is dequantized first: embedding[token][i] = q * row scale (float32).
+static void embed_row(const rmt_model *m, const rmt_embedding *table, int token, int position, float *x, float *dual) {
   const rmt_config *c = &m->config;
   const float *pos = m->positions + (size_t)(c->position_offset + position) * c->d_model;
+  float scale = sqrtf((float)c->d_model);
   if (token < 0) {
     memcpy(x, pos, sizeof(float) * (size_t)c->d_model);
+  } else if (table->i8) {
+    const int8_t *q = table->i8 + (size_t)token * c->d_model;
+    float row_scale = table->scale[token];
+    for (int i = 0; i < c->d_model; i++) x[i] = (float)q[i] * row_scale * scale + pos[i];
   } else {
-    const float *emb = table + (size_t)token * c->d_model;
-    float scale = sqrtf((float)c->d_model);
+    const float *emb = table->f32 + (size_t)token * c->d_model;
     for (int i = 0; i < c->d_model; i++) x[i] = emb[i] * scale + pos[i];
   }
   if (c->style == RMT_STYLE_RESIDUAL) {
@@ -66,13 +84,13 @@ static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
 static void feed_forward(rmt_translation *tr, const rmt_layer *layer, const float *in, int M) {
   size_t n = (size_t)M * layer->fc1.n_out;
-  linear(tr->hidden, in, &layer->fc1, M);
+  linear(tr, tr->hidden, in, &layer->fc1, M);
   if (tr->model->config.activation == RMT_ACT_SWISH) {
     for (size_t i = 0; i < n; i++) tr->hidden[i] *= sigmoid(tr->hidden[i]);
   } else {
     rmt_relu_f32__wasmsimd(tr->hidden, n);
   }
-  linear(tr->sub_out, tr->hidden, &layer->fc2, M);
+  linear(tr, tr->sub_out, tr->hidden, &layer->fc2, M);
 }
 
 // q (already projected and scaled) attends over the key/value rows listed in
@@ -111,7 +129,7 @@ static void list_sentence_rows(rmt_translation *tr, const float *keys, const flo
 
 static void project_q(rmt_translation *tr, const rmt_attention *attn, const float *in, int M) {
   const rmt_config *c = &tr->model->config;
-  linear(tr->q, in, &attn->q_proj, M);
+  linear(tr, tr->q, in, &attn->q_proj, M);
   rmt_scale_f32__wasmsimd(tr->q, 1.0f / sqrtf((float)c->head_dim), (size_t)M * c->d_model);
 }
 
@@ -127,21 +145,21 @@ void rmt_encode(rmt_translation *tr) {
     for (int t = 0; t < tr->src_len[s]; t++) {
       int row = tr->src_offset[s] + t;
       // No padding inside a sentence (rows are packed): position t is the t-th token.
-      embed_row(m, m->embed_tokens, src[row], t, x + (size_t)row * D, tr->dual + (size_t)row * D);
+      embed_row(m, &m->embed_tokens, src[row], t, x + (size_t)row * D, tr->dual + (size_t)row * D);
     }
   }
   for (int l = 0; l < c->encoder_layers; l++) {
     const rmt_layer *layer = &m->encoder_layers[l];
     const float *in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, M);
     project_q(tr, &layer->self_attn, in, M);
-    linear(tr->k, in, &layer->self_attn.k_proj, M);
-    linear(tr->v, in, &layer->self_attn.v_proj, M);
+    linear(tr, tr->k, in, &layer->self_attn.k_proj, M);
+    linear(tr, tr->v, in, &layer->self_attn.v_proj, M);
     for (int s = 0; s < tr->n_sent; s++) {
       int first = tr->src_offset[s], n = tr->src_len[s];
       list_sentence_rows(tr, tr->k, tr->v, first, n);
       for (int t = 0; t < n; t++) attend(tr, first + t, n, NULL);
     }
-    linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
+    linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
     sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, M);
 
     in = sublayer_input(c, &layer->final_norm, x, tr->normed, M);
@@ -154,8 +172,8 @@ void rmt_encode(rmt_translation *tr) {
   size_t layer_size = (size_t)M * D;
   for (int l = 0; l < c->decoder_layers; l++) {
     const rmt_attention *attn = &m->decoder_layers[l].encoder_attn;
-    linear(tr->cross_k + l * layer_size, x, &attn->k_proj, M);
-    linear(tr->cross_v + l * layer_size, x, &attn->v_proj, M);
+    linear(tr, tr->cross_k + l * layer_size, x, &attn->k_proj, M);
+    linear(tr, tr->cross_v + l * layer_size, x, &attn->v_proj, M);
   }
 }
 
@@ -170,8 +188,8 @@ static void ssru_step(rmt_translation *tr, const rmt_layer *layer, float *cells,
   const rmt_config *c = &tr->model->config;
   int D = c->d_model, R = tr->n_rows, t = tr->step;
   const float *in = sublayer_input(c, &layer->self_attn_norm, tr->x, tr->normed, R);
-  linear(tr->k, in, &layer->ssru_in, R);
-  linear(tr->v, in, &layer->ssru_forget, R);
+  linear(tr, tr->k, in, &layer->ssru_in, R);
+  linear(tr, tr->v, in, &layer->ssru_forget, R);
   float *cell = cells + t * cache_step;
   for (int r = 0; r < R; r++) {
     const float *prev = t > 0 ? cells + (t - 1) * cache_step + (size_t)tr->path[(size_t)r * tr->steps_max + t - 1] * D : NULL;
@@ -193,7 +211,7 @@ void rmt_decoder_step(rmt_translation *tr) {
   float *x = tr->x;
   for (int r = 0; r < R; r++) {
     int token = t == 0 && c->decoder_start_zero ? -1 : tr->tokens[(size_t)r * stride + t];
-    embed_row(m, m->decoder_embed_tokens, token, t, x + (size_t)r * D, tr->dual + (size_t)r * D);
+    embed_row(m, &m->decoder_embed_tokens, token, t, x + (size_t)r * D, tr->dual + (size_t)r * D);
     tr->path[(size_t)r * tr->steps_max + t] = r;
   }
   size_t cache_layer = (size_t)tr->steps_max * tr->rows_max * D, cache_step = (size_t)tr->rows_max * D;
@@ -208,8 +226,8 @@ void rmt_decoder_step(rmt_translation *tr) {
       // Self-attention over this row's history (through path) and the new token.
       in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, R);
       project_q(tr, &layer->self_attn, in, R);
-      linear(k_cache + t * cache_step, in, &layer->self_attn.k_proj, R);
-      linear(v_cache + t * cache_step, in, &layer->self_attn.v_proj, R);
+      linear(tr, k_cache + t * cache_step, in, &layer->self_attn.k_proj, R);
+      linear(tr, v_cache + t * cache_step, in, &layer->self_attn.v_proj, R);
       for (int r = 0; r < R; r++) {
         const int *path = tr->path + (size_t)r * tr->steps_max;
         for (int j = 0; j <= t; j++) {
@@ -218,7 +236,7 @@ void rmt_decoder_step(rmt_translation *tr) {
         }
         attend(tr, r, t + 1, NULL);
       }
-      linear(tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
+      linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
       sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, R);
     }
 
@@ -235,7 +253,7 @@ void rmt_decoder_step(rmt_translation *tr) {
       attend(tr, r, tr->src_len[s], probs);
       if (last) tr->align[(size_t)t * tr->rows_max + r] = most_attended(tr, s, probs);
     }
-    linear(tr->sub_out, tr->attn, &layer->encoder_attn.out_proj, R);
+    linear(tr, tr->sub_out, tr->attn, &layer->encoder_attn.out_proj, R);
     sublayer_output(c, &layer->encoder_attn_norm, x, tr->dual, tr->sub_out, R);
 
     in = sublayer_input(c, &layer->final_norm, x, tr->normed, R);
@@ -244,7 +262,7 @@ void rmt_decoder_step(rmt_translation *tr) {
   }
   stack_finish(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
   if (!tr->allowed) {
-    linear(tr->logits, x, &m->output_projection, R);
+    linear(tr, tr->logits, x, &m->output_projection, R);
     return;
   }
   // Under a lexical shortlist only the panels holding a sentence's candidates
@@ -255,9 +273,8 @@ void rmt_decoder_step(rmt_translation *tr) {
   for (int first = 0; first < R;) {
     int s = tr->row_sent[first], n = 1;
     while (first + n < R && tr->row_sent[first + n] == s) n++;
-    rmt_gemm_f32_4x8_panels__wasmsimd(tr->logits + (size_t)first * c->vocab_size, x + (size_t)first * D,
-                                      m->output_projection.weight, m->output_projection.bias, n, c->vocab_size, D,
-                                      tr->panels + (size_t)s * panels, tr->n_panels[s]);
+    linear_panels(tr, tr->logits + (size_t)first * c->vocab_size, x + (size_t)first * D, &m->output_projection, n,
+                  tr->panels + (size_t)s * panels, tr->n_panels[s]);
     first += n;
   }
 }

@@ -100,6 +100,7 @@ RMT_API int rmt_limit(int which) {
 // call (sentences, lengths, beam), so they are checked before any becomes an int.
 typedef struct {
   size_t n_sent, beam, rows, src_rows, src_max, steps, keys;
+  size_t int8_in;  // the model's widest int8 Linear input (rmt_model.int8_max_in); 0: none
 } layout_dims;
 
 // Lays out every array of the translation; with arena == NULL only counts the
@@ -156,6 +157,10 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(value_rows, const float *, d->keys);
   TAKE(cand_score, float, MUL(2, B));
   TAKE(cand_index, int, MUL(2, B));
+  if (d->int8_in) {  // room for either int8 kernel's activations (kernels.h)
+    TAKE(act_q, int16_t, MUL(rows, (size_t)rmt_quantized_row_len((int)d->int8_in, RMT_GEMM_I8_KR_RELAXED)));
+    TAKE(act_scale, float, rows);
+  }
   if (c->shortlist_first >= 0) {
     size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
     TAKE(allowed, unsigned char, MUL(N, (size_t)c->vocab_size));
@@ -237,7 +242,8 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     return NULL;
   }
   // Validate the input and size everything before allocating anything.
-  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0};
+  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0,
+                      (size_t)model->int8_max_in};
   size_t id_count = 0;
   int max_target = 0;
   for (int s = 0; s < n_sent; s++) {

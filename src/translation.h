@@ -101,6 +101,9 @@ struct rmt_translation {
   float *x, *dual, *normed, *q, *k, *v, *attn, *sub_out;  // [max(rows_max, src_rows), D]
   float *hidden;     // [max rows, ffn_dim]
   float *logits;     // [rows_max, vocab]
+  int16_t *act_q;    // [max rows, int8 K padded] a Linear's input quantized per row (int8 models only;
+                     //   int16, or bytes for the relaxed kernel, kernels.h)
+  float *act_scale;  // [max rows] its row scales
   float *scores;     // [max keys] attention scores
   const float **key_rows, **value_rows;  // [max keys]
   float *cand_score; // [2 * beam] candidates of one sentence

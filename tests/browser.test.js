@@ -270,6 +270,46 @@ test('Chromium has relaxed SIMD: the page loads the relaxed-SIMD engine (fused m
   }
 });
 
+test('Chromium runs the relaxed build\'s int8 kernels, relaxed dot included, token for token as the int8 reference', { skip, timeout: 90_000 }, async () => {
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }];
+  const { context, close } = await launch();
+  try {
+    await withServer({ mounts, csp: null }, async (base) => {
+      const page = await context.newPage();
+      await page.goto(`${base}node_modules/residual-mt/package.json`);
+      const got = await page.evaluate(async (models) => {
+        const pkg = '/node_modules/residual-mt/';
+        const { Engine } = await import(`${pkg}js/engine.js`);
+        const engine = await Engine.load(new URL(`${pkg}dist/residual-mt-relaxed.wasm`, location.href));
+        const out = { relaxedDot: engine.wasm.exports.rmt_kernel_i8_relaxed_dot(), sequences: 0, differ: [] };
+        for (const name of models) {
+          const dir = `${pkg}tests/fixtures/models/${name}/`;
+          const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
+            fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
+          const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
+          for (const s of ref.searches) {
+            const hyps = model.translateIds(ref.sentences, { beam: s.beam, nbest: s.nbest, lenpen: s.lenpen, minLen: s.min_len,
+              maxLenA: s.max_len_a, maxLenB: s.max_len_b });
+            s.hyps.forEach((want, i) => want.forEach((h, k) => {
+              out.sequences++;
+              if (JSON.stringify(hyps[i][k]?.ids) !== JSON.stringify(h.tokens)) out.differ.push(`${name} beam ${s.beam} sentence ${i} hypothesis ${k}`);
+            }));
+          }
+          model.dispose();
+        }
+        return out;
+      }, ['residual-2x2-int8', 'residual-3x1-int8']);
+      // Chromium's relaxed dot computes the exact sums (Node 20's does not: src/kernels.h).
+      assert.equal(got.relaxedDot, 1, 'the relaxed-dot kernel is in use');
+      assert.deepEqual(got.differ, []);
+      assert.equal(got.sequences, 156);
+      await page.close();
+    });
+  } finally {
+    await close();
+  }
+});
+
 // The default model, for the service worker tests: a copy of the fixture at
 // models/es-en/ that a test then changes. { dir, mounts } for withServer.
 function changeableModel() {

@@ -12,7 +12,7 @@ import { defaultWasmUrl } from '../js/defaults.js';
 import { readSafetensors, rewriteWeights, roundToBf16, safetensors } from './lib/weights.js';
 
 const FIXTURES = new URL('./fixtures/models/', import.meta.url);
-const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1'];
+const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1', 'residual-2x2-int8', 'residual-3x1-int8'];
 const engine = await Engine.load();
 const BUILD = defaultWasmUrl().pathname.split('/').at(-1);
 
@@ -109,6 +109,24 @@ test('greedy output of a batch equals each sentence alone', () => {
     assert.deepEqual(model.translateIds([sentence], { beam: 1 })[0][0].ids, batch[s][0].ids);
   });
   model.dispose();
+});
+
+test('int8: true quantizes a float model as models/quantize.py does: the same logits, bit for bit, as its int8 copy', () => {
+  for (const name of ['residual-2x2', 'residual-3x1']) {
+    const float = readFixture(name), copy = readFixture(`${name}-int8`);
+    const a = engine.loadModel({ config: float.config, weights: float.weights, int8: true });
+    const b = engine.loadModel({ config: copy.config, weights: copy.weights });
+    const ta = a.begin(copy.reference.sentences, { beam: 1 }), tb = b.begin(copy.reference.sentences, { beam: 1 });
+    for (let t = 0; t < copy.reference.forced.prev_tokens[0].length; t++) {
+      const step = copy.reference.forced.prev_tokens.map((row) => row[t]);
+      assert.deepEqual(Float32Array.from(ta.forceStep(step)), Float32Array.from(tb.forceStep(step)), `${name} step ${t}`);
+    }
+    ta.free(), tb.free();
+    assert.deepEqual(a.translateIds(copy.reference.sentences, { beam: 5, nbest: 5 }),
+      b.translateIds(copy.reference.sentences, { beam: 5, nbest: 5 }));
+    a.dispose(), b.dispose();
+  }
+  assert.throws(() => engine.loadModel({ ...good, int8: 'yes' }), /int8 must be true or false/);
 });
 
 // ---------------------------------------------------------------- bad input

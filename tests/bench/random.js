@@ -28,20 +28,35 @@ function tensorShapes(c) {
   return shapes;
 }
 
-export function randomModel(config, seed = 1) {
+// { int8: true }: every matrix (Linear weights, the embedding) as an int8
+// model stores it (models/quantize.py): I8 with one F32 scale per row, here
+// random int8 values whose scales give the float model's weight range.
+export function randomModel(config, seed = 1, { int8 = false } = {}) {
   let state = seed;
   const rand = () => { state = (state * 1664525 + 1013904223) >>> 0; return state / 2 ** 32 - 0.5; };
   const header = {};
   const blobs = [];
   let offset = 0;
-  for (const [name, shape] of Object.entries(tensorShapes(config))) {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const data = new Float32Array(n);
-    const scale = name.includes('layer_norm') ? 0 : 2 / Math.sqrt(shape[shape.length - 1]);
-    for (let i = 0; i < n; i++) data[i] = (name.endsWith('layer_norm.weight') ? 1 : 0) + rand() * scale;
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + data.byteLength] };
+  const add = (name, dtype, shape, data) => {
+    header[name] = { dtype, shape, data_offsets: [offset, offset + data.byteLength] };
     blobs.push(Buffer.from(data.buffer));
     offset += data.byteLength;
+    offset += (4 - (offset % 4)) % 4;  // keep F32 data 4-byte aligned
+    if (offset > header[name].data_offsets[1]) blobs.push(Buffer.alloc(offset - header[name].data_offsets[1]));
+  };
+  for (const [name, shape] of Object.entries(tensorShapes(config))) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const scale = name.includes('layer_norm') ? 0 : 2 / Math.sqrt(shape[shape.length - 1]);
+    if (int8 && shape.length === 2) {
+      const q = new Int8Array(n);
+      for (let i = 0; i < n; i++) q[i] = Math.round(rand() * 254);
+      add(name, 'I8', shape, q);
+      add(`${name}.qscale`, 'F32', [shape[0]], new Float32Array(shape[0]).fill(scale / 254));  // as rand() * scale
+      continue;
+    }
+    const data = new Float32Array(n);
+    for (let i = 0; i < n; i++) data[i] = (name.endsWith('layer_norm.weight') ? 1 : 0) + rand() * scale;
+    add(name, 'F32', shape, data);
   }
   let text = JSON.stringify(header);
   text += ' '.repeat((8 - (text.length % 8)) % 8);

@@ -1,4 +1,6 @@
 // SIMD kernels against their plain C twins on odd sizes.
+#include <float.h>
+
 #include "kernels.h"
 #include "testutil.h"
 
@@ -171,8 +173,136 @@ static void test_attention(void) {
         "two-head weights %g %g", probs[0], probs[1]);
 }
 
+// ---- int8 GEMM: both kernels (plain dot_i16x8, and the relaxed dot on
+// activations >= 0, emulated exactly in SIMD128 natively) against
+// rmt_quantize_row__ref and rmt_gemm_i8__ref, bit for bit: the quantized
+// activations, their scales, the integer sums and the scaled outputs.
+
+static int8_t rand_i8(void) { return (int8_t)(randf() * 127.5f); }  // -127..127
+
+// One kernel (relaxed or not: then A >= 0) on one shape: 1 when everything matched.
+static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const int8_t *W, const float *w_scale,
+                         const float *bias, const int *panels, int n_panels) {
+  int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
+  int Kp = rmt_quantized_row_len(K, kr), ok = 1;
+  int32_t *q = malloc(sizeof(int32_t) * M * K);
+  float *a_scale = malloc(sizeof(float) * M), *a_scale_simd = malloc(sizeof(float) * M);
+  int16_t *aq16 = malloc(sizeof(int16_t) * M * Kp);
+  uint8_t *aq8 = malloc((size_t)M * Kp);
+  int8_t *packed = malloc(rmt_packed_weight_i8_bytes(N, K, kr));
+  float *C = malloc(sizeof(float) * (M * N + 1)), *C_ref = malloc(sizeof(float) * M * N);
+  float *ones = malloc(sizeof(float) * (M > N ? M : N));
+  for (int i = 0; i < (M > N ? M : N); i++) ones[i] = 1.0f;
+  for (int m = 0; m < M; m++) rmt_quantize_row__ref(q + (size_t)m * K, &a_scale[m], A + (size_t)m * K, K);
+  if (relaxed) rmt_quantize_rows_u8__wasmsimd(aq8, a_scale_simd, A, M, K);
+  else rmt_quantize_rows_i16__wasmsimd(aq16, a_scale_simd, A, M, K);
+  for (int m = 0; m < M; m++) {
+    ok &= memcmp(&a_scale[m], &a_scale_simd[m], sizeof(float)) == 0;
+    for (int k = 0; k < Kp; k++) {
+      int got = relaxed ? aq8[(size_t)m * Kp + k] : aq16[(size_t)m * Kp + k];
+      int want = k < K ? q[(size_t)m * K + k] : 0;
+      if (got != want) ok = 0;
+    }
+  }
+  CHECK(ok, "quantize rows (%s) M=%d K=%d: differs from the reference", relaxed ? "u8" : "i16", M, K);
+  rmt_pack_weight_i8(packed, W, N, K, kr);
+  // Integer part: unit scales, no bias; sums below 2^24 convert to float exactly.
+  C[M * N] = 42.0f;
+  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, ones, packed, ones, NULL, M, N, K, NULL, 0);
+  else rmt_gemm_i8_4x8__wasmsimd(C, aq16, ones, packed, ones, NULL, M, N, K, NULL, 0);
+  for (int m = 0; m < M; m++) {
+    for (int n = 0; n < N; n++) {
+      int64_t sum = 0;
+      for (int k = 0; k < K; k++) sum += (int64_t)q[(size_t)m * K + k] * W[(size_t)n * K + k];
+      if (C[(size_t)m * N + n] != (float)sum) {
+        CHECK(0, "gemm_i8 (%s) M=%d N=%d K=%d: sum[%d][%d] = %.0f, expected %lld", relaxed ? "relaxed" : "dot16",
+              M, N, K, m, n, C[(size_t)m * N + n], (long long)sum);
+        ok = 0;
+        m = M;
+        break;
+      }
+    }
+  }
+  // Scaled, with bias: bitwise the reference (same float32 operations in the
+  // same order), where float arithmetic is float32 (FLT_EVAL_METHOD 0: WASM,
+  // x86-64); i386's x87 keeps the reference's intermediates in extended precision.
+  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale_simd, packed, w_scale, bias, M, N, K, NULL, 0);
+  else rmt_gemm_i8_4x8__wasmsimd(C, aq16, a_scale_simd, packed, w_scale, bias, M, N, K, NULL, 0);
+  rmt_gemm_i8__ref(C_ref, q, a_scale, W, w_scale, bias, M, N, K);
+  int same = memcmp(C, C_ref, sizeof(float) * M * N) == 0;
+  if (FLT_EVAL_METHOD != 0) {
+    same = 1;
+    for (int i = 0; i < M * N; i++) {
+      float terms = fabsf(C_ref[i]) + (bias ? fabsf(bias[i % N]) : 0.0f);  // the bias may cancel the product
+      same &= fabsf(C[i] - C_ref[i]) <= 1e-6f * (terms + 1e-3f);
+    }
+  }
+  CHECK(same, "gemm_i8 (%s) M=%d N=%d K=%d bias=%d: differs from the reference", relaxed ? "relaxed" : "dot16", M, N, K,
+        bias != NULL);
+  CHECK(C[M * N] == 42.0f, "gemm_i8 M=%d N=%d K=%d wrote past C", M, N, K);
+  ok &= same;
+  if (panels) {  // listed panels only: the full GEMM's values there, nothing elsewhere
+    float *P = malloc(sizeof(float) * M * N);
+    for (int i = 0; i < M * N; i++) P[i] = 42.0f;
+    if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(P, aq8, a_scale_simd, packed, w_scale, bias, M, N, K, panels, n_panels);
+    else rmt_gemm_i8_4x8__wasmsimd(P, aq16, a_scale_simd, packed, w_scale, bias, M, N, K, panels, n_panels);
+    for (int m = 0; m < M; m++) {
+      for (int n = 0; n < N; n++) {
+        int listed = 0;
+        for (int i = 0; i < n_panels; i++) listed |= n / RMT_GEMM_NR == panels[i];
+        float want = listed ? C[(size_t)m * N + n] : 42.0f;
+        CHECK(memcmp(&P[(size_t)m * N + n], &want, sizeof want) == 0, "gemm_i8 panels: C[%d][%d] = %g, expected %g",
+              m, n, P[(size_t)m * N + n], want);
+      }
+    }
+    free(P);
+  }
+  free(q), free(a_scale), free(a_scale_simd), free(aq16), free(aq8), free(packed), free(C), free(C_ref);
+  free(ones);
+  return ok;
+}
+
+static void test_gemm_i8(void) {
+  static const int ms[] = {1, 3, 4, 5, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 256};
+  int shapes = 0, good = 0;
+  for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 5; ni++) for (int ki = 0; ki < 6; ki++) {
+    int M = ms[mi], N = ns[ni], K = ks[ki];
+    float *A = malloc(sizeof(float) * M * K), *w_scale = malloc(sizeof(float) * N), *bias = malloc(sizeof(float) * N);
+    int8_t *W = malloc((size_t)N * K);
+    fill(A, (size_t)M * K), fill(bias, N);
+    for (int i = 0; i < M * K; i++) A[i] *= 1 + (i % 7);  // rows of different ranges
+    if (M > 2) for (int k = 0; k < K; k++) A[K + k] = 0.0f;  // a row of zeros: scale 0, q 0
+    for (int i = 0; i < N * K; i++) W[i] = rand_i8();
+    W[0] = -127;
+    if (N * K > 1) W[(size_t)N * K - 1] = 127;
+    for (int n = 0; n < N; n++) w_scale[n] = (1.5f + randf()) / 127.0f;
+    static const int panels[] = {0, 2, 5};
+    for (int relaxed = 0; relaxed < 2; relaxed++) {
+      if (relaxed) for (int i = 0; i < M * K; i++) A[i] = A[i] > 0.0f ? A[i] : 0.0f;  // a ReLU's output
+      for (int with_bias = 0; with_bias < 2; with_bias++) {
+        shapes++;
+        good += check_gemm_i8(relaxed, M, N, K, A, W, w_scale, with_bias ? bias : NULL, N > 40 ? panels : NULL, 3);
+      }
+    }
+    free(A), free(w_scale), free(bias), free(W);
+  }
+  printf("gemm_i8: %d kernel x shape runs, %d bit-identical to the reference\n", shapes, good);
+
+  // Rounding: half to even, in the vector part (first 8) and the scalar tail.
+  float x[10] = {127.0f, 2.5f, -2.5f, 3.5f, 0.5f, -126.5f, 1.5f, -0.5f, 2.5f, -3.5f};
+  static const int want[10] = {127, 2, -2, 4, 0, -126, 2, 0, 2, -4};
+  int32_t q[10];
+  int16_t q16[10];
+  float scale, scale16;
+  rmt_quantize_row__ref(q, &scale, x, 10);
+  rmt_quantize_rows_i16__wasmsimd(q16, &scale16, x, 1, 10);
+  CHECK(scale == 1.0f && scale16 == 1.0f, "quantize: scales %g %g", scale, scale16);
+  for (int k = 0; k < 10; k++) CHECK(q[k] == want[k] && q16[k] == want[k], "quantize %g: %d, simd %d, expected %d", x[k], q[k], q16[k], want[k]);
+}
+
 int main(void) {
   test_gemm();
+  test_gemm_i8();
   test_layer_norm();
   test_elementwise();
   test_softmax();

@@ -475,12 +475,36 @@ static void check_int8_tensors(void) {
   n = craft_safetensors(file, good, data, 8);
   CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) == 0, "opens");
   a = rmt_safetensors_find(&st, "a");
-  CHECK(a && rmt_safetensors_read_f32(&st, a, out) != 0 && strstr(rmt_last_error(), "a.qscale must be a positive number"),
+  CHECK(a && rmt_safetensors_read_f32(&st, a, out) != 0 && strstr(rmt_last_error(), "a.qscale must be positive numbers"),
         "a zero scale: %s", rmt_last_error());
   rmt_safetensors_close(&st);
   n = craft_safetensors(file, "{\"a\":{\"dtype\":\"I8\",\"shape\":[3],\"data_offsets\":[0,3]}}", data, 8);
   CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) != 0 &&
         strstr(rmt_last_error(), "tensor a is I8 and needs an F32 scale a.qscale"), "no scale: %s", rmt_last_error());
+
+  // One scale per row (models/quantize.py): kept as int8 by the model, or widened row by row.
+  unsigned char rows[16] = {0xfe, 0x00, 0x7f, 0x81, 0x01, 0x02, 0, 0};  // [[-2, 0, 127], [-127, 1, 2]]
+  float scales[2] = {0.5f, 0.25f}, wide[6], got_scales[2];
+  int8_t q[6];
+  memcpy(rows + 8, scales, 8);
+  const char *per_row = "{\"b\":{\"dtype\":\"I8\",\"shape\":[2,3],\"data_offsets\":[0,6]},"
+                        "\"b.qscale\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[8,16]}}";
+  n = craft_safetensors(file, per_row, rows, 16);
+  CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) == 0, "I8 with row scales opens: %s", rmt_last_error());
+  rmt_tensor_info *b = rmt_safetensors_find(&st, "b");
+  CHECK(b && rmt_safetensors_i8_rows(&st, b), "one scale per row");
+  CHECK(b && rmt_safetensors_read_f32(&st, b, wide) == 0 && wide[0] == -1.0f && wide[2] == 63.5f &&
+        wide[3] == -31.75f && wide[5] == 0.5f, "I8 rows scaled: %g %g %g %g", wide[0], wide[2], wide[3], wide[5]);
+  CHECK(b && rmt_safetensors_read_i8(&st, b, q, got_scales) == 0 && q[3] == -127 && q[5] == 2 &&
+        got_scales[0] == 0.5f && got_scales[1] == 0.25f, "I8 rows kept: %d %d, scales %g %g", q[3], q[5],
+        got_scales[0], got_scales[1]);
+  rmt_safetensors_close(&st);
+  const char *three = "{\"b\":{\"dtype\":\"I8\",\"shape\":[2,3],\"data_offsets\":[0,6]},"
+                      "\"b.qscale\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[8,20]}}";
+  unsigned char more[20] = {0};
+  n = craft_safetensors(file, three, more, 20);
+  CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) != 0 && strstr(rmt_last_error(), "one per row"),
+        "three scales for two rows: %s", rmt_last_error());
 }
 
 // bfloat16 weights widen exactly: a BF16 file and an F32 file of the same

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Writes an int8 copy of a model directory.
+
+Every Linear weight and the output projection (with shared embeddings, the
+embedding itself; otherwise both embeddings and the projection) becomes I8
+with one float32 scale per output feature (row) in "<name>.qscale":
+symmetric, scale = max|row| / 127, q = round(w / scale) (reference.py's
+quantize_weight). Biases and LayerNorm parameters stay as they are. The
+engine sees the dtype: such a model computes in int8 (docs/API.md, "int8
+models"); nothing in config.json changes. The other files of the directory
+are copied, and manifest.json, when there is one, is written anew (SHA-256).
+
+    /usr/bin/python3 models/quantize.py --in models/es-en --out /tmp/es-en-int8
+"""
+import argparse
+import json
+import os
+import shutil
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_manifest  # noqa: E402
+import reference as ref  # noqa: E402
+
+
+def is_quantized(name: str, tensor: torch.Tensor) -> bool:
+    """Linear weights and embeddings: every float matrix except LayerNorm parameters."""
+    return tensor.dim() == 2 and tensor.is_floating_point() and name.endswith(".weight") and "layer_norm" not in name
+
+
+def quantize_tensors(tensors):
+    out = {}
+    for name, tensor in tensors.items():
+        if is_quantized(name, tensor):
+            out[name], out[name + ".qscale"] = ref.quantize_weight(tensor)
+        else:
+            out[name] = tensor
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--in", dest="src", required=True, help="model directory (config.json, model.safetensors, ...)")
+    ap.add_argument("--out", required=True, help="output directory (created)")
+    args = ap.parse_args()
+    if os.path.abspath(args.src) == os.path.abspath(args.out):
+        sys.exit("quantize.py: --out must differ from --in")
+    tensors = ref.read_safetensors(os.path.join(args.src, "model.safetensors"))
+    if any(t.dtype == torch.int8 for t in tensors.values()):
+        sys.exit(f"quantize.py: {args.src} already has int8 tensors")
+    os.makedirs(args.out, exist_ok=True)
+    for name in os.listdir(args.src):
+        path = os.path.join(args.src, name)
+        if os.path.isfile(path) and name not in ("model.safetensors", "manifest.json"):
+            shutil.copyfile(path, os.path.join(args.out, name))
+    quantized = quantize_tensors(tensors)
+    ref.write_safetensors(os.path.join(args.out, "model.safetensors"), quantized,
+                          {"format": ref.FORMAT, "quantization": "int8 weights, one scale per row"})
+    if os.path.exists(os.path.join(args.src, "manifest.json")):
+        with open(os.path.join(args.out, "manifest.json"), "w") as f:
+            f.write(json.dumps(make_manifest.manifest_for(args.out), indent=2) + "\n")
+    n = sum(1 for name in quantized if name.endswith(".qscale"))
+    before = os.path.getsize(os.path.join(args.src, "model.safetensors"))
+    after = os.path.getsize(os.path.join(args.out, "model.safetensors"))
+    print(f"{args.out}: {n} int8 matrices; model.safetensors {before / 1e6:.2f} MB -> {after / 1e6:.2f} MB")
+
+
+if __name__ == "__main__":
+    main()

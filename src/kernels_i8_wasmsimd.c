@@ -1,0 +1,231 @@
+// int8 GEMM kernels (kernels.h): activations quantized per row on the fly,
+// int8 weights packed at load, exact int32 sums, a float32 epilogue. Two
+// inner products, one per build:
+//   __wasmsimd    i32x4.dot_i16x8_s: weights widened to int16 in registers,
+//                 activations stored as int16, pairs of k;
+//   __wasmrelaxed i32x4.relaxed_dot_i8x16_i7x16_add_s (rmt_i32x4_dot_i8x16_i7x16_add,
+//                 simd.h): weights int8, activations >= 0 as bytes 0..127, groups of 4 k.
+// Each mirrors rmt_gemm_i8__ref / rmt_quantize_row__ref (kernels_ref.c), bit for bit.
+#include <math.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "simd.h"
+#include "size.h"
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+// ---------------------------------------------------------------- packing
+
+int rmt_relaxed_dot_exact(void) {
+  // Inputs the compiler cannot fold: weights -127..127, activations 0..127.
+  volatile int8_t seed = 1;
+  int8_t a[16], b[16];
+  for (int i = 0; i < 16; i++) a[i] = (int8_t)(seed * (i * 17 % 255 - 127)), b[i] = (int8_t)(seed * (i * 9 % 128));
+  int32_t got[4];
+  wasm_v128_store(got, rmt_i32x4_dot_i8x16_i7x16_add(wasm_v128_load(a), wasm_v128_load(b), wasm_i32x4_splat(seed * 7)));
+  for (int lane = 0; lane < 4; lane++) {
+    int32_t want = 7;
+    for (int j = 0; j < 4; j++) want += a[4 * lane + j] * b[4 * lane + j];
+    if (got[lane] != want) return 0;
+  }
+  return 1;
+}
+
+int rmt_gemm_i8_kr(int input_nonnegative) {
+  int relaxed = RMT_HAVE_RELAXED_DOT && input_nonnegative && rmt_relaxed_dot_exact();
+  return relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
+}
+
+int rmt_quantized_row_len(int K, int kr) { return (K + kr - 1) / kr * kr; }
+
+size_t rmt_packed_weight_i8_bytes(int N, int K, int kr) {
+  size_t panels = ((size_t)N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  return rmt_size_mul(panels * RMT_GEMM_NR, (size_t)rmt_quantized_row_len(K, kr));  // saturates (size.h)
+}
+
+void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr) {
+  int panels = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, Kp = rmt_quantized_row_len(K, kr);
+  for (int p = 0; p < panels; p++) {
+    int8_t *panel = packed + (size_t)p * RMT_GEMM_NR * Kp;
+    for (int k0 = 0; k0 < Kp; k0 += kr) {
+      for (int j = 0; j < RMT_GEMM_NR; j++) {
+        for (int i = 0; i < kr; i++) {
+          int n = p * RMT_GEMM_NR + j, k = k0 + i;
+          panel[(size_t)k0 * RMT_GEMM_NR + j * kr + i] = n < N && k < K ? weight[(size_t)n * K + k] : 0;
+        }
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- activations
+
+static float absmax_f32(const float *x, int K) {
+  int K4 = K & ~3;
+  v128_t m = wasm_f32x4_splat(0);
+  for (int k = 0; k < K4; k += 4) m = wasm_f32x4_max(m, wasm_f32x4_abs(wasm_v128_load(x + k)));
+  float out = fmaxf(fmaxf(wasm_f32x4_extract_lane(m, 0), wasm_f32x4_extract_lane(m, 1)),
+                    fmaxf(wasm_f32x4_extract_lane(m, 2), wasm_f32x4_extract_lane(m, 3)));
+  for (int k = K4; k < K; k++) out = fmaxf(out, fabsf(x[k]));
+  return out;
+}
+
+// Row x quantized to [qmin, 127] (qmin -127, or 0 for a row known to be
+// >= 0), 8 values at a time as int32 lanes through store8; returns the row's
+// scale. The scalar tail is rmt_quantize_row__ref's.
+static ALWAYS_INLINE float quantize_row(const float *x, int K, int qmin, void (*store8)(void *, int, v128_t, v128_t),
+                                        void (*store1)(void *, int, int), void *dst) {
+  float amax = absmax_f32(x, K);
+  float inv = amax > 0.0f ? (float)RMT_QMAX_I8 / amax : 0.0f;
+  v128_t inv4 = wasm_f32x4_splat(inv), hi4 = wasm_i32x4_splat(RMT_QMAX_I8), lo4 = wasm_i32x4_splat(qmin);
+  int K8 = K & ~7, k = 0;
+  for (; k < K8; k += 8) {
+    v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + k), inv4)));
+    v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + k + 4), inv4)));
+    store8(dst, k, wasm_i32x4_max(wasm_i32x4_min(a, hi4), lo4), wasm_i32x4_max(wasm_i32x4_min(b, hi4), lo4));
+  }
+  for (; k < K; k++) {
+    float q = nearbyintf(x[k] * inv);
+    store1(dst, k, q > RMT_QMAX_I8 ? RMT_QMAX_I8 : q < qmin ? qmin : (int)q);
+  }
+  return amax / (float)RMT_QMAX_I8;
+}
+
+static ALWAYS_INLINE void store8_i16(void *dst, int k, v128_t a, v128_t b) {
+  wasm_v128_store((int16_t *)dst + k, wasm_i16x8_narrow_i32x4(a, b));
+}
+static ALWAYS_INLINE void store1_i16(void *dst, int k, int q) { ((int16_t *)dst)[k] = (int16_t)q; }
+
+static ALWAYS_INLINE void store8_u8(void *dst, int k, v128_t a, v128_t b) {
+  v128_t q16 = wasm_i16x8_narrow_i32x4(a, b);
+  wasm_v128_store64_lane((uint8_t *)dst + k, wasm_u8x16_narrow_i16x8(q16, q16), 0);
+}
+static ALWAYS_INLINE void store1_u8(void *dst, int k, int q) { ((uint8_t *)dst)[k] = (uint8_t)q; }
+
+void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K) {
+  int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16);
+  for (int m = 0; m < M; m++) {
+    int16_t *row = Aq + (size_t)m * Kp;
+    a_scale[m] = quantize_row(A + (size_t)m * K, K, -RMT_QMAX_I8, store8_i16, store1_i16, row);
+    for (int k = K; k < Kp; k++) row[k] = 0;
+  }
+}
+
+void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K) {
+  int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_RELAXED);
+  for (int m = 0; m < M; m++) {
+    uint8_t *row = Aq + (size_t)m * Kp;
+    a_scale[m] = quantize_row(A + (size_t)m * K, K, 0, store8_u8, store1_u8, row);
+    for (int k = K; k < Kp; k++) row[k] = 0;
+  }
+}
+
+// ---------------------------------------------------------------- GEMM
+
+// One row of C's panel: the two accumulator vectors (features n..n+7) to
+// float32, scaled as the reference does: ((float)sum * a_scale) * w_scale + bias;
+// the first `cols` stored (a partial panel goes through small buffers).
+static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a_scale, const float *w_scale,
+                                       const float *bias, int cols) {
+  static const float zeros[RMT_GEMM_NR] = {0};
+  float scale[RMT_GEMM_NR] = {0}, add[RMT_GEMM_NR] = {0}, out[RMT_GEMM_NR];
+  const float *s = w_scale, *b = bias ? bias : zeros;
+  if (cols < RMT_GEMM_NR) {
+    memcpy(scale, w_scale, sizeof(float) * (size_t)cols);
+    if (bias) memcpy(add, bias, sizeof(float) * (size_t)cols);
+    s = scale, b = add;
+  }
+  v128_t a = wasm_f32x4_splat(a_scale);
+  lo = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(lo), a), wasm_v128_load(s));
+  hi = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(hi), a), wasm_v128_load(s + 4));
+  lo = wasm_f32x4_add(lo, wasm_v128_load(b));
+  hi = wasm_f32x4_add(hi, wasm_v128_load(b + 4));
+  if (cols == RMT_GEMM_NR) {
+    wasm_v128_store(dst, lo);
+    wasm_v128_store(dst + 4, hi);
+  } else {
+    wasm_v128_store(out, lo);
+    wasm_v128_store(out + 4, hi);
+    memcpy(dst, out, sizeof(float) * (size_t)cols);
+  }
+}
+
+// Rows m..m+R-1 (R = 4 or 1, a constant after inlining) against panel p, 8
+// accumulators at most. relaxed: 4 k per step, activations 0..127 bytes;
+// otherwise 2 k per step, activations int16.
+static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const int8_t *packed_weight,
+                                  const float *w_scale, const float *bias, int m, int p, int N, int K, int R,
+                                  int relaxed) {
+  int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16, Kp = rmt_quantized_row_len(K, kr);
+  const int8_t *w = packed_weight + (size_t)p * RMT_GEMM_NR * Kp;
+  v128_t c[4][2];
+  for (int r = 0; r < R; r++) c[r][0] = c[r][1] = wasm_i32x4_splat(0);
+  if (relaxed) {
+    const uint8_t *a = (const uint8_t *)Aq + (size_t)m * Kp;
+    for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_RELAXED, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_RELAXED) {
+      v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);
+      for (int r = 0; r < R; r++) {
+        v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
+        c[r][0] = rmt_i32x4_dot_i8x16_i7x16_add(w0, x, c[r][0]);
+        c[r][1] = rmt_i32x4_dot_i8x16_i7x16_add(w1, x, c[r][1]);
+      }
+    }
+  } else {
+    const int16_t *a = (const int16_t *)Aq + (size_t)m * Kp;
+    for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_DOT16, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16) {
+      v128_t w0 = wasm_i16x8_load8x8(w), w1 = wasm_i16x8_load8x8(w + 8);
+      for (int r = 0; r < R; r++) {
+        v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
+        c[r][0] = wasm_i32x4_add(c[r][0], wasm_i32x4_dot_i16x8(x, w0));
+        c[r][1] = wasm_i32x4_add(c[r][1], wasm_i32x4_dot_i16x8(x, w1));
+      }
+    }
+  }
+  int n = p * RMT_GEMM_NR, cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
+  for (int r = 0; r < R; r++) {
+    store_i8_row(C + (size_t)(m + r) * N + n, c[r][0], c[r][1], a_scale[m + r], w_scale + n, bias ? bias + n : NULL,
+                 cols);
+  }
+}
+
+// 4-row tiles, then single rows; every listed panel (all when panels is NULL).
+static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const int8_t *packed_weight,
+                                  const float *w_scale, const float *bias, int M, int N, int K, const int *panels,
+                                  int n_panels, int relaxed) {
+  int count = panels ? n_panels : (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, m = 0;
+  for (; m + 4 <= M; m += 4) {
+    for (int i = 0; i < count; i++) {
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : i, N, K, 4, relaxed);
+    }
+  }
+  for (; m < M; m++) {
+    for (int i = 0; i < count; i++) {
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : i, N, K, 1, relaxed);
+    }
+  }
+}
+
+void rmt_gemm_i8_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
+                               const float *w_scale, const float *bias, int M, int N, int K,
+                               const int *panels, int n_panels) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, n_panels, 0);
+}
+
+void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
+                                  const float *w_scale, const float *bias, int M, int N, int K,
+                                  const int *panels, int n_panels) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, n_panels, 1);
+}
+
+void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
+                   const float *w_scale, const float *bias, int M, int N, int K, const int *panels, int n_panels) {
+  if (kr == RMT_GEMM_I8_KR_RELAXED) {
+    rmt_quantize_rows_u8__wasmsimd((uint8_t *)Aq, a_scale, A, M, K);
+    rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels,
+                                 n_panels);
+  } else {
+    rmt_quantize_rows_i16__wasmsimd(Aq, a_scale, A, M, K);
+    rmt_gemm_i8_4x8__wasmsimd(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, n_panels);
+  }
+}
