@@ -101,7 +101,8 @@ export class WorkerBackend {
   }
 
   load(files) {
-    const transfer = [files.wasm, files.weights, files.spm].filter(Boolean).map((a) => a.buffer);
+    // Bytes move to the worker (a compiled WebAssembly.Module is shared with it).
+    const transfer = [files.wasm, files.weights, files.spm].filter((a) => ArrayBuffer.isView(a)).map((a) => a.buffer);
     return this.send({ type: 'load', ...files }, transfer).promise;
   }
 

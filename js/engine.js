@@ -3,6 +3,7 @@
 // and cancel between steps), and C errors turned into thrown Errors. Search
 // defaults, ranges and limits are the engine's: read from it, never repeated.
 
+import { timeStep } from './env.js';
 import { loadWasm } from './wasm.js';
 
 // The search parameters as the engine defines them (src/translation.c): the
@@ -108,8 +109,9 @@ export class Engine {
     return new Engine(await loadWasm(source));
   }
 
-  // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array }
-  loadModel({ config, weights, spm }) {
+  // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array };
+  // steps: an array for the time each part takes (env.js timeStep), if wanted.
+  loadModel({ config, weights, spm }, steps) {
     const w = this.wasm;
     if (config === undefined || weights === undefined) throw new TypeError('residual-mt: a model needs config and weights');
     const configBytes = typeof config === 'string' ? w.encoder.encode(config) : new Uint8Array(config);
@@ -117,13 +119,19 @@ export class Engine {
     const weightsBytes = weights instanceof Uint8Array ? weights : new Uint8Array(weights);
     let weightsPtr = 0, spmPtr = 0, modelPtr = 0, spmHandle = 0;
     try {
+      let done = timeStep('copy weights', steps);
       weightsPtr = w.copyIn(weightsBytes);
+      done();
+      done = timeStep('model', steps);
       modelPtr = w.exports.rmt_model_load(configPtr, configLen, weightsPtr, weightsBytes.length);
+      done();
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
+        done = timeStep('spm', steps);
         const spmBytes = spm instanceof Uint8Array ? spm : new Uint8Array(spm);
         spmPtr = w.copyIn(spmBytes);
         spmHandle = w.exports.rmt_spm_load(spmPtr, spmBytes.length);
+        done();
         if (!spmHandle) throw w.error('cannot load the tokenizer (spm.model): ');
       }
       const configJson = JSON.parse(w.decoder.decode(configBytes));

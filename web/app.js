@@ -8,6 +8,8 @@
 import { createTranslator, modelInfo, restoreElement, translateElement } from '../js/index.js';
 import { missingFeatures } from '../js/env.js';
 
+performance.mark('rmt-app'); // the modules are loaded (for tests/bench/load_bench.js)
+
 const $ = (id) => document.getElementById(id);
 const ui = {
   status: $('status'), progress: $('progress'), offline: $('offline'), direction: $('direction'), live: $('live'),
@@ -183,6 +185,7 @@ async function translateNow() {
       const result = await translator.translate(text, { signal: controller.signal, beam, details: true });
       if (controller !== current) return;
       ui.target.textContent = result.text;
+      performance.measure('rmt:translate', { start: started }); // for tests/bench/load_bench.js
       const ms = performance.now() - started;
       ui.stats.textContent = result.outputTokens
         ? `${ms.toFixed(0)} ms · ${result.sentences} sentence${result.sentences === 1 ? '' : 's'} · ${result.outputTokens} tokens · ` +
