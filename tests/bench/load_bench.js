@@ -23,14 +23,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { writeShellManifest } from '../../js/shell.js';
 import { withServer } from '../lib/server.js';
+import { SENTENCE_20_WORDS } from './measure.js';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
   '--disable-component-update', '--no-first-run', '--disable-sync'];
 
-// 20 words, the kind of text the default model knows (software messages).
-export const SENTENCE_20_WORDS = 'No se pudo abrir el archivo porque otro programa lo está usando; ' +
-  'cierre ese programa y vuelva a intentarlo más tarde, por favor.';
 
 export function chromiumVersion() {
   try {
