@@ -121,6 +121,9 @@ async function showTraining(modelUrl) {
 // Rejects on failure; the next action calls it again.
 async function start() {
   if (!info) {
+    // The default model translates es → en, the direction shown first: it
+    // starts loading while the model's languages are read.
+    if (options.model === undefined) translatorFor(['es', 'en']).catch(() => {});
     const read = await modelInfo({ model: options.model });
     performance.mark('rmt-info');
     ui.modelName.textContent = read.url.replace(location.origin, '');
