@@ -152,6 +152,13 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.reload();
       await waitReady();
       const warmLoad = Date.now() - started;
+      // The model came from the service worker's Cache Storage, read by the page itself (js/loader.js
+      // fromPageCache: matched against the manifest), the engine compiled as it streamed in.
+      const steps = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      for (const step of ['rmt:cache storage model.safetensors', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
+        assert.ok(steps.includes(step), `no ${step} in ${steps.join(', ')}`);
+      }
+      assert.ok(!steps.includes('rmt:fetch model.safetensors'), 'the model was fetched, not read from Cache Storage');
 
       // Offline: reload and translate from the service worker's cache.
       await context.setOffline(true);
