@@ -55,6 +55,7 @@ class Host {
       // deferVerify); a file that fails the check fails the load.
       const loaded = timeStep('load');
       const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm });
+      loading.catch(() => {}); // not unhandled while the check is awaited first
       await files.verified.catch(async (err) => {
         await loading.catch(() => {});
         throw err;
