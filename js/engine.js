@@ -110,8 +110,10 @@ export class Engine {
   }
 
   // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array };
-  // steps: an array for the time each part takes (env.js timeStep), if wanted.
-  loadModel({ config, weights, spm }, steps) {
+  // steps: an array for the time each part takes (env.js timeStep), if wanted;
+  // onWeights(weights): called once the weights are copied into the engine,
+  // before they are read (the caller may check them meanwhile).
+  loadModel({ config, weights, spm }, steps, onWeights) {
     const w = this.wasm;
     if (config === undefined || weights === undefined) throw new TypeError('residual-mt: a model needs config and weights');
     const configBytes = typeof config === 'string' ? w.encoder.encode(config) : new Uint8Array(config);
@@ -121,9 +123,11 @@ export class Engine {
     try {
       let done = timeStep('copy weights', steps);
       weightsPtr = w.copyIn(weightsBytes);
+      const weightsLength = weightsBytes.length; // onWeights may move the bytes elsewhere
       done();
+      onWeights?.(weightsBytes);
       done = timeStep('model', steps);
-      modelPtr = w.exports.rmt_model_load(configPtr, configLen, weightsPtr, weightsBytes.length);
+      modelPtr = w.exports.rmt_model_load(configPtr, configLen, weightsPtr, weightsLength);
       done();
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {

@@ -52,14 +52,18 @@ class Host {
     }
     try {
       // The engine loads the model while its SHA-256 is checked (loadFiles'
-      // deferVerify); a file that fails the check fails the load.
+      // deferVerify): the backend hands the weights back once they are in the
+      // engine's memory. A file that fails the check fails the load.
       const loaded = timeStep('load');
-      const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm });
-      loading.catch(() => {}); // not unhandled while the check is awaited first
-      await files.verified.catch(async (err) => {
-        await loading.catch(() => {});
-        throw err;
-      });
+      let verified = null;
+      const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm },
+        files.checkWeights && ((weights) => {
+          verified = files.checkWeights(weights);
+          verified.catch(() => {}); // awaited below, once the load has settled
+        }));
+      await loading.catch(() => {});
+      if (verified) await verified;
+      else if (files.checkWeights) await loading.then(() => { throw new Error('residual-mt: the weights were not handed back to be checked'); });
       const info = await loading;
       loaded();
       replaySteps(info.steps);

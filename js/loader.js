@@ -385,13 +385,15 @@ function verifyTimed(f, bytes) {
 //   cache: keep the model for reuse, and use a kept one (needs its manifest).
 //   Either way, a page whose service worker keeps the model's files reads
 //   them from Cache Storage (pageCacheUsable), when they match the manifest.
-//   deferVerify: return as soon as the bytes are in, with `verified`, a
-//   promise that rejects (an OperationError naming the file) if a downloaded
-//   file does not match the manifest: the caller starts loading the engine
-//   meanwhile and uses nothing before it resolves. Files the cache keeps, or
-//   that come from it, are checked before loadFiles returns either way, so a
-//   file that fails is never cached.
-// Returns { wasm, config, weights, spm, manifest, manifestBytes, bytes, verified }:
+//   deferVerify: leave the SHA-256 check of downloaded weights to the caller,
+//   who starts loading the engine first: the result's checkWeights(bytes)
+//   (null when nothing is left to check) rejects with an OperationError
+//   naming the file if they do not match the manifest, and nothing may be
+//   used before it resolves. (Web Crypto hashes on the calling thread in
+//   Chromium: the page checks the weights while its worker loads them.) Other
+//   files, and files the cache keeps or that come from it, are checked before
+//   loadFiles returns either way, so a file that fails is never cached.
+// Returns { wasm, config, weights, spm, manifest, manifestBytes, bytes, checkWeights }:
 // wasm is the compiled WebAssembly.Module where the browser compiled it while
 // it downloaded (see streamable), else its bytes.
 export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false } = {}) {
@@ -450,7 +452,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     onProgress({ loaded, total: Math.max(total, loaded), file: name });
   };
   onProgress({ loaded, total, file: null });
-  const checks = [];
+  let checkWeights = null;
   await Promise.all(files.map(async (f) => {
     if (f.key === 'wasm' && streamable(f.file)) {
       found.wasm = await compileStreaming(f, signal);
@@ -461,20 +463,14 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     const bytes = await readAll(f.file, (n) => counted(f.name, n), f.file.size ?? f.entry?.size);
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
-    if (f.entry) {
-      const check = verifyTimed(f, bytes);
-      if (deferVerify && !hash) {
-        check.catch(() => {}); // heard of through `verified`
-        checks.push(check);
-      } else {
-        await check;
-        if (hash) await store.put(hash, f.name, bytes);
-      }
+    if (f.entry && deferVerify && !hash && f.name === 'model.safetensors') {
+      checkWeights = (weights) => verifyTimed(f, weights);
+    } else if (f.entry) {
+      await verifyTimed(f, bytes);
+      if (hash) await store.put(hash, f.name, bytes);
     }
     found[f.key] = bytes;
   }));
-  const verified = Promise.all(checks).then(() => {});
-  verified.catch(() => {}); // not unhandled while the caller is busy elsewhere: it awaits `verified` later
   return {
     wasm: found.wasm ?? new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm), // a copy: it may be transferred
     config: textDecoder.decode(found['config.json']),
@@ -483,7 +479,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     manifest,
     manifestBytes: manifestInfo?.bytes ?? null,
     bytes: loaded,
-    verified,
+    checkWeights,
   };
 }
 

@@ -111,12 +111,13 @@ export class Runner {
   }
 
   // Returns info() with `steps`: how long each part took (timeStep's log).
-  async load({ wasm, config, weights, spm, warmup = true }) {
+  // onWeights(bytes): as engine.loadModel's.
+  async load({ wasm, config, weights, spm, warmup = true, onWeights }) {
     const steps = [];
     let done = timeStep('engine', steps);
     this.engine = await Engine.load(wasm);
     done();
-    this.model = this.engine.loadModel({ config, weights, spm }, steps);
+    this.model = this.engine.loadModel({ config, weights, spm }, steps, onWeights);
     if (warmup) {
       done = timeStep('warmup', steps);
       this.warmup();

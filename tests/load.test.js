@@ -1,5 +1,6 @@
 // Loading fast without trusting less: the SHA-256 check of downloaded model
-// files runs while the engine loads them (loadFiles' deferVerify), and a file
+// weights runs while the engine loads them (loadFiles' deferVerify: the
+// worker hands the weights back once they are in its memory), and a file
 // that fails it still fails the load with a clear error and is never cached;
 // the engine also loads from a compiled WebAssembly.Module (what a browser's
 // streaming compilation gives); the load's steps are User Timing measures.
@@ -33,15 +34,23 @@ function corruptCopy(name) {
 
 const SHA_ERROR = /model\.safetensors \(.*\) failed SHA-256 verification against manifest\.json/;
 
-test('deferVerify: loadFiles hands the bytes over at once; `verified` settles with the check', async () => {
+test('deferVerify: loadFiles leaves the weights\' check to the caller (checkWeights), and checks the rest itself', async () => {
   const good = await loadFiles(await toLocation(FIXTURE), { deferVerify: true });
   assert.ok(good.weights.length > 0 && good.wasm instanceof Uint8Array, 'in Node the engine comes as bytes');
-  assert.equal(await good.verified, undefined);
+  assert.equal(typeof good.checkWeights, 'function');
+  assert.equal(await good.checkWeights(good.weights), undefined);
   const bad = await loadFiles(await toLocation(corruptCopy('defer')), { deferVerify: true });
   assert.ok(bad.weights.length > 0, 'the bytes came before the check');
-  await assert.rejects(bad.verified, (err) => err.name === 'OperationError' && SHA_ERROR.test(err.message));
-  // Without deferVerify the check is done before loadFiles returns.
+  await assert.rejects(bad.checkWeights(bad.weights), (err) => err.name === 'OperationError' && SHA_ERROR.test(err.message));
+  // Without deferVerify the check is done before loadFiles returns; so it is for a corrupt spm.model.
   await assert.rejects(loadFiles(await toLocation(corruptCopy('now'))), SHA_ERROR);
+  const spm = corruptCopy('spm');
+  writeFileSync(join(spm, 'spm.model'), Buffer.concat([readFileSync(join(spm, 'spm.model')), Buffer.from([0])]));
+  await assert.rejects(loadFiles(await toLocation(spm), { deferVerify: true }), /spm\.model .*manifest\.json says/);
+  // Without a manifest there is nothing to check.
+  const plain = corruptCopy('plain');
+  rmSync(join(plain, 'manifest.json'));
+  assert.equal((await loadFiles(await toLocation(plain), { deferVerify: true })).checkWeights, null);
 });
 
 test('a corrupt model fails create() with the SHA-256 error, in-process and in a worker, and over HTTP is not cached', async () => {
