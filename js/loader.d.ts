@@ -3,7 +3,7 @@
 
 export interface ModelFiles {
   /** The engine: compiled while it downloaded where the browser could (WebAssembly.compileStreaming), else its bytes. */
-  wasm: Uint8Array | WebAssembly.Module;
+  wasm: Uint8Array | object; // object: a WebAssembly.Module (typed loosely: no DOM lib needed)
   config: string;
   weights: Uint8Array;
   spm: Uint8Array;
