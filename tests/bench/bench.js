@@ -7,7 +7,8 @@
 // (tests/bench/spm_bench.js).
 //
 //   npm run bench                      (or: node tests/bench/bench.js [--quick])
-//   npm run bench -- --json [--quick]  one JSON object on stdout (tests/bench/report.js);
+//   npm run -s bench -- --json [--quick]  one JSON object on stdout (tests/bench/report.js; the
+//                                      build's output goes to stderr; -s: no npm banner);
 //                                      scripts/bench-table.js makes the README's table of it
 
 import { readFileSync, existsSync } from 'node:fs';
