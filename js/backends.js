@@ -12,8 +12,9 @@ export class InProcessBackend {
     this.runner = new Runner();
   }
 
-  load(files) {
-    return this.runner.load(files);
+  // onWeights(bytes): called with the weights once they are in the engine's memory.
+  load(files, onWeights) {
+    return this.runner.load({ ...files, onWeights });
   }
 
   // Returns { promise, cancel(reason) }.
@@ -56,6 +57,7 @@ export class WorkerBackend {
       const job = this.pending.get(msg.id);
       if (!job) return;
       if (msg.type === 'partial') { job.onPartial?.(msg.text); return; }
+      if (msg.type === 'weights') { job.onPartial?.(msg.weights); return; }
       this.pending.delete(msg.id);
       if (!this.pending.size) this.worker.unref?.();
       if (msg.type === 'done') job.resolve(msg.value);
@@ -100,9 +102,12 @@ export class WorkerBackend {
     return { id, promise };
   }
 
-  load(files) {
-    const transfer = [files.wasm, files.weights, files.spm].filter(Boolean).map((a) => a.buffer);
-    return this.send({ type: 'load', ...files }, transfer).promise;
+  // Bytes move to the worker (a compiled WebAssembly.Module is shared with
+  // it); onWeights(bytes): the weights moved back once they are in the
+  // engine's memory (to be checked while the worker loads them).
+  load(files, onWeights) {
+    const transfer = [files.wasm, files.weights, files.spm].filter((a) => ArrayBuffer.isView(a)).map((a) => a.buffer);
+    return this.send({ type: 'load', ...files, returnWeights: !!onWeights }, transfer, onWeights).promise;
   }
 
   call(type, payload, onPartial) {

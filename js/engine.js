@@ -3,6 +3,7 @@
 // and cancel between steps), and C errors turned into thrown Errors. Search
 // defaults, ranges and limits are the engine's: read from it, never repeated.
 
+import { timeStep } from './env.js';
 import { loadWasm } from './wasm.js';
 
 // The search parameters as the engine defines them (src/translation.c): the
@@ -111,7 +112,10 @@ export class Engine {
   // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array,
   // int8?: boolean }. A model whose matrices are int8 (models/quantize.py) runs
   // in int8 as it is; int8: true quantizes a float model the same way as it loads.
-  loadModel({ config, weights, spm, int8 = false }) {
+  // steps: an array for the time each part takes (env.js timeStep), if wanted;
+  // onWeights(weights): called once the weights are copied into the engine,
+  // before they are read (the caller may check them meanwhile).
+  loadModel({ config, weights, spm, int8 = false }, steps, onWeights) {
     const w = this.wasm;
     if (config === undefined || weights === undefined) throw new TypeError('residual-mt: a model needs config and weights');
     if (typeof int8 !== 'boolean') throw new TypeError('residual-mt: int8 must be true or false');
@@ -120,14 +124,22 @@ export class Engine {
     const weightsBytes = weights instanceof Uint8Array ? weights : new Uint8Array(weights);
     let weightsPtr = 0, spmPtr = 0, modelPtr = 0, spmHandle = 0;
     try {
+      let done = timeStep('copy weights', steps);
       weightsPtr = w.copyIn(weightsBytes);
+      const weightsLength = weightsBytes.length; // onWeights may move the bytes elsewhere
+      done();
+      onWeights?.(weightsBytes);
+      done = timeStep('model', steps);
       const load = int8 ? w.exports.rmt_model_load_quantized : w.exports.rmt_model_load;
-      modelPtr = load(configPtr, configLen, weightsPtr, weightsBytes.length);
+      modelPtr = load(configPtr, configLen, weightsPtr, weightsLength);
+      done();
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
+        done = timeStep('spm', steps);
         const spmBytes = spm instanceof Uint8Array ? spm : new Uint8Array(spm);
         spmPtr = w.copyIn(spmBytes);
         spmHandle = w.exports.rmt_spm_load(spmPtr, spmBytes.length);
+        done();
         if (!spmHandle) throw w.error('cannot load the tokenizer (spm.model): ');
       }
       const configJson = JSON.parse(w.decoder.decode(configBytes));

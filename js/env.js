@@ -48,3 +48,31 @@ export function hasRelaxedSimd() {
   }
   return relaxedSimd;
 }
+
+// The load's steps as User Timing measures named "rmt:<step>" (a browser's
+// performance panel shows them; tests/bench/load_bench.js reads them).
+// timeStep(name) starts one and returns the function that ends it. With a
+// `log` array the step is pushed there instead, as { name, start, end } in ms
+// since the epoch, for a worker to send to the page (replaySteps).
+export function timeStep(name, log) {
+  const perf = globalThis.performance;
+  if (typeof perf?.now !== 'function') return () => {};
+  const start = perf.now();
+  return () => {
+    const end = perf.now();
+    if (log) log.push({ name, start: perf.timeOrigin + start, end: perf.timeOrigin + end });
+    else measure(name, start, end);
+  };
+}
+
+// Records steps a worker logged (timeStep's `log`) on this thread's timeline.
+export function replaySteps(log) {
+  const origin = globalThis.performance?.timeOrigin;
+  for (const step of log ?? []) measure(step.name, step.start - origin, step.end - origin);
+}
+
+function measure(name, start, end) {
+  try {
+    globalThis.performance.measure(`rmt:${name}`, { start, end });
+  } catch { /* no User Timing here */ }
+}

@@ -3,6 +3,7 @@
 // once no translator uses it and no create() waits for it.
 
 import { InProcessBackend, WorkerBackend } from './backends.js';
+import { replaySteps, timeStep } from './env.js';
 import { makeError } from './errors.js';
 import { loadFiles } from './loader.js';
 import { JobQueue } from './queue.js';
@@ -27,7 +28,8 @@ class Host {
   async open({ base, wasm, useWorker, workerRequired, verify, cache }) {
     // The worker starts while the files download.
     let backend = useWorker ? new WorkerBackend() : new InProcessBackend();
-    let started = backend.start();
+    const workerStarted = timeStep(useWorker ? 'worker start' : 'runner start');
+    let started = backend.start().then(workerStarted);
     if (useWorker && !workerRequired) {
       // A page that cannot start the worker (a Content Security Policy, a
       // file: URL) still gets translations, on its own thread.
@@ -41,7 +43,7 @@ class Host {
     let files;
     try {
       [files] = await Promise.all([
-        loadFiles(base, { wasm, verify, cache, signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
+        loadFiles(base, { wasm, verify, cache, deferVerify: true, signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);
     } catch (err) {
@@ -49,7 +51,22 @@ class Host {
       throw err;
     }
     try {
-      const info = await backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm });
+      // The engine loads the model while its SHA-256 is checked (loadFiles'
+      // deferVerify): the backend hands the weights back once they are in the
+      // engine's memory. A file that fails the check fails the load.
+      const loaded = timeStep('load');
+      let verified = null;
+      const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm },
+        files.checkWeights && ((weights) => {
+          verified = files.checkWeights(weights);
+          verified.catch(() => {}); // awaited below, once the load has settled
+        }));
+      await loading.catch(() => {});
+      if (verified) await verified;
+      else if (files.checkWeights) await loading.then(() => { throw new Error('residual-mt: the weights were not handed back to be checked'); });
+      const info = await loading;
+      loaded();
+      replaySteps(info.steps);
       if (this.loadController.signal.aborted) throw this.loadController.signal.reason;
       this.config = info.config;
     } catch (err) {

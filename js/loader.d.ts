@@ -2,7 +2,8 @@
 // files (js/loader.js), with progress, manifest checks and the model cache.
 
 export interface ModelFiles {
-  wasm: Uint8Array;
+  /** The engine: compiled while it downloaded where the browser could (WebAssembly.compileStreaming), else its bytes. */
+  wasm: Uint8Array | object; // object: a WebAssembly.Module (typed loosely: no DOM lib needed)
   config: string;
   weights: Uint8Array;
   spm: Uint8Array;
@@ -10,6 +11,8 @@ export interface ModelFiles {
   manifestBytes: Uint8Array | null;
   /** Bytes downloaded (cached files are not). */
   bytes: number;
+  /** With deferVerify: the SHA-256 check of the downloaded weights, left to the caller (null when there is none). */
+  checkWeights: ((weights: Uint8Array) => Promise<void>) | null;
 }
 
 /** A file location as a URL: strings are paths in Node, URLs relative to the page in browsers. */
@@ -26,6 +29,8 @@ export function loadFiles(base: URL, options?: {
   onProgress?: (progress: { loaded: number; total: number; file: string | null }) => void;
   verify?: boolean | 'require';
   cache?: boolean;
+  /** Leave the weights' check to the caller (checkWeights), who loads them meanwhile. */
+  deferVerify?: boolean;
 }): Promise<ModelFiles>;
 export function readConfig(base: URL, options?: { signal?: AbortSignal; cache?: boolean }): Promise<Record<string, unknown>>;
 export function readManifest(base: URL, options?: { signal?: AbortSignal }): Promise<{ manifest: ModelFiles['manifest']; bytes: Uint8Array } | null>;

@@ -8,7 +8,7 @@
 
 import { modelStore } from './cache.js';
 import { DEFAULT_MODEL, MANIFEST, MODEL_FILES, defaultWasmUrl, packageUrl } from './defaults.js';
-import { isNode } from './env.js';
+import { isNode, timeStep } from './env.js';
 import { makeError, notSupported } from './errors.js';
 
 const networkError = (message) => makeError('NetworkError', message);
@@ -80,6 +80,15 @@ async function findDefaultModelNode() {
 }
 
 async function findDefaultModelHttp() {
+  const done = timeStep('find the default model');
+  try {
+    return await findDefaultModelHttpOnce();
+  } finally {
+    done();
+  }
+}
+
+async function findDefaultModelHttpOnce() {
   try {
     return new URL(import.meta.resolve(`${DEFAULT_MODEL.package}/`));
   } catch { /* not in the page's import map */ }
@@ -104,7 +113,8 @@ function describeFetchError(err, url, what) {
     ' (network error: offline, server down or blocked by CORS)');
 }
 
-// Opens a file for reading: { size (or null), read: async iterator of Uint8Array }.
+// Opens a file for reading: { size (or null), contentType, chunks: async
+// iterator of Uint8Array, and over HTTP the response }.
 async function open(url, what, signal) {
   if (isFileUrl(url)) {
     const fs = await import('node:fs');
@@ -138,6 +148,7 @@ async function open(url, what, signal) {
   const length = Number(response.headers.get('content-length'));
   const encoded = response.headers.get('content-encoding');
   return {
+    response,
     cancel: () => response.body?.cancel().catch(() => {}),
     size: Number.isFinite(length) && length > 0 && !encoded ? length : null,
     contentType: response.headers.get('content-type'),
@@ -300,42 +311,133 @@ async function fromCache(store, hash, f) {
   }
 }
 
+// A page whose service worker keeps the model (the demo's web/sw.js does) has
+// its files in Cache Storage under their URLs; read there, they come several
+// times faster than through the worker's fetch handler. Only where that is
+// so: a browser page controlled by a service worker, a model of its origin.
+function pageCacheUsable(base) {
+  return !isNode() && typeof caches === 'object' && !!globalThis.navigator?.serviceWorker?.controller &&
+    base.origin === globalThis.location?.origin;
+}
+
+// A model file from the page's Cache Storage, if it is there and matches the
+// manifest (checked before it is used: a stale or damaged copy is downloaded).
+async function fromPageCache(f) {
+  if (!f.entry) return null;
+  const done = timeStep(`cache storage ${f.name}`);
+  try {
+    const response = await caches.match(f.url.href);
+    if (!response?.ok) return null;
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    await verifyTimed(f, bytes);
+    return bytes;
+  } catch {
+    return null;
+  } finally {
+    done();
+  }
+}
+
+// Whether the engine can be compiled while it downloads: in a browser, and
+// served as application/wasm (which WebAssembly.compileStreaming requires).
+// Chromium then also keeps the compiled code (its wasm code cache: a module of
+// 128 KB or more, fetched by URL, from the HTTP cache or Cache Storage), so a
+// later visit skips most of compiling.
+function streamable(file) {
+  return !isNode() && typeof WebAssembly.compileStreaming === 'function' && !!file.response &&
+    /^application\/wasm\b/i.test(file.contentType ?? '');
+}
+
+async function compileStreaming(f, signal) {
+  try {
+    return await WebAssembly.compileStreaming(f.file.response);
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;
+    if (err instanceof WebAssembly.CompileError) {
+      throw operationError(`residual-mt: ${f.name} (${f.url}) is not valid WebAssembly: ${err.message}`);
+    }
+    throw describeFetchError(err, f.url, f.what);
+  }
+}
+
+// Opens a wanted file (f.file), timing it from the request to its last byte
+// (loadFiles calls f.fetched() then). f.entry may be set meanwhile.
+async function openTimed(f, signal) {
+  f.fetched = timeStep(`fetch ${f.name}`);
+  f.file = await open(f.url, f.what, signal);
+  return f;
+}
+
+// Checks bytes against their manifest entry. The digest starts now, on a copy
+// of the bytes (Web Crypto copies them when called), so they may be handed on
+// (transferred to a worker) while it runs.
+function verifyTimed(f, bytes) {
+  const checked = timeStep(`sha256 ${f.name}`);
+  return checkEntry(f, bytes).finally(checked);
+}
+
 // Loads the engine and a model directory.
 //   base: directory URL (see toLocation); wasm: URL, bytes or undefined
 //   onProgress({ loaded, total, file }): bytes so far over the files that
 //   are downloaded (not those found in the cache)
 //   verify: check files against manifest.json (when there is one; 'require'
 //   makes a missing manifest, or a model file it does not list, an error)
-//   cache: keep the model for reuse, and use a kept one (needs its manifest)
-// Returns { wasm, config, weights, spm, manifest, bytes }.
-export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true } = {}) {
+//   cache: keep the model for reuse, and use a kept one (needs its manifest).
+//   Either way, a page whose service worker keeps the model's files reads
+//   them from Cache Storage (pageCacheUsable), when they match the manifest.
+//   deferVerify: leave the SHA-256 check of downloaded weights to the caller,
+//   who starts loading the engine first: the result's checkWeights(bytes)
+//   (null when nothing is left to check) rejects with an OperationError
+//   naming the file if they do not match the manifest, and nothing may be
+//   used before it resolves. (Web Crypto hashes on the calling thread in
+//   Chromium: the page checks the weights while its worker loads them.) Other
+//   files, and files the cache keeps or that come from it, are checked before
+//   loadFiles returns either way, so a file that fails is never cached.
+// Returns { wasm, config, weights, spm, manifest, manifestBytes, bytes, checkWeights }:
+// wasm is the compiled WebAssembly.Module where the browser compiled it while
+// it downloaded (see streamable), else its bytes.
+export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false } = {}) {
   signal?.throwIfAborted();
   const store = verify ? await modelStore(base, cache) : null;
-  const manifestInfo = verify ? await readManifest(base, { signal, store }) : null;
-  if (verify === 'require' && !manifestInfo) {
-    throw operationError(`residual-mt: ${new URL(MANIFEST, base)} not found (needed to verify the model)`);
-  }
-  const manifest = manifestInfo?.manifest ?? null;
-  const unlisted = verify === 'require' ? MODEL_FILES.find((name) => !manifest.files[name]) : undefined;
-  if (unlisted) {
-    throw operationError(`residual-mt: ${new URL(MANIFEST, base)} does not list ${unlisted} (verify: 'require' checks every model file)`);
-  }
-  const hash = store && manifestInfo ? await sha256Hex(manifestInfo.bytes) : null;
   const wanted = [];
   if (!(wasm instanceof Uint8Array || wasm instanceof ArrayBuffer)) {
     const url = wasm ? await toUrl(wasm) : defaultWasmUrl();
     wanted.push({ key: 'wasm', name: 'residual-mt.wasm', what: 'the engine (residual-mt.wasm)', url });
   }
-  for (const name of MODEL_FILES) {
-    wanted.push({ key: name, name, what: `the model's ${name}`, url: new URL(name, base), entry: manifest?.files[name] });
+  for (const name of MODEL_FILES) wanted.push({ key: name, name, what: `the model's ${name}`, url: new URL(name, base) });
+  // Requested at once, while the manifest is read: the engine, and the model
+  // files when there is no cache to look in first.
+  const pageCache = pageCacheUsable(base);
+  const openings = new Map(wanted.filter((f) => f.key === 'wasm' || (!store && !pageCache)).map((f) => [f, openTimed(f, signal)]));
+  const cancelOpenings = async () => {
+    for (const o of await Promise.allSettled(openings.values())) if (o.status === 'fulfilled') o.value.file.cancel?.();
+  };
+  let manifestInfo, hash = null;
+  try {
+    const manifestRead = timeStep('manifest');
+    manifestInfo = verify ? await readManifest(base, { signal, store }) : null;
+    manifestRead();
+    if (verify === 'require' && !manifestInfo) {
+      throw operationError(`residual-mt: ${new URL(MANIFEST, base)} not found (needed to verify the model)`);
+    }
+    const unlisted = verify === 'require' ? MODEL_FILES.find((name) => !manifestInfo.manifest.files[name]) : undefined;
+    if (unlisted) {
+      throw operationError(`residual-mt: ${new URL(MANIFEST, base)} does not list ${unlisted} (verify: 'require' checks every model file)`);
+    }
+    if (store && manifestInfo) hash = await sha256Hex(manifestInfo.bytes);
+  } catch (err) {
+    await cancelOpenings();
+    throw err;
   }
+  const manifest = manifestInfo?.manifest ?? null;
+  for (const f of wanted) if (f.key !== 'wasm') f.entry = manifest?.files[f.name];
   const found = {};
-  for (const f of wanted) {
-    const bytes = await fromCache(store, hash, f);
+  await Promise.all(wanted.filter((f) => !openings.has(f)).map(async (f) => {
+    const bytes = await fromCache(store, hash, f) ?? (pageCache ? await fromPageCache(f) : null);
     if (bytes) found[f.key] = bytes;
-  }
-  const toFetch = wanted.filter((f) => !found[f.key]);
-  const opened = await Promise.allSettled(toFetch.map(async (w) => ({ ...w, file: await open(w.url, w.what, signal) })));
+    else openings.set(f, openTimed(f, signal));
+  }));
+  const opened = await Promise.allSettled(openings.values());
   const files = opened.filter((o) => o.status === 'fulfilled').map((o) => o.value);
   const failure = opened.find((o) => o.status === 'rejected')?.reason ?? files.find((f) => f.file.error)?.file.error ??
     (files.find((f) => f.file.missing) && networkError(files.find((f) => f.file.missing).file.message));
@@ -345,15 +447,26 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   }
   const total = files.reduce((n, f) => n + (f.entry?.size ?? f.file.size ?? 0), 0);
   let loaded = 0;
+  const counted = (name, n) => {
+    loaded += n;
+    onProgress({ loaded, total: Math.max(total, loaded), file: name });
+  };
   onProgress({ loaded, total, file: null });
+  let checkWeights = null;
   await Promise.all(files.map(async (f) => {
-    const bytes = await readAll(f.file, (n) => {
-      loaded += n;
-      onProgress({ loaded, total: Math.max(total, loaded), file: f.name });
-    }, f.file.size ?? f.entry?.size);
+    if (f.key === 'wasm' && streamable(f.file)) {
+      found.wasm = await compileStreaming(f, signal);
+      f.fetched();
+      counted(f.name, f.file.size ?? 0);
+      return;
+    }
+    const bytes = await readAll(f.file, (n) => counted(f.name, n), f.file.size ?? f.entry?.size);
+    f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
-    if (f.entry) {
-      await checkEntry(f, bytes);
+    if (f.entry && deferVerify && !hash && f.name === 'model.safetensors') {
+      checkWeights = (weights) => verifyTimed(f, weights);
+    } else if (f.entry) {
+      await verifyTimed(f, bytes);
       if (hash) await store.put(hash, f.name, bytes);
     }
     found[f.key] = bytes;
@@ -366,12 +479,22 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     manifest,
     manifestBytes: manifestInfo?.bytes ?? null,
     bytes: loaded,
+    checkWeights,
   };
 }
 
 // Reads just config.json (for availability() and language lists); offline,
 // the cached model's.
 export async function readConfig(base, { signal, cache = true } = {}) {
+  const done = timeStep('config');
+  try {
+    return await readConfigOnce(base, { signal, cache });
+  } finally {
+    done();
+  }
+}
+
+async function readConfigOnce(base, { signal, cache }) {
   const url = new URL('config.json', base);
   let bytes;
   let contentType = null;

@@ -5,6 +5,7 @@
 // responsive. One job at a time: jobs never interleave inside the engine.
 
 import { Engine, nextBatch, planBatches } from './engine.js';
+import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
 import { segmentPieces, splitLong } from './segment.js';
 
@@ -109,11 +110,20 @@ export class Runner {
     this.lock = Promise.resolve();
   }
 
-  async load({ wasm, config, weights, spm, warmup = true }) {
+  // Returns info() with `steps`: how long each part took (timeStep's log).
+  // onWeights(bytes): as engine.loadModel's.
+  async load({ wasm, config, weights, spm, warmup = true, onWeights }) {
+    const steps = [];
+    let done = timeStep('engine', steps);
     this.engine = await Engine.load(wasm);
-    this.model = this.engine.loadModel({ config, weights, spm });
-    if (warmup) this.warmup();
-    return this.info();
+    done();
+    this.model = this.engine.loadModel({ config, weights, spm }, steps, onWeights);
+    if (warmup) {
+      done = timeStep('warmup', steps);
+      this.warmup();
+      done();
+    }
+    return { ...this.info(), steps };
   }
 
   // A short translation right after loading: the engine's memory grows to

@@ -154,7 +154,7 @@ export function createStaticServer({ mounts = demoMounts(), log = false, cors = 
     if (log) console.log(`200 ${req.method} ${req.url}`);
     if (req.method === 'HEAD') return res.end();
     stats.full[url.pathname] = (stats.full[url.pathname] ?? 0) + 1;
-    const stream = createReadStream(file);
+    const stream = createReadStream(file, { highWaterMark: 1 << 20 }); // large chunks: a model file goes out in fewer writes
     stream.on('data', (chunk) => { stats.bytes += chunk.length; });
     stream.on('error', () => res.destroy());
     stream.pipe(res);

@@ -134,17 +134,17 @@ function makeImports(module, getWasm) {
   return imports;
 }
 
-// Loads the engine. `source`: wasm bytes, a URL, or nothing for the default
-// build (dist/residual-mt-relaxed.wasm where relaxed SIMD works, else
-// dist/residual-mt.wasm: defaults.js).
+// Loads the engine. `source`: a compiled WebAssembly.Module, wasm bytes, a
+// URL, or nothing for the default build (dist/residual-mt-relaxed.wasm where
+// relaxed SIMD works, else dist/residual-mt.wasm: defaults.js).
 export async function loadWasm(source) {
   const missing = missingFeatures();
   if (missing) throw new Error(`residual-mt: ${missing}`);
-  const bytes = await readSource(source);
-  let module;
+  let module = source instanceof WebAssembly.Module ? source : null;
   try {
-    module = await WebAssembly.compile(bytes);
+    module ??= await WebAssembly.compile(await readSource(source));
   } catch (err) {
+    if (!(err instanceof WebAssembly.CompileError)) throw err;
     throw new Error(`residual-mt: the engine file is not valid WebAssembly: ${err.message}`);
   }
   let wasm;

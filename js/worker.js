@@ -1,6 +1,8 @@
 // The worker side of a translator (a Web Worker in browsers, a
 // worker_thread in Node). Messages from the page:
-//   { id, type: 'load', wasm, config, weights, spm }   -> { id, type: 'done', value: info }
+//   { id, type: 'load', wasm, config, weights, spm, returnWeights }
+//                                                      -> { id, type: 'weights', weights } (returnWeights: once
+//                                                         they are in the engine's memory), then done with info
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
 //   { id, type: 'measure', text, options }             -> done with a token count
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
@@ -52,7 +54,7 @@ async function handle(msg) {
   const { id, type } = msg;
   switch (type) {
     case 'load':
-      return runner.load(msg);
+      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, [weights.buffer]) : undefined });
     case 'translate':
       cancels.set(id, null);
       try {

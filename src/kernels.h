@@ -108,6 +108,12 @@ void rmt_add_scaled_f32__ref(float *out, const float *a, const float *b, float s
 // x *= scale
 void rmt_scale_f32__wasmsimd(float *x, float scale, size_t n);
 
+// ---- IEEE half precision (little-endian bytes, any alignment) to float:
+// every value exact (normals, subnormals, zeros, inf, NaN with its payload).
+// The model's f16 weights are widened with it at load.
+void rmt_f16_to_f32__wasmsimd(float *out, const unsigned char *src, size_t n);
+void rmt_f16_to_f32__ref(float *out, const unsigned char *src, size_t n);
+
 // ---- Softmax family over one row of n values (in place)
 void rmt_softmax_f32(float *x, int n);
 // out = x - max - log(sum(exp(x - max))); returns nothing, out may alias x.

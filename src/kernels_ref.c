@@ -1,6 +1,8 @@
 // Plain C reference kernels: the math, written as directly as possible. The
 // SIMD kernels in kernels_wasmsimd.c are tested against these.
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "kernels.h"
 
@@ -31,6 +33,25 @@ void rmt_layer_norm_f32__ref(float *out, const float *x, const float *gamma, con
 
 void rmt_relu_f32__ref(float *x, size_t n) {
   for (size_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+void rmt_f16_to_f32__ref(float *out, const unsigned char *src, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    uint32_t h = (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;
+    uint32_t sign = (h >> 15) << 31, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff, bits;
+    if (exponent == 0x1f) {
+      bits = sign | 0x7f800000u | mantissa << 13;  // inf / nan
+    } else if (exponent) {
+      bits = sign | (exponent + 112) << 23 | mantissa << 13;
+    } else if (mantissa) {  // subnormal: normalise
+      exponent = 113;
+      while (!(mantissa & 0x400)) mantissa <<= 1, exponent--;
+      bits = sign | exponent << 23 | (mantissa & 0x3ff) << 13;
+    } else {
+      bits = sign;
+    }
+    memcpy(&out[i], &bits, 4);
+  }
 }
 
 void rmt_add_scaled_f32__ref(float *out, const float *a, const float *b, float scale, size_t n) {

@@ -186,6 +186,31 @@ void rmt_relu_f32__wasmsimd(float *x, size_t n) {
   for (size_t i = n4; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
+// Eight halves at a time. Exponent and mantissa shifted into a float's place
+// (h & 0x7fff) << 13 read as a float are the value times 2^-112 (a subnormal
+// half becomes a subnormal float): one multiply by 2^112 rescales it exactly.
+// Inf and NaN (exponent 0x1f) get the float's all-ones exponent instead; the
+// sign bit moves to bit 31.
+void rmt_f16_to_f32__wasmsimd(float *out, const unsigned char *src, size_t n) {
+  size_t n8 = n & ~(size_t)7;
+  const v128_t magnitude = wasm_i32x4_splat(0x7fff), sign_bit = wasm_i32x4_splat(0x8000);
+  const v128_t exponent_half = wasm_i32x4_splat(0x7c00), exponent_float = wasm_i32x4_splat(0x7f800000);
+  const v128_t scale = wasm_f32x4_splat(0x1p112f);
+  for (size_t i = 0; i < n8; i += 8) {
+    v128_t h8 = wasm_v128_load(src + 2 * i);
+    v128_t halves[2] = {wasm_u32x4_extend_low_u16x8(h8), wasm_u32x4_extend_high_u16x8(h8)};
+    for (int j = 0; j < 2; j++) {
+      v128_t h = halves[j];
+      v128_t value = wasm_f32x4_mul(wasm_i32x4_shl(wasm_v128_and(h, magnitude), 13), scale);
+      v128_t special = wasm_i32x4_eq(wasm_v128_and(h, exponent_half), exponent_half);
+      value = wasm_v128_or(value, wasm_v128_and(special, exponent_float));
+      value = wasm_v128_or(value, wasm_i32x4_shl(wasm_v128_and(h, sign_bit), 16));
+      wasm_v128_store(out + i + 4 * j, value);
+    }
+  }
+  rmt_f16_to_f32__ref(out + n8, src + 2 * n8, n - n8);
+}
+
 void rmt_add_scaled_f32__wasmsimd(float *out, const float *a, const float *b, float scale, size_t n) {
   size_t n4 = n & ~(size_t)3;
   v128_t s = wasm_f32x4_splat(scale);

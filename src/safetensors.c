@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "kernels.h"
 #include "json.h"
 #include "size.h"
 
@@ -175,24 +176,6 @@ rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *nam
   return st->n_tensors ? bsearch(&key, st->tensors, (size_t)st->n_tensors, sizeof key, by_name) : NULL;
 }
 
-static float f16_to_f32(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff, bits;
-  if (exponent == 0x1f) {
-    bits = sign | 0x7f800000u | mantissa << 13;  // inf / nan
-  } else if (exponent) {
-    bits = sign | (exponent + 112) << 23 | mantissa << 13;
-  } else if (mantissa) {  // subnormal: normalise
-    exponent = 113;
-    while (!(mantissa & 0x400)) mantissa <<= 1, exponent--;
-    bits = sign | exponent << 23 | (mantissa & 0x3ff) << 13;
-  } else {
-    bits = sign;
-  }
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
 int rmt_safetensors_i8_rows(const rmt_safetensors *st, const rmt_tensor_info *info) {
   const rmt_tensor_info *scale = info->dtype == RMT_DTYPE_I8 && info->n_dims == 2 ? find_scale(st, info) : NULL;
   return scale && info->shape[0] > 1 && scale->bytes == 4 * (size_t)info->shape[0];
@@ -249,15 +232,12 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
     }
   } else if (info->dtype == RMT_DTYPE_F32) {
     memcpy(dst, src, info->bytes);  // the data may be unaligned; memcpy is safe
-  } else {
+  } else if (info->dtype == RMT_DTYPE_F16) {
+    rmt_f16_to_f32__wasmsimd(dst, src, n);
+  } else {  // bfloat16: the top half of a float
     for (size_t i = 0; i < n; i++) {
-      uint16_t h = (uint16_t)(src[2 * i] | src[2 * i + 1] << 8);
-      if (info->dtype == RMT_DTYPE_F16) {
-        dst[i] = f16_to_f32(h);
-      } else {
-        uint32_t bits = (uint32_t)h << 16;
-        memcpy(&dst[i], &bits, 4);
-      }
+      uint32_t bits = (uint32_t)(src[2 * i] | src[2 * i + 1] << 8) << 16;
+      memcpy(&dst[i], &bits, 4);
     }
   }
   // A NaN or Inf weight makes every translation through it NaN: refuse it here,

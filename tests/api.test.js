@@ -394,6 +394,19 @@ test('an idle worker_thread does not keep the process alive (no destroy() needed
   assert.equal(JSON.parse(run2.stdout), out);
 });
 
+// The modules `entry` (a path from the repository root) imports, itself
+// included, as paths; also those it imports later (import()) and starts as
+// workers, unless staticOnly.
+function moduleGraph(entry, { staticOnly = false } = {}, seen = new Set()) {
+  if (seen.has(entry)) return seen;
+  seen.add(entry);
+  const source = readFileSync(`${root}${entry.slice(1)}`, 'utf8');
+  const imports = staticOnly ? /(?:from\s+|import\s+)'(\.{1,2}\/[^']+\.js)'/g
+    : /(?:from\s+|import\s*\(?\s*)'(\.{1,2}\/[^']+\.js)'|new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g;
+  for (const m of source.matchAll(imports)) moduleGraph(new URL(m[1] ?? m[2], `http://x${entry}`).pathname, { staticOnly }, seen);
+  return seen;
+}
+
 test('the service worker precaches every module the demo and its worker import, as dist/shell.json lists them', () => {
   const sw = readFileSync(`${root}web/sw.js`, 'utf8');
   const shell = new Set(SHELL.map((path) => new URL(path, 'http://x/web/sw.js').pathname));
@@ -401,17 +414,7 @@ test('the service worker precaches every module the demo and its worker import, 
   assert.deepEqual(JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8')), shellManifest(), 'dist/shell.json is stale: bash build.sh wasm');
   assert.ok(sw.includes(`const SHELL_MANIFEST = new URL('${SHELL_MANIFEST}', self.location).href;`));
   assert.ok(sw.includes(`const SHELL_FORMAT = '${SHELL_FORMAT}';`));
-  const seen = new Set();
-  const visit = (path) => {
-    if (seen.has(path)) return;
-    seen.add(path);
-    const source = readFileSync(`${root}${path.slice(1)}`, 'utf8');
-    for (const m of source.matchAll(/(?:from\s+|import\s*\(?\s*)'(\.{1,2}\/[^']+\.js)'|new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g)) {
-      visit(new URL(m[1] ?? m[2], `http://x${path}`).pathname);
-    }
-  };
-  visit('/web/app.js');
-  visit('/js/worker.js');
+  const seen = new Set([...moduleGraph('/web/app.js'), ...moduleGraph('/js/worker.js')]);
   for (const path of seen) {
     const served = path.startsWith('/web/') ? path.slice(4) : path;
     assert.ok(shell.has(served) || shell.has(path), `${path} is not in js/shell.js's SHELL`);
@@ -422,6 +425,14 @@ test('the service worker precaches every module the demo and its worker import, 
   assert.ok(sw.includes(`const MODEL_FILES = ${JSON.stringify(MODEL_FILES).replaceAll('"', "'").replaceAll(',', ', ')}`));
   assert.ok(!/^\s*(import|export)\s/m.test(sw), 'a classic script');
   assert.ok(shell.has('/dist/residual-mt.wasm'));
+});
+
+test('the demo page preloads every module app.js imports (fetched at once, not one import level at a time)', () => {
+  const html = readFileSync(`${root}web/index.html`, 'utf8');
+  const preloaded = new Set([...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => new URL(m[1], 'http://x/web/').pathname));
+  const page = moduleGraph('/web/app.js', { staticOnly: true });
+  assert.ok(page.has('/js/loader.js') && !page.has('/js/worker.js'));
+  for (const path of page) assert.ok(preloaded.has(path), `web/index.html does not preload ${path}`);
 });
 
 test('npm start\'s server (js/serve.js) prints its URL and honours PORT', async () => {

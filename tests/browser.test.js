@@ -16,7 +16,8 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEMO_CSP, createStaticServer, demoMounts } from '../js/serve.js';
+import { DEMO_CSP, demoMounts } from '../js/serve.js';
+import { withServer } from './lib/server.js';
 import { DEFAULT_MODEL, createTranslator, modelInfo } from '../js/index.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -38,17 +39,6 @@ async function inNode(pair, text) {
   return nodeTranslators.get(pair).translate(text, { beam: 1 });
 }
 after(() => { for (const translator of nodeTranslators.values()) translator.destroy(); });
-
-async function withServer(options, fn) {
-  const server = createStaticServer(options);
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    return await fn(`http://localhost:${server.address().port}/`, server);
-  } finally {
-    server.closeAllConnections?.();
-    server.close();
-  }
-}
 
 async function launch() {
   assert.ok(haveChromium, `${CHROMIUM} is missing: apt-get install chromium`);
@@ -162,6 +152,13 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.reload();
       await waitReady();
       const warmLoad = Date.now() - started;
+      // The model came from the service worker's Cache Storage, read by the page itself (js/loader.js
+      // fromPageCache: matched against the manifest), the engine compiled as it streamed in.
+      const steps = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      for (const step of ['rmt:cache storage model.safetensors', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
+        assert.ok(steps.includes(step), `no ${step} in ${steps.join(', ')}`);
+      }
+      assert.ok(!steps.includes('rmt:fetch model.safetensors'), 'the model was fetched, not read from Cache Storage');
 
       // Offline: reload and translate from the service worker's cache.
       await context.setOffline(true);

@@ -183,18 +183,27 @@ function savePins(map) {
   return pinsSaved;
 }
 
+// The caches this worker has opened, by name: each request needs its page's,
+// and opening (or asking whether one exists) is a round trip to the browser.
+// A cache this worker deletes is forgotten.
+const opened = new Map();
+function openCache(name) {
+  if (!opened.has(name)) opened.set(name, caches.open(name));
+  return opened.get(name);
+}
+
 async function cacheFor(event, current) {
   const id = event.resultingClientId || event.clientId;
   const pinned = await loadPins();
   let name = id ? pinned.get(id) : undefined;
-  if (!name || !await caches.has(name)) {
+  if (!name || !(opened.has(name) || await caches.has(name))) {
     name = current.cache;
     if (id && name) {
       pinned.set(id, name);
-      await savePins(pinned);
+      event.waitUntil(savePins(pinned)); // the response need not wait for it
     }
   }
-  return name ? caches.open(name) : null;
+  return name ? openCache(name) : null;
 }
 
 async function deleteOtherCaches(keep) {
@@ -205,7 +214,10 @@ async function deleteOtherCaches(keep) {
   if (pinned.size !== before) await savePins(pinned);
   const inUse = new Set(pinned.values());
   for (const name of await caches.keys()) {
-    if (name.startsWith(PREFIX) && name !== keep && name !== STATE_CACHE && !inUse.has(name)) await caches.delete(name);
+    if (name.startsWith(PREFIX) && name !== keep && name !== STATE_CACHE && !inUse.has(name)) {
+      opened.delete(name);
+      await caches.delete(name);
+    }
   }
 }
 
@@ -219,7 +231,7 @@ function update({ withModel }) {
     // Offline, or no model on the server: what we have is what we serve.
     if (!shell || found?.offline || (!found && now.cache)) return { ok: await complete(now), updated: false };
     const name = cacheName(shell.hash, found?.version ?? 'none');
-    const cache = await caches.open(name);
+    const cache = await openCache(name);
     if (name !== now.cache) {
       await Promise.all(shell.responses.map(([url, response]) => cache.put(url, response)));
       if (found) await cache.put(new URL(MANIFEST, found.model).href, new Response(found.text, { headers: JSON_HEADERS }));

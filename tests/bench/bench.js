@@ -7,15 +7,31 @@
 // (tests/bench/spm_bench.js).
 //
 //   npm run bench                      (or: node tests/bench/bench.js [--quick])
+//   npm run -s bench -- --json [--quick]  one JSON object on stdout (tests/bench/report.js; the
+//                                      build's output goes to stderr; -s: no npm banner);
+//                                      scripts/bench-table.js makes the README's table of it
 
 import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { Engine } from '../../js/engine.js';
+import { hasRelaxedSimd } from '../../js/env.js';
 import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
+const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
+
+if (process.argv.includes('--json')) {
+  // One process measures every variant: in Node 20 it needs relaxed SIMD switched on.
+  if (!hasRelaxedSimd() && !process.execArgv.includes(RELAXED_FLAG)) {
+    const run = spawnSync(process.execPath, [RELAXED_FLAG, ...process.argv.slice(1)], { stdio: 'inherit' });
+    process.exit(run.status ?? 1);
+  }
+  const { benchReport } = await import('./report.js');
+  console.log(JSON.stringify(await benchReport({ quick }), null, 1));
+  process.exit(0);
+}
 
 // ---- measurement
 
@@ -87,7 +103,7 @@ if (existsSync(`${shipped}model.safetensors`)) {
 
 // The relaxed-SIMD build against the plain one, side by side in a Node with relaxed SIMD on.
 console.log('');
-spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', `${root}tests/bench/relaxed_bench.js`, ...(quick ? ['--quick'] : [])],
+spawnSync(process.execPath, [RELAXED_FLAG, `${root}tests/bench/relaxed_bench.js`, ...(quick ? ['--quick'] : [])],
   { stdio: 'inherit' });
 
 const spmBench = `${root}tests/bench/spm_bench.js`;

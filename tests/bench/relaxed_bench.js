@@ -19,6 +19,7 @@ import { Engine } from '../../js/engine.js';
 import { DEFAULT_WASM, RELAXED_WASM, packageUrl } from '../../js/defaults.js';
 import { hasRelaxedSimd } from '../../js/env.js';
 import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
+import { PEAK_ROWS, PEAK_COLS, gemmBench, peakRunner } from './kernels.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
@@ -33,85 +34,22 @@ if (readFileSync(packageUrl(RELAXED_WASM)).equals(readFileSync(packageUrl(DEFAUL
   process.exit(0);
 }
 
-// ---- peak: a wasm module written here, byte by byte (no toolchain needed)
-
-const leb = (n) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
-const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
-const f32 = (x) => [...new Uint8Array(new Float32Array([x]).buffer)];
-const ROWS = 4, COLS = 2, STEPS = 2; // as the GEMM's 4x8 tile: 4 broadcast rows x 2 weight vectors
-const PEAK_FLOPS = ROWS * COLS * STEPS * 8; // per iteration: 4 lanes x (mul + add)
-
-// (func (param $n i32) (result f32)): $n iterations of STEPS x ROWS x COLS
-// independent accumulations, acc_ij += x_i * w_j (plain: mul then add;
-// relaxed: relaxed_madd), in registers (no memory). Locals: 0 n, then w_j, x_i, acc_ij.
-function peakModule(relaxed) {
-  const W = 1, X = W + COLS, ACC = X + ROWS;
-  const splat = (value, local) => [0x43, ...f32(value), 0xfd, 0x13, 0x21, local];
-  const ADD = [0xfd, 0xe4, 0x01], MUL = [0xfd, 0xe6, 0x01], MADD = [0xfd, 0x85, 0x02];
-  const body = [1, COLS + ROWS + ROWS * COLS, 0x7b];
-  for (let j = 0; j < COLS; j++) body.push(...splat(1 + j * 1e-3, W + j));
-  for (let i = 0; i < ROWS; i++) body.push(...splat(1e-3 * (i + 1), X + i));
-  body.push(0x02, 0x40, 0x03, 0x40, 0x20, 0, 0x45, 0x0d, 1); // block, loop, br_if n == 0
-  for (let step = 0; step < STEPS; step++) {
-    for (let i = 0; i < ROWS; i++) {
-      for (let j = 0; j < COLS; j++) {
-        const acc = ACC + i * COLS + j;
-        body.push(...(relaxed ? [0x20, X + i, 0x20, W + j, 0x20, acc, ...MADD] : [0x20, acc, 0x20, X + i, 0x20, W + j, ...MUL, ...ADD]), 0x21, acc);
-      }
-    }
-  }
-  body.push(0x20, 0, 0x41, 1, 0x6b, 0x21, 0, 0x0c, 0, 0x0b, 0x0b); // n--, br loop, end, end
-  body.push(0x20, ACC);
-  for (let a = 1; a < ROWS * COLS; a++) body.push(0x20, ACC + a, ...ADD);
-  body.push(0xfd, 0x1f, 0, 0x0b); // extract lane 0, end
-  const name = [...new TextEncoder().encode('peak')];
-  return new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0,
-    ...section(1, [1, 0x60, 1, 0x7f, 1, 0x7d]), ...section(3, [1, 0]),
-    ...section(7, [1, name.length, ...name, 0, 0]), ...section(10, [1, ...leb(body.length), ...body])]);
-}
-
-// GFLOP/s of `work` (flops per call), timed over enough calls for ~50 ms.
-function gflops(flops, work) {
-  let calls = 1;
-  for (;;) {
-    const start = performance.now();
-    for (let i = 0; i < calls; i++) work();
-    const ms = performance.now() - start;
-    if (ms > 50) return (flops * calls) / (ms * 1e6);
-    calls *= 2;
-  }
-}
-
 const builds = [
   { name: 'plain', file: DEFAULT_WASM, relaxed: false },
   { name: 'relaxed', file: RELAXED_WASM, relaxed: true },
 ];
 for (const b of builds) {
   b.engine = await Engine.load(packageUrl(b.file));
-  const peak = new WebAssembly.Instance(new WebAssembly.Module(peakModule(b.relaxed))).exports.peak;
-  const n = 1 << 16;
-  b.peakRun = () => gflops(n * PEAK_FLOPS, () => peak(n));
+  b.peakRun = peakRunner(b.relaxed);
 }
 
 console.log(`relaxed-SIMD build vs plain SIMD128 build, one process, best of ${ROUNDS} alternating rounds`);
 const peaks = Object.fromEntries(builds.map((b) => [b.name, 0]));
 for (let r = 0; r < 2 * ROUNDS; r++) for (const b of builds) peaks[b.name] = Math.max(peaks[b.name], b.peakRun());
-console.log(`\npeak (${ROWS}x${COLS} independent f32x4 accumulators in registers, mul + add; relaxed: relaxed_madd): plain ${peaks.plain.toFixed(1)} GFLOP/s, ` +
+console.log(`\npeak (${PEAK_ROWS}x${PEAK_COLS} independent f32x4 accumulators in registers, mul + add; relaxed: relaxed_madd): plain ${peaks.plain.toFixed(1)} GFLOP/s, ` +
   `relaxed ${peaks.relaxed.toFixed(1)} GFLOP/s, ratio ${(peaks.relaxed / peaks.plain).toFixed(2)}`);
 
 // ---- the GEMM kernel on the default model's shapes
-
-function gemmBench(wasm, M, N, K) {
-  const w = wasm.exports;
-  let seed = 3;
-  const rand = () => { seed = (seed * 1664525 + 1013904223) >>> 0; return seed / 2 ** 32 - 0.5; };
-  const alloc = (n) => wasm.malloc(n * 4);
-  const A = alloc(M * K), W = alloc(N * K), P = alloc(w.rmt_kernel_packed_weight_floats(N, K)), C = alloc(M * N), B = alloc(N);
-  for (const [ptr, n] of [[A, M * K], [W, N * K], [B, N]]) for (let i = 0; i < n; i++) wasm.f32[(ptr >> 2) + i] = rand();
-  w.rmt_kernel_pack_weight(P, W, N, K);
-  const run = () => gflops(2 * M * N * K, () => w.rmt_kernel_gemm_f32(C, A, P, B, M, N, K));
-  return { run, free: () => [A, W, P, C, B].forEach((p) => wasm.free(p)) };
-}
 
 const { d_model: d, ffn_dim: ffn, vocab_size: V } = DEFAULT_SHAPE;
 const shapes = [

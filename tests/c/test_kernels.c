@@ -110,6 +110,33 @@ static void test_elementwise(void) {
   }
 }
 
+// Every half, from an odd address (the source may be unaligned), bit for bit
+// against the plain C twin; and the twin against values known by hand.
+static void test_f16_to_f32(void) {
+  enum { ALL = 1 << 16 };
+  static unsigned char bytes[2 * ALL + 1];
+  static float simd[ALL], ref[ALL];
+  for (uint32_t h = 0; h < ALL; h++) bytes[1 + 2 * h] = (unsigned char)h, bytes[2 + 2 * h] = (unsigned char)(h >> 8);
+  for (size_t n = 0; n <= 17; n++) {  // tails of every length
+    rmt_f16_to_f32__wasmsimd(simd, bytes + 1 + 2 * 1000, n);
+    rmt_f16_to_f32__ref(ref, bytes + 1 + 2 * 1000, n);
+    CHECK(memcmp(simd, ref, n * sizeof(float)) == 0, "f16_to_f32 n=%zu differs from the reference", n);
+  }
+  rmt_f16_to_f32__wasmsimd(simd, bytes + 1, ALL);
+  rmt_f16_to_f32__ref(ref, bytes + 1, ALL);
+  int differ = -1;
+  for (int h = 0; h < ALL && differ < 0; h++) if (memcmp(&simd[h], &ref[h], sizeof(float))) differ = h;
+  CHECK(differ < 0, "f16_to_f32 of 0x%04x: %a, reference %a", differ, simd[differ < 0 ? 0 : differ], ref[differ < 0 ? 0 : differ]);
+  CHECK(ref[0x3c00] == 1.0f && ref[0xc000] == -2.0f && ref[0x7bff] == 65504.0f && ref[0x3555] == 0x1.554p-2f,
+        "f16 normals: %a %a %a %a", ref[0x3c00], ref[0xc000], ref[0x7bff], ref[0x3555]);
+  CHECK(ref[0x0001] == 0x1p-24f && ref[0x03ff] == 0x1.ff8p-15f && ref[0x8001] == -0x1p-24f, "f16 subnormals");
+  CHECK(ref[0x0000] == 0 && !signbit(ref[0x0000]) && ref[0x8000] == 0 && signbit(ref[0x8000]), "f16 zeros");
+  CHECK(isinf(ref[0x7c00]) && ref[0x7c00] > 0 && isinf(ref[0xfc00]) && ref[0xfc00] < 0, "f16 infinities");
+  uint32_t nan;
+  memcpy(&nan, &ref[0x7e01], 4);
+  CHECK(isnan(ref[0x7e01]) && nan == (0x7f800000u | 0x201u << 13), "f16 NaN payload: 0x%08x", nan);
+}
+
 static void test_softmax(void) {
   float x[5] = {1, 2, 3, -INFINITY, 0.5f}, lx[5];
   rmt_log_softmax_f32(lx, x, 5);
@@ -305,6 +332,7 @@ int main(void) {
   test_gemm_i8();
   test_layer_norm();
   test_elementwise();
+  test_f16_to_f32();
   test_softmax();
   test_attention();
   return test_report("test_kernels");

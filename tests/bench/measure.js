@@ -1,0 +1,77 @@
+// One variant's figures on the shipped model and the test books, in Node or
+// in Chromium (no Node modules here): load time, first translation, target
+// tokens/s greedy and at beam 5, one sentence a call and batched, peak and
+// GEMM GFLOP/s of its build, and the engine's memory at its peak.
+import { gemmFigures, modelGemmShapes, peakRunner } from './kernels.js';
+import { loadVariant } from './variants.js';
+
+// The 20 words the first translation translates (software text, which the
+// default model knows; tests/bench/load_bench.js types the same in the demo).
+export const SENTENCE_20_WORDS = 'No se pudo abrir el archivo porque otro programa lo está usando; ' +
+  'cierre ese programa y vuelva a intentarlo después.';
+export const BATCH = 32;
+
+const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
+
+// Target tokens/s (with </s>) of translating `texts`, `batch` a call; also the first hypotheses.
+function throughput(model, texts, batch, options) {
+  let tokens = 0;
+  const outputs = [];
+  const start = performance.now();
+  for (let i = 0; i < texts.length; i += batch) {
+    for (const hyps of model.translateTexts(texts.slice(i, i + batch), { ...options, batch })) {
+      tokens += hyps[0].ids.length + 1;
+      outputs.push(hyps[0].text);
+    }
+  }
+  return { tokensPerSecond: tokens / ((performance.now() - start) / 1000), tokens, outputs };
+}
+
+// variant: tests/bench/variants.js; readFile(path) -> bytes; texts: source
+// sentences; rounds: best of, for the arithmetic figures; relaxedSimd: the
+// runtime has it. Returns the variant's figures, or { skipped: why }.
+export async function measureVariant(variant, { readFile, texts, targetLanguage, rounds = 3, relaxedSimd }) {
+  if (variant.needs === 'relaxed-simd' && !relaxedSimd) return { about: variant.about, skipped: 'no relaxed SIMD in this runtime' };
+  // The peak is measured before and after the rest (best of both): one moment of a shared machine can be a slow one.
+  const runPeak = peakRunner(variant.needs === 'relaxed-simd');
+  let peak = 0;
+  for (let r = 0; r < rounds; r++) peak = Math.max(peak, runPeak());
+  // First: the load and the first translation, on code the JS engine has not optimized yet.
+  const { engine, model, ms: loadMs } = await loadVariant(variant, readFile);
+  let t = performance.now();
+  model.translateTexts([SENTENCE_20_WORDS], { targetLanguage });
+  const firstMs = performance.now() - t;
+  t = performance.now();
+  model.translateTexts([SENTENCE_20_WORDS], { targetLanguage });
+  const secondMs = performance.now() - t;
+
+  for (const beam of [1, 5]) model.translateTexts(texts.slice(0, 8), { beam, targetLanguage }); // warm up
+  const tokensPerSecond = {};
+  let greedy;
+  for (const beam of [1, 5]) {
+    for (const [label, batch] of [['batch1', 1], ['batched', BATCH]]) {
+      const r = throughput(model, texts, batch, { beam, targetLanguage });
+      tokensPerSecond[`${beam === 1 ? 'greedy' : 'beam5'}_${label}`] = round(r.tokensPerSecond, 0);
+      if (beam === 1 && batch === BATCH) greedy = r.outputs;
+    }
+  }
+  for (let r = 0; r < rounds; r++) peak = Math.max(peak, runPeak());
+  const gemm = gemmFigures(engine.wasm, modelGemmShapes(model.config), rounds);
+  const peakMemory = engine.wasm.memory.buffer.byteLength;
+  model.dispose();
+  return {
+    about: variant.about,
+    wasm: variant.wasm,
+    model: variant.model,
+    load_ms: round(loadMs),
+    first_translation_ms: round(firstMs),
+    second_translation_ms: round(secondMs),
+    tokens_per_s: tokensPerSecond,
+    peak_memory_bytes: peakMemory,
+    peak_gflops: round(peak, 2),
+    gemm_gflops: round(gemm.gflops, 2),
+    gemm_efficiency: round(gemm.gflops / peak, 3),
+    gemm_shapes: gemm.shapes.map((s) => ({ ...s, gflops: round(s.gflops, 2) })),
+    greedy_outputs: greedy,
+  };
+}
