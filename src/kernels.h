@@ -21,6 +21,12 @@ size_t rmt_packed_weight_floats(int N, int K);
 void rmt_pack_weight(float *packed, const float *weight, int N, int K);
 void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                 int M, int N, int K);
+// The same for output features n_begin..n_end-1 only (n_begin a multiple of
+// RMT_GEMM_NR; n_end one too, or N): bit-identical to the full GEMM's columns
+// (each value sums over k in the same order), so threads that each take a
+// range of panels (src/threads.c) give exactly the single-thread result.
+void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                     int M, int N, int K, int n_begin, int n_end);
 void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const float *bias, int M, int N, int K);
 // The same, for the output features of the listed panels only (panel p:
 // features 8p..8p+7, clipped at N); other columns of C are left as they are.
