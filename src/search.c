@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "kernels.h"
+#include "threads.h"
 #include "translation.h"
 
 // ---------------------------------------------------------------- search step
@@ -39,6 +40,15 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s) {
   } else if (tr->step < tr->params.min_len) {
     lprobs[c->eos_id] = -INFINITY;
   }
+}
+
+// Rows begin..end-1 of the logits become their log-probabilities, each row
+// on its own (so the pool's threads may share them: threads.h).
+static void all_log_probs(void *ctx, int begin, int end, int thread) {
+  const rmt_translation *tr = ctx;
+  int V = tr->model->config.vocab_size;
+  (void)thread;
+  for (int r = begin; r < end; r++) step_log_probs(tr, tr->logits + (size_t)r * V, tr->row_sent[r]);
 }
 
 // Keeps the k best (score, index) pairs in descending order.
@@ -86,8 +96,7 @@ static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, i
   int *cand_index = tr->cand_index, n_cand = 0;
   for (int b = 0; b < n_rows; b++) {
     int r = first + b;
-    float *lprobs = tr->logits + (size_t)r * V;
-    step_log_probs(tr, lprobs, s);
+    const float *lprobs = tr->logits + (size_t)r * V;  // log-probabilities: all_log_probs
     float base = t > 0 ? tr->row_score[r] : 0.0f;
     for (int i = 0; i < V; i++) topk_insert(cand_score, cand_index, &n_cand, k, base + lprobs[i], b * V + i);
   }
@@ -163,8 +172,7 @@ static void select_sentence_marian(rmt_translation *tr, int s, int first, int n_
   int V = c->vocab_size, t = tr->step, k = tr->params.beam - tr->n_hyps[s], n_cand = 0, pushed = *n_next;
   for (int b = 0; b < n_rows; b++) {
     int r = first + b;
-    float *lprobs = tr->logits + (size_t)r * V;
-    step_log_probs(tr, lprobs, s);
+    const float *lprobs = tr->logits + (size_t)r * V;  // log-probabilities: all_log_probs
     float base = t > 0 ? tr->row_score[r] : 0.0f;
     for (int i = 0; i < V; i++) topk_insert(tr->cand_score, tr->cand_index, &n_cand, k, base + lprobs[i], b * V + i);
   }
@@ -191,6 +199,8 @@ RMT_API int rmt_translation_step(rmt_translation *tr) {
   if (tr->forced) return rmt_error(RMT_E_STATE, "rmt_translation_step: cannot search after forced decoding");
   if (!unfinished(tr)) return 0;
   rmt_decoder_step(tr);
+  // An exp and a few adds per logit: counted as 8 multiply-adds (rmt_parallel_for's threshold).
+  rmt_parallel_for(tr->n_rows, all_log_probs, tr, 8LL * tr->n_rows * tr->model->config.vocab_size, RMT_THREADS_ALL);
   int n_next = 0;
   for (int first = 0; first < tr->n_rows;) {
     int s = tr->row_sent[first], n = 1;

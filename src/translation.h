@@ -101,8 +101,10 @@ struct rmt_translation {
   float *x, *dual, *normed, *q, *k, *v, *attn, *sub_out;  // [max(rows_max, src_rows), D]
   float *hidden;     // [max rows, ffn_dim]
   float *logits;     // [rows_max, vocab]
-  float *scores;     // [max keys] attention scores
-  const float **key_rows, **value_rows;  // [max keys]
+  int keys_max;        // the most keys a row attends over (steps_max or src_max)
+  int scratch_threads; // threads with their own copy of the attention scratch below (threads.h)
+  float *scores;     // [scratch_threads][keys_max] attention scores
+  const float **key_rows, **value_rows;  // [scratch_threads][keys_max]
   float *cand_score; // [2 * beam] candidates of one sentence
   int *cand_index;   // [2 * beam] flat index beam * V + token
 };
