@@ -3,6 +3,7 @@
 // once no translator uses it and no create() waits for it.
 
 import { InProcessBackend, WorkerBackend } from './backends.js';
+import { defaultWasmUrl } from './defaults.js';
 import { makeError } from './errors.js';
 import { loadFiles } from './loader.js';
 import { JobQueue } from './queue.js';
@@ -24,7 +25,7 @@ class Host {
     for (const listener of this.listeners) listener(p);
   }
 
-  async open({ base, wasm, useWorker, workerRequired, verify, cache }) {
+  async open({ base, wasm, useWorker, workerRequired, verify, cache, threads }) {
     // The worker starts while the files download.
     let backend = useWorker ? new WorkerBackend() : new InProcessBackend();
     let started = backend.start();
@@ -41,7 +42,8 @@ class Host {
     let files;
     try {
       [files] = await Promise.all([
-        loadFiles(base, { wasm, verify, cache, signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
+        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, signal: this.loadController.signal,
+          onProgress: (p) => this.progress(p) }),
         started,
       ]);
     } catch (err) {
@@ -49,9 +51,10 @@ class Host {
       throw err;
     }
     try {
-      const info = await backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm });
+      const info = await backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm, threads });
       if (this.loadController.signal.aborted) throw this.loadController.signal.reason;
       this.config = info.config;
+      this.threads = info.threads;
     } catch (err) {
       await backend.dispose().catch(() => {});
       // The files came, the engine could not use them: the API's OperationError.
@@ -101,7 +104,8 @@ export function loadedConfig(modelHref) {
 // used until release(); onProgress(bytes) while it downloads. Rejects with
 // signal.reason when it aborts (the download stops when no one else waits).
 export async function acquireHost(options, onProgress, signal) {
-  const key = [options.base.href, options.wasmKey, options.useWorker ? 'worker' : 'inline', options.verify, options.cache].join(' ');
+  const key = [options.base.href, options.wasmKey, options.useWorker ? 'worker' : 'inline', options.verify, options.cache,
+    `threads${options.threads}`].join(' ');
   let host = hosts.get(key);
   if (!host) {
     host = new Host(key);

@@ -109,8 +109,8 @@ export class Runner {
     this.lock = Promise.resolve();
   }
 
-  async load({ wasm, config, weights, spm, warmup = true }) {
-    this.engine = await Engine.load(wasm);
+  async load({ wasm, config, weights, spm, threads, warmup = true }) {
+    this.engine = await Engine.load(wasm, { threads });
     this.model = this.engine.loadModel({ config, weights, spm });
     if (warmup) this.warmup();
     return this.info();
@@ -128,7 +128,7 @@ export class Runner {
   }
 
   info() {
-    return { config: this.model.config };
+    return { config: this.model.config, threads: this.engine.threads };
   }
 
   // Runs fn alone: the engine never sees two jobs interleaved.
@@ -313,5 +313,6 @@ export class Runner {
   dispose() {
     this.model?.dispose();
     this.model = null;
+    this.engine?.dispose();
   }
 }

@@ -1,6 +1,6 @@
 // The worker side of a translator (a Web Worker in browsers, a
 // worker_thread in Node). Messages from the page:
-//   { id, type: 'load', wasm, config, weights, spm }   -> { id, type: 'done', value: info }
+//   { id, type: 'load', wasm, config, weights, spm, threads } -> { id, type: 'done', value: info }
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
 //   { id, type: 'measure', text, options }             -> done with a token count
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
