@@ -76,7 +76,8 @@ export class Wasm {
     const u8 = this.u8;
     let end = ptr;
     if (length === undefined) { while (u8[end]) end++; } else end = ptr + length;
-    return this.decoder.decode(u8.subarray(ptr, end));
+    // Browsers' TextDecoder refuses views of shared memory (the threads build's): a copy then.
+    return this.decoder.decode(this.memory.buffer instanceof ArrayBuffer ? u8.subarray(ptr, end) : u8.slice(ptr, end));
   }
 
   // Ends the engine's worker threads (the threads build): it then runs on one.
