@@ -36,6 +36,7 @@ class Host {
         console.warn(`residual-mt: running on the page's thread: ${err.message}`);
         backend.terminate?.();
         backend = new InProcessBackend();
+        threads = 1; // what stops a worker (a Content Security Policy) stops the engine's threads too
         return backend.start();
       });
     }

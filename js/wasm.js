@@ -215,9 +215,15 @@ export async function loadWasm(source, { threads = 1 } = {}) {
   wasm = new Wasm(instance, memory);
   instance.exports._initialize?.();
   if (limits && threads > 1) {
-    const { startThreads } = await import('./threads.js');
-    wasm.pool = await startThreads(wasm, module, threads);
-    wasm.threads = threads;
+    // Workers that cannot start (a Content Security Policy, a runtime without
+    // nested workers) leave the engine on one thread, not without an engine.
+    try {
+      const { startThreads } = await import('./threads.js');
+      wasm.pool = await startThreads(wasm, module, threads);
+      wasm.threads = threads;
+    } catch (err) {
+      console.warn(`residual-mt: running on one thread: ${err.message}`);
+    }
   }
   return wasm;
 }
