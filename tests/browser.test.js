@@ -434,7 +434,7 @@ test('the service worker makes a version only of a shell that matches dist/shell
   // dist/ as the server has it: the engine, and a shell.json that, like a
   // portal answering every URL with its own page, does not match index.html.
   const dist = mkdtempSync(join(tmpdir(), 'rmt-dist-'));
-  for (const wasm of ['residual-mt.wasm', 'residual-mt-relaxed.wasm']) cpSync(`${root}dist/${wasm}`, join(dist, wasm));
+  for (const wasm of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm']) cpSync(`${root}dist/${wasm}`, join(dist, wasm));
   const shell = JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8'));
   const portal = structuredClone(shell);
   portal.files['index.html'].sha256 = createHash('sha256').update('<html>Log in to the Wi-Fi</html>').digest('hex');
