@@ -75,6 +75,9 @@ export async function startThreads(wasm, module, n) {
     // Each has said it is about to enter rmt_thread_run: a few microseconds.
     while (x.rmt_threads_running() < n - 1) await pause();
   } catch (err) {
+    // The workers that started are about to enter rmt_thread_run, on stacks
+    // that stop() frees: let them in first (they leave at once).
+    for (let i = 0; i < 1000 && x.rmt_threads_running() < workers.length; i++) await pause();
     stop();
     throw err;
   }
