@@ -1,9 +1,9 @@
 // The thread pool of threads.h. Thread 0 (the engine's caller) posts a job (a
-// loop over items: rmt_parallel_for) by filling `pool.job` and bumping
-// `pool.generation`; workers, parked on that word, each do their share of the
-// items and count `pool.pending` down; thread 0 does its
-// own share meanwhile, then waits for the count to reach 0. Thread 0 posts a
-// job only once the previous one is done, so one job slot is enough.
+// loop over items: rmt_parallel_for) by filling a job slot and bumping
+// `pool.generation`; workers, parked on that word, wake and take chunks of the
+// items (an atomic counter, `pool.claim`) alongside thread 0 until none is
+// left; thread 0 then waits until every chunk is done. It posts a job only
+// once the previous one is done.
 //
 // Waiting: a short spin first (in a decoding step the next GEMM comes within
 // microseconds, and waking a sleeping thread costs tens of them), then
@@ -54,14 +54,17 @@ void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const fl
 
 #ifdef RMT_THREADS
 #include <stdatomic.h>
+#include <stdint.h>
 
 #define WORKER_STACK_BYTES (64 * 1024)  // a share of a GEMM or of attention needs a few hundred bytes
 #define SPIN_ROUNDS (1 << 18)           // atomic loads before sleeping: a few hundred microseconds
 
+#define CHUNKS_PER_THREAD 8  // a job's items come in about this many chunks per thread
+
 typedef struct {
   rmt_range_fn fn;
   void *ctx;
-  int n, n_threads;  // items, and the threads that share them
+  int n, n_chunks, max_threads;  // items, the chunks they are cut into, threads with scratch
 } range_job;
 
 static struct {
@@ -69,12 +72,16 @@ static struct {
   int can_block;   // whether thread 0 may sleep in memory.atomic.wait32
   rmt_arena blocks; // per worker: its stack, then its thread-local block
   size_t block_bytes, tls_offset;
-  range_job job;   // written by thread 0 before it bumps generation
-  _Atomic int generation; // job number: workers wait for it to change
-  _Atomic int pending;    // workers still on the current job
-  _Atomic int sleepers;   // workers in (or about to enter) memory.atomic.wait32 on generation
-  _Atomic int running;    // workers inside rmt_thread_run
-  _Atomic int stop;       // set by rmt_threads_stop
+  // Job g is jobs[g & 1], written by thread 0 before it publishes g; g's slot
+  // is written again only for g + 2, once g and g + 1 are done, so a worker
+  // that is late for g may read a changing slot only once claim has moved on.
+  range_job jobs[2];
+  _Atomic int generation;      // the latest job's number: workers wait for it to change
+  _Atomic uint64_t claim;      // (generation << 32) | the next chunk to take
+  _Atomic int done;            // chunks of the current job finished
+  _Atomic int sleepers;        // workers in (or about to enter) memory.atomic.wait32 on generation
+  _Atomic int running;         // workers inside rmt_thread_run
+  _Atomic int stop;            // set by rmt_threads_stop
 } pool = {.n_threads = 1};
 
 // Waits until *word differs from `value` and returns its new value. A
@@ -96,28 +103,43 @@ static int wait_for_change(_Atomic int *word, int value, int can_block, _Atomic 
   }
 }
 
-// Thread `index`'s share of the job: a contiguous range of its items.
-static void run_share(const range_job *job, int index) {
-  if (index >= job->n_threads) return;
-  int begin = (int)((long long)job->n * index / job->n_threads);
-  int end = (int)((long long)job->n * (index + 1) / job->n_threads);
-  if (begin < end) job->fn(job->ctx, begin, end, index);
+// Takes chunks of job `gen` and runs them until none is left (or the job is
+// over): every thread does, thread 0 included. Chunks are taken, not dealt,
+// so a worker that is asleep or descheduled holds up only a chunk it has
+// taken, and thread 0 takes the rest: a busy machine is never much slower
+// than one thread.
+static void work_on(int gen, int thread) {
+  range_job job = pool.jobs[gen & 1];  // g's own whenever claim below still holds g
+  atomic_thread_fence(memory_order_seq_cst);  // the copy comes before claim is read
+  if (thread >= job.max_threads) return;  // no scratch of its own for this job
+  uint64_t word = atomic_load(&pool.claim);
+  for (;;) {
+    if ((int)(word >> 32) != gen || (int)(uint32_t)word >= job.n_chunks) return;
+    if (!atomic_compare_exchange_weak(&pool.claim, &word, word + 1)) continue;  // word reloaded
+    int chunk = (int)(uint32_t)word;
+    int begin = (int)((long long)job.n * chunk / job.n_chunks);
+    int end = (int)((long long)job.n * (chunk + 1) / job.n_chunks);
+    job.fn(job.ctx, begin, end, thread);
+    if (atomic_fetch_add(&pool.done, 1) + 1 == job.n_chunks) __builtin_wasm_memory_atomic_notify((int *)&pool.done, 1);
+    word = atomic_load(&pool.claim);
+  }
 }
 
 void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max_threads) {
   int n_threads = pool.n_threads < max_threads ? pool.n_threads : max_threads;
-  if (n_threads > n) n_threads = n;
-  if (n_threads <= 1 || work < parallel_min_macs) {
+  if (n_threads <= 1 || n <= 1 || work < parallel_min_macs) {
     if (n > 0) fn(ctx, 0, n, 0);
     return;
   }
-  // Every worker counts itself done, those without a share too.
-  pool.job = (range_job){fn, ctx, n, n_threads};
-  atomic_store(&pool.pending, pool.n_threads - 1);
-  atomic_fetch_add(&pool.generation, 1);  // publishes the job (sequentially consistent)
+  int gen = atomic_load(&pool.generation) + 1;
+  int n_chunks = n < CHUNKS_PER_THREAD * n_threads ? n : CHUNKS_PER_THREAD * n_threads;
+  pool.jobs[gen & 1] = (range_job){fn, ctx, n, n_chunks, max_threads};
+  atomic_store(&pool.done, 0);
+  atomic_store(&pool.claim, (uint64_t)(uint32_t)gen << 32);
+  atomic_store(&pool.generation, gen);  // publishes the job (sequentially consistent)
   if (atomic_load(&pool.sleepers) > 0) __builtin_wasm_memory_atomic_notify((int *)&pool.generation, -1u);
-  run_share(&pool.job, 0);
-  for (int left; (left = atomic_load(&pool.pending)) != 0;) wait_for_change(&pool.pending, left, pool.can_block, NULL);
+  work_on(gen, 0);
+  for (int done; (done = atomic_load(&pool.done)) != n_chunks;) wait_for_change(&pool.done, done, pool.can_block, NULL);
 }
 
 int rmt_threads_available(void) { return pool.n_threads; }
@@ -164,14 +186,13 @@ RMT_API void rmt_thread_run(int index) {
   if (index < 1 || index >= pool.n_threads) return;
   __wasm_init_tls(worker_block(index) + pool.tls_offset);
   atomic_fetch_add(&pool.running, 1);
-  // Jobs are numbered from 1, and thread 0 posts the next only after every
-  // worker has done this one: starting from 0, a late worker misses none.
+  // Jobs are numbered from 1: starting from 0, a worker sees the latest job
+  // (one it was too late for is done by then: thread 0 took its chunks).
   int seen = 0;
   for (;;) {
     seen = wait_for_change(&pool.generation, seen, 1, &pool.sleepers);
     if (atomic_load(&pool.stop)) break;
-    run_share(&pool.job, index);
-    if (atomic_fetch_sub(&pool.pending, 1) == 1) __builtin_wasm_memory_atomic_notify((int *)&pool.pending, 1);
+    work_on(seen, index);
   }
   if (atomic_fetch_sub(&pool.running, 1) == 1) __builtin_wasm_memory_atomic_notify((int *)&pool.running, 1);
 }
