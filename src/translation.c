@@ -155,8 +155,10 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(scores, float, MUL(d->keys, d->threads));
   TAKE(key_rows, const float *, MUL(d->keys, d->threads));
   TAKE(value_rows, const float *, MUL(d->keys, d->threads));
-  TAKE(cand_score, float, MUL(2, B));
-  TAKE(cand_index, int, MUL(2, B));
+  TAKE(cand_score, float, MUL(N, MUL(2, B)));
+  TAKE(cand_index, int, MUL(N, MUL(2, B)));
+  TAKE(n_cand, int, N);
+  TAKE(groups, int, MUL(N, 2));
   if (c->shortlist_first >= 0) {
     size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
     TAKE(allowed, unsigned char, MUL(N, (size_t)c->vocab_size));

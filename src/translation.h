@@ -105,8 +105,10 @@ struct rmt_translation {
   int scratch_threads; // threads with their own copy of the attention scratch below (threads.h)
   float *scores;     // [scratch_threads][keys_max] attention scores
   const float **key_rows, **value_rows;  // [scratch_threads][keys_max]
-  float *cand_score; // [2 * beam] candidates of one sentence
-  int *cand_index;   // [2 * beam] flat index beam * V + token
+  float *cand_score; // [n_sent][2 * beam] each sentence's candidates this step, best first
+  int *cand_index;   // [n_sent][2 * beam] flat index beam * V + token
+  int *n_cand;       // [n_sent]
+  int *groups;       // [n_sent][2] this step's sentences: their first row and row count
 };
 typedef struct rmt_translation rmt_translation;
 
