@@ -1,14 +1,15 @@
-// Matrix products split over threads. Only the threads build
+// Loops split over threads: matrix products, attention rows, the output
+// layer's log-softmax and top-k. Only the threads build
 // (dist/residual-mt-threads.wasm: shared memory and atomics, -DRMT_THREADS)
-// has more than one thread; in every other build the pool is a single thread
-// and rmt_gemm_f32 is the SIMD kernel itself.
+// has more than one thread; in every other build the pool is a single thread,
+// rmt_parallel_for a plain call and rmt_gemm_f32 the SIMD kernel itself.
 //
 // The pool: the thread that calls the engine (thread 0) and n - 1 workers
 // that JS starts (js/threads.js), each an instance of the same module over
 // the same shared memory, parked in rmt_thread_run. A GEMM large enough to be
-// worth waking them is cut into ranges of weight panels, one per thread: the
-// threads read disjoint weights and write disjoint columns of C, and every
-// value is summed in the same order as in one thread, so results are
+// worth waking them is cut into chunks of weight panels that the threads
+// take: each chunk reads its own weights and writes its own columns of C, and
+// every value is summed in the same order as in one thread, so results are
 // bit-identical whatever the thread count.
 #ifndef RMT_THREADS_H
 #define RMT_THREADS_H
