@@ -3,7 +3,9 @@
 #   wasm    dist/residual-mt.wasm   (Emscripten, -O3 -msimd128, standalone module),
 #           dist/residual-mt-relaxed.wasm (the same with -mrelaxed-simd: fused multiply-adds;
 #                                   clang-16 and wasm-ld-16 over Emscripten's libc, then
-#                                   binaryen's wasm-opt from node_modules), and
+#                                   binaryen's wasm-opt from node_modules),
+#           dist/residual-mt-threads.wasm (plain SIMD128 with threads: shared memory and
+#                                   atomics, the same tools over Emscripten's threaded libc), and
 #           dist/shell.json         (the demo's app shell for its service worker: js/shell.js)
 #   native  build/native/           (gcc/clang + SIMDe for the wasm intrinsics):
 #           librmt.a, the CLI tool rmt, and one executable per tests/c/test_*.c
@@ -112,54 +114,93 @@ build_wasm() {
 # build, so every runtime still finds an engine, and build.sh says so.
 build_wasm_relaxed() {
   local out=dist/residual-mt-relaxed.wasm
-  # Up to date, unless it is the stand-in copy and clang-16 has come since, or
-  # it is not optimised and wasm-opt has come since.
-  if [ -f "$out" ] && [ -z "$(find src build.sh dist/residual-mt.wasm -newer "$out" -print -quit)" ] &&
-    ! { have_relaxed_deps && cmp -s "$out" dist/residual-mt.wasm; } &&
-    ! { [ -f "$RELAXED_WASM_OPT" ] && [ ! -f build/wasm-relaxed/optimised ]; }; then
-    return 0
-  fi
+  clang16_build_fresh "$out" build/wasm-relaxed && return 0
   if ! have_relaxed_deps && [ "$(id -u)" = 0 ]; then
     echo "build.sh: installing $RELAXED_PACKAGES (the relaxed-SIMD engine)" >&2
     export DEBIAN_FRONTEND=noninteractive
     apt-get install -y -qq $RELAXED_PACKAGES >/dev/null || { apt-get update -qq && apt-get install -y -qq $RELAXED_PACKAGES >/dev/null; } || true
   fi
-  if ! have_relaxed_deps; then
-    echo "build.sh: clang-16 and wasm-ld-16 not found: $out is a copy of the plain SIMD128 build" \
-      "(no fused multiply-adds); for the real one: sudo apt-get install -y $RELAXED_PACKAGES" >&2
-    cp dist/residual-mt.wasm "$out"
-    return 0
-  fi
+  stand_in_copy "$out" "no fused multiply-adds" && return 0
+  build_wasm_clang16 "$out" build/wasm-relaxed "-mrelaxed-simd -ffp-contract=off" "" --enable-relaxed-simd
+}
+
+# Whether OUT, a clang-16 build with its objects in DIR, is up to date: newer
+# than its sources, not the stand-in copy while clang-16 is here, and
+# optimised if wasm-opt is.
+clang16_build_fresh() {
+  local out="$1" dir="$2"
+  [ -f "$out" ] && [ -z "$(find src build.sh dist/residual-mt.wasm -newer "$out" -print -quit)" ] &&
+    ! { have_relaxed_deps && cmp -s "$out" dist/residual-mt.wasm; } &&
+    ! { [ -f "$RELAXED_WASM_OPT" ] && [ ! -f "$dir/optimised" ]; }
+}
+
+# Without clang-16, OUT becomes a copy of the plain build (so that every
+# runtime still finds an engine; WHAT says what it lacks then), and this
+# succeeds; with clang-16 it fails, and the caller builds the real one.
+stand_in_copy() {
+  local out="$1" what="$2"
+  have_relaxed_deps && return 1
+  echo "build.sh: clang-16 and wasm-ld-16 not found: $out is a copy of the plain SIMD128 build" \
+    "($what); for the real one: sudo apt-get install -y $RELAXED_PACKAGES" >&2
+  cp dist/residual-mt.wasm "$out"
+}
+
+# build_wasm_clang16 OUT DIR CFLAGS LINKFLAGS WASM_OPT_FLAGS [threads]: the
+# plain build's sources, flags and libraries (Emscripten's sysroot, which its
+# build above has filled) compiled by clang-16 with CFLAGS and linked by
+# wasm-ld-16 directly, objects in DIR; "threads" links Emscripten's threaded
+# libc (libc-mt, dlmalloc-mt), whose objects have atomics.
+build_wasm_clang16() {
+  local out="$1" dir="$2" cflags="$3" ldflags="$4" optflags="$5" mt=""
+  [ "${6:-}" = threads ] && mt=-mt
   local sysroot lib objs=()
   sysroot="$(em-config CACHE)/sysroot"
   lib="$sysroot/lib/wasm32-emscripten"
-  mkdir -p build/wasm-relaxed
+  mkdir -p "$dir"
   for src in $(lib_sources); do
-    local obj="build/wasm-relaxed/$(basename "${src%.c}").o"
+    local obj="$dir/$(basename "${src%.c}").o"
     clang-16 --target=wasm32-unknown-emscripten --sysroot="$sysroot" -iwithsysroot/include/compat \
-      $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 -mrelaxed-simd -ffp-contract=off -c "$src" -o "$obj"
+      $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 $cflags -c "$src" -o "$obj"
     objs+=("$obj")
   done
   # The one import Emscripten's memory-growth library expects from the host (js/wasm.js).
-  echo emscripten_notify_memory_growth > build/wasm-relaxed/imports.txt
+  echo emscripten_notify_memory_growth > "$dir/imports.txt"
   # emcc's own link line for the plain build (emcc -v), less its JS-only libraries.
   wasm-ld-16 -o "$out" "${objs[@]}" "$lib/crt1_reactor.o" -L"$lib" \
-    -lstandalonewasm-memgrow -lstubs -lnoexit -lc -ldlmalloc -lcompiler_rt \
-    --allow-undefined-file=build/wasm-relaxed/imports.txt --strip-all \
+    -lstandalonewasm-memgrow -lstubs -lnoexit -lc$mt -ldlmalloc$mt -lcompiler_rt$mt \
+    --allow-undefined-file="$dir/imports.txt" --strip-all \
     --export-if-defined=malloc --export-if-defined=free --export=__errno_location \
     -z stack-size=1048576 --initial-memory=16777216 --max-memory=4294967296 \
-    --entry=_initialize --global-base=1024
+    --entry=_initialize --global-base=1024 $ldflags
   # emcc's wasm-opt pass, by binaryen's npm build (a devDependency: Debian's
   # wasm-opt 108 predates relaxed SIMD); about a tenth faster with it.
-  rm -f build/wasm-relaxed/optimised
+  rm -f "$dir/optimised"
   if [ -f "$RELAXED_WASM_OPT" ]; then
     node "$RELAXED_WASM_OPT" --strip-dwarf --post-emscripten -O3 --low-memory-unused --zero-filled-memory \
-      --strip-debug --strip-producers --mvp-features --enable-simd --enable-relaxed-simd --enable-sign-ext \
-      --enable-mutable-globals "$out" -o "$out"
-    touch build/wasm-relaxed/optimised
+      --strip-debug --strip-producers --mvp-features --enable-simd --enable-sign-ext \
+      --enable-mutable-globals $optflags "$out" -o "$out"
+    touch "$dir/optimised"
   else
-    echo "build.sh: $out is not optimised: wasm-opt with relaxed SIMD comes with the devDependencies (npm install)" >&2
+    echo "build.sh: $out is not optimised: binaryen's wasm-opt comes with the devDependencies (npm install)" >&2
   fi
+}
+
+# dist/residual-mt-threads.wasm: the plain SIMD128 build with threads
+# (src/threads.c, -DRMT_THREADS): shared memory that JS creates and every
+# thread's instance imports (js/threads.js), atomics, Emscripten's threaded
+# libc. Plain SIMD, not relaxed: every runtime with threads has SIMD128, but
+# Firefox and Safari have threads without relaxed SIMD, and a fourth build
+# (relaxed + threads) would add its size to the package for 1.2x on top.
+# Needs clang-16 as the relaxed build does (emcc 3.1.6's threads need its JS
+# glue); without it the file is a copy of the plain build, which js/wasm.js
+# runs on one thread (it has no shared memory), and build.sh says so.
+build_wasm_threads() {
+  local out=dist/residual-mt-threads.wasm
+  clang16_build_fresh "$out" build/wasm-threads && return 0
+  stand_in_copy "$out" "one thread" && return 0
+  # __stack_pointer is exported so that each worker's instance gets a stack of its own.
+  build_wasm_clang16 "$out" build/wasm-threads "-matomics -mbulk-memory -pthread -DRMT_THREADS=1" \
+    "--import-memory --shared-memory --export=__stack_pointer" "--enable-threads --enable-bulk-memory" threads
 }
 
 # dist/shell.json: what the demo's service worker may cache (js/shell.js);
@@ -196,7 +237,7 @@ case "$target" in
   sanitize) ensure_deps; build_sanitize ;;
   native32) ensure_deps; build_native32 ;;
   fuzz) ensure_deps; build_fuzz ;;
-  wasm) build_wasm; build_wasm_relaxed; write_shell ;;
-  all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm; build_wasm_relaxed; write_shell ;;
+  wasm) build_wasm; build_wasm_relaxed; build_wasm_threads; write_shell ;;
+  all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm; build_wasm_relaxed; build_wasm_threads; write_shell ;;
   *) echo "usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]" >&2; exit 2 ;;
 esac

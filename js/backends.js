@@ -33,7 +33,8 @@ export class InProcessBackend {
 
 // A page may not start a worker from another origin (the package on a CDN):
 // then the worker is a same-origin blob that imports the real one (CORS).
-function browserWorkerUrl(url) {
+// (The engine's threads are started the same way: js/threads.js.)
+export function browserWorkerUrl(url) {
   const origin = globalThis.location?.origin;
   if (!origin || origin === 'null' || url.origin === origin) return url;
   const source = `import ${JSON.stringify(url.href)};`;

@@ -1,6 +1,6 @@
 // The package's fixed names and paths, each defined here once.
 
-import { hasRelaxedSimd } from './env.js';
+import { hasRelaxedSimd, hasThreads, processorCount } from './env.js';
 
 // The default model: its own npm package (the directory models/es-en/ of this
 // repository, with its package.json), found in this order (loader.js):
@@ -15,12 +15,21 @@ export const DEFAULT_MODEL = Object.freeze({
   url: `https://cdn.jsdelivr.net/npm/${MODEL_PACKAGE}@${MODEL_VERSION}/`,
 });
 
-// The engine, relative to the package root: two builds of one source, the
-// plain SIMD128 one, and the relaxed-SIMD one (fused multiply-adds) that
-// runtimes with relaxed SIMD get by default (defaultWasmUrl, the one place
-// the choice is made).
+// The engine, relative to the package root: three builds of one source, the
+// plain SIMD128 one, the relaxed-SIMD one (fused multiply-adds) that
+// runtimes with relaxed SIMD get by default, and the threads one (plain
+// SIMD128, shared memory) for more than one thread (defaultWasmUrl, the one
+// place the choice is made).
 export const DEFAULT_WASM = 'dist/residual-mt.wasm';
 export const RELAXED_WASM = 'dist/residual-mt-relaxed.wasm';
+export const THREADS_WASM = 'dist/residual-mt-threads.wasm';
+
+// Threads: by default as many as the runtime reports processors, up to
+// DEFAULT_THREADS_CAP (the model's products are small: past a few threads the
+// hand-offs cost what the extra threads save, and the page has other work);
+// `threads` set by the user may go up to MAX_THREADS.
+export const DEFAULT_THREADS_CAP = 4;
+export const MAX_THREADS = 16;
 
 // The files a model directory holds; manifest.json lists their SHA-256 and size.
 export const MODEL_FILES = Object.freeze(['config.json', 'model.safetensors', 'spm.model']);
@@ -37,7 +46,29 @@ export function packageUrl(path) {
   return new URL(path, PACKAGE_ROOT);
 }
 
-// The engine this runtime loads when none is given.
-export function defaultWasmUrl() {
-  return packageUrl(hasRelaxedSimd() ? RELAXED_WASM : DEFAULT_WASM);
+// The engine this runtime loads when none is given, for `threads` threads
+// (threadCount's answer).
+export function defaultWasmUrl(threads = 1) {
+  return packageUrl(threads > 1 ? THREADS_WASM : hasRelaxedSimd() ? RELAXED_WASM : DEFAULT_WASM);
+}
+
+// Checks the `threads` option: undefined (the default) or an integer from 1
+// to MAX_THREADS.
+export function checkThreads(threads) {
+  if (threads === undefined) return;
+  if (typeof threads !== 'number' || !Number.isInteger(threads)) {
+    throw new TypeError(`residual-mt: threads must be an integer, got ${typeof threads === 'number' ? threads : typeof threads}`);
+  }
+  if (threads < 1 || threads > MAX_THREADS) {
+    throw new RangeError(`residual-mt: threads must be from 1 to ${MAX_THREADS}, got ${threads}`);
+  }
+}
+
+// How many threads the engine runs on: `threads` (checked) or by default the
+// processors up to DEFAULT_THREADS_CAP, and 1 wherever memory cannot be
+// shared (a page that is not cross-origin isolated: env.js's hasThreads).
+export async function threadCount(threads) {
+  checkThreads(threads);
+  if (!hasThreads()) return 1;
+  return threads ?? Math.max(1, Math.min(await processorCount(), DEFAULT_THREADS_CAP));
 }

@@ -24,8 +24,16 @@ export interface Hypothesis {
 }
 
 export class Engine {
-  /** Loads the engine: bytes, a URL or path, or nothing for the package's dist/ build this runtime runs (relaxed SIMD or plain). */
-  static load(source?: Uint8Array | ArrayBuffer | string | URL): Promise<Engine>;
+  /**
+   * Loads the engine: bytes, a URL or path, or nothing for the package's dist/ build this runtime runs
+   * (threads, relaxed SIMD or plain). threads: 1 to 16; default the processors up to 4, and 1 where
+   * memory cannot be shared. Only the threads build runs on more than one (engine.threads says).
+   */
+  static load(source?: Uint8Array | ArrayBuffer | string | URL, options?: { threads?: number }): Promise<Engine>;
+  /** How many threads the engine runs on. */
+  readonly threads: number;
+  /** Ends the engine's worker threads (it then runs on one). */
+  dispose(): void;
   /** The engine's search defaults. */
   readonly defaults: Readonly<Required<Omit<SearchOptions, 'targetLanguage' | 'batch'>>>;
   /**

@@ -4,6 +4,7 @@
 // defaults, ranges and limits are the engine's: read from it, never repeated.
 
 import { timeStep } from './env.js';
+import { threadCount } from './defaults.js';
 import { loadWasm } from './wasm.js';
 
 // The search parameters as the engine defines them (src/translation.c): the
@@ -104,9 +105,21 @@ export class Engine {
     }
   }
 
-  // source: wasm bytes, a URL, or nothing for dist/residual-mt.wasm.
-  static async load(source) {
-    return new Engine(await loadWasm(source));
+  // source: wasm bytes, a URL, or nothing for the default build (defaults.js).
+  // options.threads: how many threads to run on (default: the processors,
+  // up to DEFAULT_THREADS_CAP; 1 where memory cannot be shared). Only the
+  // threads build runs on more than one: engine.threads says how many it has.
+  static async load(source, { threads } = {}) {
+    return new Engine(await loadWasm(source, { threads: await threadCount(threads) }));
+  }
+
+  get threads() {
+    return this.wasm.threads;
+  }
+
+  // Ends the engine's threads (their workers); it then runs on one thread.
+  dispose() {
+    this.wasm.dispose();
   }
 
   // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array,

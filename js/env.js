@@ -1,6 +1,7 @@
 // What the runtime offers: Node or a browser, WebAssembly SIMD (the one probe
-// for it, used before anything downloads and before the engine loads), and
-// relaxed SIMD (the probe that picks the engine build: defaults.js).
+// for it, used before anything downloads and before the engine loads),
+// relaxed SIMD (the probe that picks the engine build: defaults.js), and
+// threads (shared memory and workers: the threads build, js/threads.js).
 
 export function isNode() {
   return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
@@ -75,4 +76,29 @@ function measure(name, start, end) {
   try {
     globalThis.performance.measure(`rmt:${name}`, { start, end });
   } catch { /* no User Timing here */ }
+}
+
+// Whether the engine may run on several threads here: shared WebAssembly
+// memory and workers to share it with. Node has both (worker_threads); a
+// browser shares memory only with a cross-origin isolated page (COOP and
+// COEP headers: `npm start` sends them), and workers there may start workers.
+export function hasThreads() {
+  if (typeof SharedArrayBuffer !== 'function' || typeof WebAssembly !== 'object') return false;
+  if (isNode()) return true;
+  return globalThis.crossOriginIsolated === true && typeof Worker === 'function';
+}
+
+// How many logical processors the runtime reports (1 when it does not say).
+export async function processorCount() {
+  if (isNode()) {
+    const os = await import('node:os');
+    return os.availableParallelism?.() ?? os.cpus().length;
+  }
+  return globalThis.navigator?.hardwareConcurrency || 1;
+}
+
+// Whether this thread may sleep in Atomics.wait / memory.atomic.wait32: not
+// a browser page's own thread (only its workers may).
+export function canBlock() {
+  return isNode() || typeof WorkerGlobalScope !== 'undefined';
 }

@@ -4,6 +4,7 @@
 
 import { InProcessBackend, WorkerBackend } from './backends.js';
 import { replaySteps, timeStep } from './env.js';
+import { defaultWasmUrl } from './defaults.js';
 import { makeError } from './errors.js';
 import { loadFiles } from './loader.js';
 import { JobQueue } from './queue.js';
@@ -25,7 +26,7 @@ class Host {
     for (const listener of this.listeners) listener(p);
   }
 
-  async open({ base, wasm, useWorker, workerRequired, verify, cache }) {
+  async open({ base, wasm, useWorker, workerRequired, verify, cache, threads }) {
     // The worker starts while the files download.
     let backend = useWorker ? new WorkerBackend() : new InProcessBackend();
     const workerStarted = timeStep(useWorker ? 'worker start' : 'runner start');
@@ -37,13 +38,15 @@ class Host {
         console.warn(`residual-mt: running on the page's thread: ${err.message}`);
         backend.terminate?.();
         backend = new InProcessBackend();
+        threads = 1; // what stops a worker (a Content Security Policy) stops the engine's threads too
         return backend.start();
       });
     }
     let files;
     try {
       [files] = await Promise.all([
-        loadFiles(base, { wasm, verify, cache, deferVerify: true, signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
+        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true,
+          signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);
     } catch (err) {
@@ -56,7 +59,7 @@ class Host {
       // engine's memory. A file that fails the check fails the load.
       const loaded = timeStep('load');
       let verified = null;
-      const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm },
+      const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm, threads },
         files.checkWeights && ((weights) => {
           verified = files.checkWeights(weights);
           verified.catch(() => {}); // awaited below, once the load has settled
@@ -69,6 +72,7 @@ class Host {
       replaySteps(info.steps);
       if (this.loadController.signal.aborted) throw this.loadController.signal.reason;
       this.config = info.config;
+      this.threads = info.threads;
     } catch (err) {
       await backend.dispose().catch(() => {});
       // The files came, the engine could not use them: the API's OperationError.
@@ -118,7 +122,8 @@ export function loadedConfig(modelHref) {
 // used until release(); onProgress(bytes) while it downloads. Rejects with
 // signal.reason when it aborts (the download stops when no one else waits).
 export async function acquireHost(options, onProgress, signal) {
-  const key = [options.base.href, options.wasmKey, options.useWorker ? 'worker' : 'inline', options.verify, options.cache].join(' ');
+  const key = [options.base.href, options.wasmKey, options.useWorker ? 'worker' : 'inline', options.verify, options.cache,
+    `threads${options.threads}`].join(' ');
   let host = hosts.get(key);
   if (!host) {
     host = new Host(key);

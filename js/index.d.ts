@@ -48,8 +48,10 @@ export interface CreateTranslatorOptions extends AvailabilityOptions {
   monitor?: (monitor: CreateMonitor) => void;
   /** Run the engine in a worker. Default: a Web Worker in browsers (the page's thread if none can start), in-process in Node; true: required (worker_threads in Node). */
   worker?: boolean;
-  /** URL, path or bytes of the engine. Default: the package's dist/residual-mt-relaxed.wasm where the runtime has relaxed SIMD, else dist/residual-mt.wasm. */
+  /** URL, path or bytes of the engine. Default: dist/residual-mt-threads.wasm for more than one thread, else dist/residual-mt-relaxed.wasm where the runtime has relaxed SIMD, else dist/residual-mt.wasm. */
   wasm?: string | URL | Uint8Array | ArrayBuffer;
+  /** How many threads the engine runs on, 1 to MAX_THREADS (16). Default: the processors (navigator.hardwareConcurrency, os.availableParallelism()) up to DEFAULT_THREADS_CAP (4). Always 1 where memory cannot be shared (a page that is not cross-origin isolated). */
+  threads?: number;
   /** Check each file against manifest.json (SHA-256, size). true: when the manifest exists (default); 'require': it must. */
   verify?: boolean | 'require';
   /** The input usage one call may have (a QuotaExceededError past it). Default: INPUT_QUOTA. */
@@ -117,6 +119,8 @@ export class Translator {
   readonly languagePairs: LanguagePair[];
   /** Whether the engine runs in a worker. */
   readonly inWorker: boolean;
+  /** How many threads the engine runs on (1 for a same-language translator). */
+  readonly threads: number;
   readonly destroyed: boolean;
 
   /**
@@ -165,6 +169,10 @@ export const DEFAULT_MODEL: Readonly<{ package: string; version: string; repoPat
 
 /** The default input quota (tokens per call). */
 export const INPUT_QUOTA: number;
+/** The default thread count's cap (the processors, up to this). */
+export const DEFAULT_THREADS_CAP: number;
+/** The most threads the threads option takes. */
+export const MAX_THREADS: number;
 
 /** Where the default model is: the installed package, the repository's copy, or the pinned URL. */
 export function resolveDefaultModel(options?: { signal?: AbortSignal }): Promise<URL>;

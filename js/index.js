@@ -15,7 +15,7 @@
 export { Translator, availability, createTranslator, modelInfo } from './translator.js';
 export { DownloadProgressEvent } from './events.js';
 export { languagePairs } from './languages.js';
-export { DEFAULT_MODEL, INPUT_QUOTA } from './defaults.js';
+export { DEFAULT_MODEL, DEFAULT_THREADS_CAP, INPUT_QUOTA, MAX_THREADS } from './defaults.js';
 export { resolveDefaultModel } from './loader.js';
 export { segmentText, splitSentences } from './segment.js';
 export { translateElement, restoreElement } from './page.js';

@@ -112,10 +112,10 @@ export class Runner {
 
   // Returns info() with `steps`: how long each part took (timeStep's log).
   // onWeights(bytes): as engine.loadModel's.
-  async load({ wasm, config, weights, spm, warmup = true, onWeights }) {
+  async load({ wasm, config, weights, spm, threads, warmup = true, onWeights }) {
     const steps = [];
     let done = timeStep('engine', steps);
-    this.engine = await Engine.load(wasm);
+    this.engine = await Engine.load(wasm, { threads });
     done();
     this.model = this.engine.loadModel({ config, weights, spm }, steps, onWeights);
     if (warmup) {
@@ -138,7 +138,7 @@ export class Runner {
   }
 
   info() {
-    return { config: this.model.config };
+    return { config: this.model.config, threads: this.engine.threads };
   }
 
   // Runs fn alone: the engine never sees two jobs interleaved.
@@ -323,5 +323,6 @@ export class Runner {
   dispose() {
     this.model?.dispose();
     this.model = null;
+    this.engine?.dispose();
   }
 }

@@ -90,7 +90,9 @@ async function insideAfterLinks(file, dir) {
 // http.Server with .stats = { requests, bytes (response bytes sent), full }.
 // cors: allow other origins (as a CDN does). csp: the Content-Security-Policy
 // header (DEMO_CSP; null for none, as for a page with an inline import map).
-export function createStaticServer({ mounts = demoMounts(), log = false, cors = false, csp = DEMO_CSP } = {}) {
+// isolated: send COOP and COEP, which make the page cross-origin isolated
+// (shared memory: the engine's threads); tests turn it off to see the fallback.
+export function createStaticServer({ mounts = demoMounts(), log = false, cors = false, csp = DEMO_CSP, isolated = true } = {}) {
   const stats = { requests: 0, bytes: 0, full: {} }; // full: path -> 200 responses with a body
   const server = createServer((req, res) => {
     stats.requests++;
@@ -104,8 +106,7 @@ export function createStaticServer({ mounts = demoMounts(), log = false, cors = 
 
   async function serve(req, res) {
     const headers = {
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
+      ...(isolated ? { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp' } : {}),
       'Cross-Origin-Resource-Policy': cors ? 'cross-origin' : 'same-origin',
       ...(cors ? { 'Access-Control-Allow-Origin': '*' } : {}),
       ...(csp ? { 'Content-Security-Policy': csp } : {}),

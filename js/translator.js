@@ -5,7 +5,7 @@
 // names the API uses. The engine runs elsewhere (host.js); this file checks,
 // queues and answers.
 
-import { INPUT_QUOTA } from './defaults.js';
+import { INPUT_QUOTA, checkThreads, threadCount } from './defaults.js';
 import { documentInactive, isNode, missingFeatures } from './env.js';
 import { abortError, makeError, notSupported } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
@@ -103,6 +103,7 @@ export class Translator {
     this.config = host?.config ?? null;
     this.languagePairs = host ? languagePairs(host.config, host.base) : [];
     this.inWorker = host?.inWorker ?? false;
+    this.threads = host?.threads ?? 1;
     // As in the API: aborting create()'s signal later destroys the translator.
     createSignal?.addEventListener('abort', () => this.destroy(createSignal.reason), { once: true, signal: this.#destruction.signal });
   }
@@ -273,9 +274,12 @@ export class Translator {
 //           manifest must be there)
 //   cache: keep downloaded models for offline reuse (default true)
 //   inputQuota: input usage one call may have (default INPUT_QUOTA)
+//   threads: how many threads the engine runs on (default: the processors up
+//           to DEFAULT_THREADS_CAP; always 1 where memory cannot be shared)
 export async function createTranslator(options) {
   checkDocument();
-  const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA } = options ?? {};
+  const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA, threads } = options ?? {};
+  checkThreads(threads);
   const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
   const target = canonicalTag(options?.targetLanguage, 'targetLanguage');
   if (!(inputQuota === Infinity || (Number.isInteger(inputQuota) && inputQuota > 0))) {
@@ -306,7 +310,8 @@ export async function createTranslator(options) {
   const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
   if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
   const wasmKey = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? `bytes${wasm.byteLength}` : String(wasm ?? '');
-  const host = await acquireHost({ base, wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache },
+  const host = await acquireHost({ base, wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache,
+    threads: await threadCount(threads) },
     (bytes) => progress.bytes(bytes), signal);
   return created(host, pair);
 }

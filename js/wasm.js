@@ -3,15 +3,15 @@
 // strings in and out of linear memory, and turning error returns into Errors.
 
 import { defaultWasmUrl } from './defaults.js';
-import { isNode, missingFeatures } from './env.js';
+import { hasThreads, isNode, missingFeatures } from './env.js';
 
 const WASI_ENOSYS = 52;
 // Error codes of src/rmt.h that mean "out of range": RangeErrors in JS.
 const RANGE_ERRORS = { [-4]: 'RMT_E_LIMIT', [-6]: 'RMT_E_SIZE' };
 
-async function readSource(source) {
+async function readSource(source, threads) {
   if (source instanceof Uint8Array || source instanceof ArrayBuffer) return source;
-  const url = source ?? defaultWasmUrl();
+  const url = source ?? defaultWasmUrl(threads);
   const href = String(url);
   if (isNode() && (href.startsWith('file:') || !href.includes('://'))) {
     const { readFile } = await import('node:fs/promises');
@@ -28,9 +28,11 @@ async function readSource(source) {
 }
 
 export class Wasm {
-  constructor(instance) {
+  // memory: the threads build's, which it imports (the others export theirs).
+  constructor(instance, memory = instance.exports.memory) {
     this.exports = instance.exports;
-    this.memory = instance.exports.memory;
+    this.memory = memory;
+    this.threads = 1;
     this.decoder = new TextDecoder('utf-8');
     this.encoder = new TextEncoder();
   }
@@ -74,7 +76,15 @@ export class Wasm {
     const u8 = this.u8;
     let end = ptr;
     if (length === undefined) { while (u8[end]) end++; } else end = ptr + length;
-    return this.decoder.decode(u8.subarray(ptr, end));
+    // Browsers' TextDecoder refuses views of shared memory (the threads build's): a copy then.
+    return this.decoder.decode(this.memory.buffer instanceof ArrayBuffer ? u8.subarray(ptr, end) : u8.slice(ptr, end));
+  }
+
+  // Ends the engine's worker threads (the threads build): it then runs on one.
+  dispose() {
+    this.pool?.stop();
+    this.pool = null;
+    this.threads = 1;
   }
 
   lastError() { return this.readString(this.exports.rmt_last_error()); }
@@ -105,8 +115,10 @@ export class Wasm {
   }
 }
 
-function makeImports(module, getWasm) {
-  const imports = {};
+// The imports of an instance of `module`: `memory` for the threads build
+// (env.memory), and the few WASI and Emscripten functions its libc names.
+export function makeImports(module, getWasm, memory) {
+  const imports = { env: memory ? { memory } : {} };
   for (const { module: mod, name, kind } of WebAssembly.Module.imports(module)) {
     if (kind !== 'function') continue;
     imports[mod] ??= {};
@@ -134,22 +146,94 @@ function makeImports(module, getWasm) {
   return imports;
 }
 
+// Reads an unsigned LEB128 at bytes[at.pos], advancing at.pos.
+function leb(bytes, at) {
+  let value = 0, scale = 1, byte;
+  do {
+    byte = bytes[at.pos++];
+    value += (byte & 0x7f) * scale;
+    scale *= 128;
+  } while (byte & 0x80);
+  return value;
+}
+
+// The limits of the memory a module imports ({ initial, maximum, shared }
+// in 64 KiB pages), or null when it defines its own: only the threads build
+// imports one (shared, so that every thread's instance uses it).
+export function importedMemory(bytes) {
+  const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  const at = { pos: 8 };
+  while (at.pos < u8.length) {
+    const id = u8[at.pos++], size = leb(u8, at), end = at.pos + size;
+    if (id !== 2) {
+      at.pos = end;
+      continue;
+    }
+    for (let n = leb(u8, at); n > 0; n--) {
+      for (let name = 0; name < 2; name++) { // module and field names
+        const length = leb(u8, at);
+        at.pos += length;
+      }
+      const kind = u8[at.pos++];
+      if (kind === 2) {
+        const flags = u8[at.pos++], initial = leb(u8, at);
+        return { initial, maximum: flags & 1 ? leb(u8, at) : undefined, shared: (flags & 2) !== 0 };
+      }
+      if (kind === 0) leb(u8, at);                        // function: type index
+      else if (kind === 1) { at.pos++; if (u8[at.pos++] & 1) leb(u8, at); leb(u8, at); } // table
+      else if (kind === 3) at.pos += 2;                   // global: type, mutability
+      else if (kind === 4) { at.pos++; leb(u8, at); }     // tag
+    }
+    return null;
+  }
+  return null;
+}
+
+// The same for a module compiled elsewhere (the loader compiles while it
+// downloads), whose bytes are gone: WebAssembly.Module.imports names an
+// imported memory but not its limits, which are then the threads build's
+// (build.sh: --initial-memory 16 MiB, --max-memory 4 GiB).
+const THREADS_BUILD_MEMORY = { initial: 256, maximum: 65536, shared: true };
+function compiledModuleMemory(module) {
+  return WebAssembly.Module.imports(module).some((i) => i.kind === 'memory') ? THREADS_BUILD_MEMORY : null;
+}
+
 // Loads the engine. `source`: a compiled WebAssembly.Module, wasm bytes, a
-// URL, or nothing for the default build (dist/residual-mt-relaxed.wasm where
-// relaxed SIMD works, else dist/residual-mt.wasm: defaults.js).
-export async function loadWasm(source) {
+// URL, or nothing for the default build for this many threads (defaults.js). threads: how many threads to
+// run on (threadCount's answer, 1 by default); the threads build runs on
+// them, any other build, or a runtime without shared memory, on one
+// (wasm.threads says how many it has).
+export async function loadWasm(source, { threads = 1 } = {}) {
   const missing = missingFeatures();
   if (missing) throw new Error(`residual-mt: ${missing}`);
   let module = source instanceof WebAssembly.Module ? source : null;
+  const bytes = module ? null : await readSource(source, threads);
   try {
-    module ??= await WebAssembly.compile(await readSource(source));
+    module ??= await WebAssembly.compile(bytes);
   } catch (err) {
     if (!(err instanceof WebAssembly.CompileError)) throw err;
     throw new Error(`residual-mt: the engine file is not valid WebAssembly: ${err.message}`);
   }
+  const limits = bytes ? importedMemory(bytes) : compiledModuleMemory(module);
+  if (limits && !hasThreads()) {
+    throw new Error('residual-mt: this engine is the threads build, which needs shared memory: ' +
+      'a cross-origin isolated page (COOP and COEP headers), or use dist/residual-mt.wasm');
+  }
+  const memory = limits ? new WebAssembly.Memory(limits) : undefined;
   let wasm;
-  const instance = await WebAssembly.instantiate(module, makeImports(module, () => wasm));
-  wasm = new Wasm(instance);
+  const instance = await WebAssembly.instantiate(module, makeImports(module, () => wasm, memory));
+  wasm = new Wasm(instance, memory);
   instance.exports._initialize?.();
+  if (limits && threads > 1) {
+    // Workers that cannot start (a Content Security Policy, a runtime without
+    // nested workers) leave the engine on one thread, not without an engine.
+    try {
+      const { startThreads } = await import('./threads.js');
+      wasm.pool = await startThreads(wasm, module, threads);
+      wasm.threads = threads;
+    } catch (err) {
+      console.warn(`residual-mt: running on one thread: ${err.message}`);
+    }
+  }
   return wasm;
 }

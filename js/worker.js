@@ -1,6 +1,6 @@
 // The worker side of a translator (a Web Worker in browsers, a
 // worker_thread in Node). Messages from the page:
-//   { id, type: 'load', wasm, config, weights, spm, returnWeights }
+//   { id, type: 'load', wasm, config, weights, spm, threads, returnWeights }
 //                                                      -> { id, type: 'weights', weights } (returnWeights: once
 //                                                         they are in the engine's memory), then done with info
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done

@@ -22,6 +22,12 @@ size_t rmt_packed_weight_floats(int N, int K);
 void rmt_pack_weight(float *packed, const float *weight, int N, int K);
 void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                 int M, int N, int K);
+// The same for output features n_begin..n_end-1 only (n_begin a multiple of
+// RMT_GEMM_NR; n_end one too, or N): bit-identical to the full GEMM's columns
+// (each value sums over k in the same order), so threads that each take a
+// range of panels (src/threads.c) give exactly the single-thread result.
+void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                     int M, int N, int K, int n_begin, int n_end);
 void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const float *bias, int M, int N, int K);
 // The same, for the output features of the listed panels only (panel p:
 // features 8p..8p+7, clipped at N); other columns of C are left as they are.
@@ -87,6 +93,12 @@ void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_sc
 // the kernel that weights packed with k groups of kr are for.
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
                    const float *w_scale, const float *bias, int M, int N, int K, const int *panels, int n_panels);
+// The two steps apart, for threads (threads.h): the quantization for kernel kr,
+// then panels first_panel .. first_panel + n_panels - 1 of the product (each
+// value as the whole product computes it).
+void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr);
+void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
+                      const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels);
 // The plain C twins: q = the quantized row, weights unpacked (N, K).
 void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K);
 void rmt_gemm_i8__ref(float *C, const int32_t *Aq, const float *a_scale, const int8_t *weight, const float *w_scale,

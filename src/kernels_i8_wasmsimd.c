@@ -189,19 +189,20 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   }
 }
 
-// 4-row tiles, then single rows; every listed panel (all when panels is NULL).
+// 4-row tiles, then single rows; every listed panel, or with panels NULL
+// n_panels of them from first_panel on.
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const int8_t *packed_weight,
                                   const float *w_scale, const float *bias, int M, int N, int K, const int *panels,
-                                  int n_panels, int relaxed) {
-  int count = panels ? n_panels : (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, m = 0;
+                                  int first_panel, int n_panels, int relaxed) {
+  int count = n_panels, m = 0;
   for (; m + 4 <= M; m += 4) {
     for (int i = 0; i < count; i++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : i, N, K, 4, relaxed);
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : first_panel + i, N, K, 4, relaxed);
     }
   }
   for (; m < M; m++) {
     for (int i = 0; i < count; i++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : i, N, K, 1, relaxed);
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : first_panel + i, N, K, 1, relaxed);
     }
   }
 }
@@ -209,23 +210,35 @@ static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale
 void rmt_gemm_i8_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                const float *w_scale, const float *bias, int M, int N, int K,
                                const int *panels, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, n_panels, 0);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, 0,
+          panels ? n_panels : (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0);
 }
 
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                   const float *w_scale, const float *bias, int M, int N, int K,
                                   const int *panels, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, n_panels, 1);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, 0,
+          panels ? n_panels : (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 1);
+}
+
+void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr) {
+  if (kr == RMT_GEMM_I8_KR_RELAXED) rmt_quantize_rows_u8__wasmsimd((uint8_t *)Aq, a_scale, A, M, K);
+  else rmt_quantize_rows_i16__wasmsimd(Aq, a_scale, A, M, K);
+}
+
+void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
+                      const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, NULL, first_panel, n_panels,
+          kr == RMT_GEMM_I8_KR_RELAXED);
 }
 
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
                    const float *w_scale, const float *bias, int M, int N, int K, const int *panels, int n_panels) {
+  rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr);
   if (kr == RMT_GEMM_I8_KR_RELAXED) {
-    rmt_quantize_rows_u8__wasmsimd((uint8_t *)Aq, a_scale, A, M, K);
     rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels,
                                  n_panels);
   } else {
-    rmt_quantize_rows_i16__wasmsimd(Aq, a_scale, A, M, K);
     rmt_gemm_i8_4x8__wasmsimd(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, n_panels);
   }
 }

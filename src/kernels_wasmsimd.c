@@ -121,15 +121,25 @@ static inline void tile_4x8(float *C, const float *A, const float *packed_weight
   store_tile_row(dst + 3 * (size_t)N, c30, c31, b, cols);
 }
 
-// 4x8 tiles over all of C; rows left over when M is not a multiple of 4 go
-// through the 1x8 kernel.
-void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
-                                int M, int N, int K) {
+// 4x8 tiles over columns n_begin..n_end-1 of C; rows left over when M is not
+// a multiple of 4 go through the 1x8 kernel, over the same columns (as a
+// product of n_end - n_begin output features whose panels start at n_begin's).
+void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                     int M, int N, int K, int n_begin, int n_end) {
   int m = 0;
   for (; m + 4 <= M; m += 4) {
-    for (int n = 0; n < N; n += RMT_GEMM_NR) tile_4x8(C, A, packed_weight, bias, m, n, N, K);
+    for (int n = n_begin; n < n_end; n += RMT_GEMM_NR) tile_4x8(C, A, packed_weight, bias, m, n, N, K);
   }
-  for (; m < M; m++) gemm_f32_1x8(C + (size_t)m * N, A + (size_t)m * K, packed_weight, bias, N, K);
+  const float *panels = packed_weight + (size_t)(n_begin / RMT_GEMM_NR) * RMT_GEMM_NR * K;
+  for (; m < M; m++) {
+    gemm_f32_1x8(C + (size_t)m * N + n_begin, A + (size_t)m * K, panels, bias ? bias + n_begin : NULL,
+                 n_end - n_begin, K);
+  }
+}
+
+void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                int M, int N, int K) {
+  rmt_gemm_f32_4x8_cols__wasmsimd(C, A, packed_weight, bias, M, N, K, 0, N);
 }
 
 void rmt_gemm_f32_4x8_panels__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,

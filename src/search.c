@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "kernels.h"
+#include "threads.h"
 #include "translation.h"
 
 // ---------------------------------------------------------------- search step
@@ -41,6 +42,15 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s) {
   }
 }
 
+// Rows begin..end-1 of the logits become their log-probabilities, each row
+// on its own (so the pool's threads may share them: threads.h).
+static void all_log_probs(void *ctx, int begin, int end, int thread) {
+  const rmt_translation *tr = ctx;
+  int V = tr->model->config.vocab_size;
+  (void)thread;
+  for (int r = begin; r < end; r++) step_log_probs(tr, tr->logits + (size_t)r * V, tr->row_sent[r]);
+}
+
 // Keeps the k best (score, index) pairs in descending order.
 static void topk_insert(float *score, int *index, int *count, int k, float value, int idx) {
   if (*count == k && !(value > score[k - 1])) return;
@@ -52,6 +62,31 @@ static void topk_insert(float *score, int *index, int *count, int k, float value
   }
   score[pos] = value;
   index[pos] = idx;
+}
+
+// The candidates of sentences begin..end-1 of this step's groups (each a
+// sentence's rows: tr->groups), best first, into the sentence's slots of
+// cand_score, cand_index and n_cand: the k best of row score + log-probability
+// over its rows (k: 2 * beam, fairseq's; Marian's: beam less its finished
+// hypotheses). Each sentence on its own, so threads may share them.
+static void sentence_candidates(void *ctx, int begin, int end, int thread) {
+  rmt_translation *tr = ctx;
+  int V = tr->model->config.vocab_size, beam = tr->params.beam, t = tr->step;
+  (void)thread;
+  for (int g = begin; g < end; g++) {
+    int first = tr->groups[2 * g], n_rows = tr->groups[2 * g + 1], s = tr->row_sent[first];
+    int k = tr->model->config.search == RMT_SEARCH_MARIAN ? beam - tr->n_hyps[s]
+                                                          : (2 * beam < n_rows * V - 1 ? 2 * beam : n_rows * V - 1);
+    float *cand_score = tr->cand_score + (size_t)s * 2 * beam;
+    int *cand_index = tr->cand_index + (size_t)s * 2 * beam, n_cand = 0;
+    for (int b = 0; b < n_rows; b++) {
+      int r = first + b;
+      const float *lprobs = tr->logits + (size_t)r * V;  // log-probabilities: all_log_probs
+      float base = t > 0 ? tr->row_score[r] : 0.0f;
+      for (int i = 0; i < V; i++) topk_insert(cand_score, cand_index, &n_cand, k, base + lprobs[i], b * V + i);
+    }
+    tr->n_cand[s] = n_cand;
+  }
 }
 
 static void finish_sentence(rmt_translation *tr, int s) {
@@ -81,16 +116,9 @@ static void push_row(rmt_translation *tr, int *n_next, int s, int parent, int to
 static void select_sentence(rmt_translation *tr, int s, int first, int n_rows, int *n_next) {
   const rmt_config *c = &tr->model->config;
   int V = c->vocab_size, beam = tr->params.beam, t = tr->step;
-  int k = 2 * beam < n_rows * V - 1 ? 2 * beam : n_rows * V - 1;
-  float *cand_score = tr->cand_score;
-  int *cand_index = tr->cand_index, n_cand = 0;
-  for (int b = 0; b < n_rows; b++) {
-    int r = first + b;
-    float *lprobs = tr->logits + (size_t)r * V;
-    step_log_probs(tr, lprobs, s);
-    float base = t > 0 ? tr->row_score[r] : 0.0f;
-    for (int i = 0; i < V; i++) topk_insert(cand_score, cand_index, &n_cand, k, base + lprobs[i], b * V + i);
-  }
+  (void)n_rows;
+  const float *cand_score = tr->cand_score + (size_t)s * 2 * beam;  // sentence_candidates
+  const int *cand_index = tr->cand_index + (size_t)s * 2 * beam, n_cand = tr->n_cand[s];
   // Finalise hypotheses ending in </s> among the top `beam` candidates.
   int *ignore = tr->ignore + (size_t)s * beam;
   int is_eos[2 * RMT_MAX_BEAM];
@@ -160,19 +188,15 @@ static void add_hypothesis(rmt_translation *tr, int s, int parent, int token, fl
 // (max_len tokens, see translation.c) every candidate is finished as it is.
 static void select_sentence_marian(rmt_translation *tr, int s, int first, int n_rows, int *n_next) {
   const rmt_config *c = &tr->model->config;
-  int V = c->vocab_size, t = tr->step, k = tr->params.beam - tr->n_hyps[s], n_cand = 0, pushed = *n_next;
-  for (int b = 0; b < n_rows; b++) {
-    int r = first + b;
-    float *lprobs = tr->logits + (size_t)r * V;
-    step_log_probs(tr, lprobs, s);
-    float base = t > 0 ? tr->row_score[r] : 0.0f;
-    for (int i = 0; i < V; i++) topk_insert(tr->cand_score, tr->cand_index, &n_cand, k, base + lprobs[i], b * V + i);
-  }
+  int V = c->vocab_size, t = tr->step, pushed = *n_next;
+  (void)n_rows;
+  const float *cand_score = tr->cand_score + (size_t)s * 2 * tr->params.beam;  // sentence_candidates
+  const int *cand_index = tr->cand_index + (size_t)s * 2 * tr->params.beam, n_cand = tr->n_cand[s];
   int last = t + 1 >= tr->max_len[s];
   for (int j = 0; j < n_cand; j++) {
-    float score = tr->cand_score[j];
+    float score = cand_score[j];
     if (!(score > -INFINITY)) continue;  // NaN or masked: nothing to extend (Marian's invalid path score)
-    int parent = first + tr->cand_index[j] / V, token = tr->cand_index[j] % V;
+    int parent = first + cand_index[j] / V, token = cand_index[j] % V;
     if (token == c->eos_id) add_hypothesis(tr, s, parent, -1, score);
     else if (last) add_hypothesis(tr, s, parent, token, score);
     else push_row(tr, n_next, s, parent, token, score);
@@ -191,13 +215,24 @@ RMT_API int rmt_translation_step(rmt_translation *tr) {
   if (tr->forced) return rmt_error(RMT_E_STATE, "rmt_translation_step: cannot search after forced decoding");
   if (!unfinished(tr)) return 0;
   rmt_decoder_step(tr);
-  int n_next = 0;
-  for (int first = 0; first < tr->n_rows;) {
+  // An exp and a few adds per logit: counted as 8 multiply-adds (rmt_parallel_for's threshold).
+  rmt_parallel_for(tr->n_rows, all_log_probs, tr, 8LL * tr->n_rows * tr->model->config.vocab_size, RMT_THREADS_ALL);
+  // Rows come grouped by sentence: each sentence's candidates, then (in order,
+  // as the rows of the next step are numbered) its selection.
+  int n_groups = 0;
+  for (int first = 0; first < tr->n_rows; n_groups++) {
     int s = tr->row_sent[first], n = 1;
     while (first + n < tr->n_rows && tr->row_sent[first + n] == s) n++;
+    tr->groups[2 * n_groups] = first;
+    tr->groups[2 * n_groups + 1] = n;
+    first += n;
+  }
+  rmt_parallel_for(n_groups, sentence_candidates, tr, 2LL * tr->n_rows * tr->model->config.vocab_size, RMT_THREADS_ALL);
+  int n_next = 0;
+  for (int g = 0; g < n_groups; g++) {
+    int first = tr->groups[2 * g], n = tr->groups[2 * g + 1], s = tr->row_sent[first];
     if (tr->model->config.search == RMT_SEARCH_MARIAN) select_sentence_marian(tr, s, first, n, &n_next);
     else select_sentence(tr, s, first, n, &n_next);
-    first += n;
   }
   // The chosen rows become the current ones.
 #define SWAP(a, b) do { void *t_ = (void *)tr->a; tr->a = tr->b; tr->b = t_; } while (0)

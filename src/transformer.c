@@ -5,20 +5,24 @@
 #include <string.h>
 
 #include "kernels.h"
+#include "threads.h"
 #include "translation.h"
 
 // out = in W^T + bias for M rows, over the listed output panels only (panels
-// NULL: all). An int8 layer quantizes its input per row first (kernels.h),
-// for the kernel its weights were packed for (rmt_linear.kr).
+// NULL: all, on every thread of the pool when large enough: threads.h). An
+// int8 layer quantizes its input per row first (kernels.h), for the kernel its
+// weights were packed for (rmt_linear.kr).
 static void linear_panels(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M,
                           const int *panels, int n_panels) {
   int N = lin->n_out, K = lin->n_in;
   if (lin->weight) {
     if (panels) rmt_gemm_f32_4x8_panels__wasmsimd(out, in, lin->weight, lin->bias, M, N, K, panels, n_panels);
-    else rmt_gemm_f32_4x8__wasmsimd(out, in, lin->weight, lin->bias, M, N, K);
-  } else {
+    else rmt_gemm_f32(out, in, lin->weight, lin->bias, M, N, K);
+  } else if (panels) {
     rmt_linear_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K,
                   panels, n_panels);
+  } else {
+    rmt_gemm_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K);
   }
 }
 
@@ -93,13 +97,33 @@ static void feed_forward(rmt_translation *tr, const rmt_layer *layer, const floa
   linear(tr, tr->sub_out, tr->hidden, &layer->fc2, M);
 }
 
+// Each thread attends with its own copy of the scratch (key and value row
+// lists, scores): thread `thread`'s.
+typedef struct {
+  const float **key_rows, **value_rows;
+  float *scores;
+} attention_scratch;
+
+static attention_scratch scratch_of(const rmt_translation *tr, int thread) {
+  size_t at = (size_t)thread * tr->keys_max;
+  return (attention_scratch){tr->key_rows + at, tr->value_rows + at, tr->scores + at};
+}
+
 // q (already projected and scaled) attends over the key/value rows listed in
-// tr->key_rows / tr->value_rows; writes one row of tr->attn, and the weights
-// averaged over the heads into probs unless it is NULL.
-static void attend(rmt_translation *tr, int row, int n_keys, float *probs) {
+// the scratch; writes one row of tr->attn, and the weights averaged over the
+// heads into probs unless it is NULL.
+static void attend(rmt_translation *tr, const attention_scratch *scratch, int row, int n_keys, float *probs) {
   const rmt_config *c = &tr->model->config;
   rmt_attention_row_f32__wasmsimd(tr->attn + (size_t)row * c->d_model, probs, tr->q + (size_t)row * c->d_model,
-                                  tr->key_rows, tr->value_rows, n_keys, c->n_heads, c->head_dim, tr->scores);
+                                  scratch->key_rows, scratch->value_rows, n_keys, c->n_heads, c->head_dim,
+                                  scratch->scores);
+}
+
+// Rows of attention run on the pool's threads when there is enough of it:
+// each row reads shared keys and values and writes only its own outputs.
+static void attend_rows(rmt_translation *tr, int n, rmt_range_fn fn, void *ctx, long long keys_per_row) {
+  long long work = 2 * keys_per_row * n * tr->model->config.d_model;  // q.k and p * v per key
+  rmt_parallel_for(n, fn, ctx, work, tr->scratch_threads);
 }
 
 // The source position of sentence s that `probs` weights most (the first of
@@ -119,11 +143,12 @@ static int most_attended(const rmt_translation *tr, int s, const float *probs) {
 
 // Lists rows first..first+n-1 of the key and value matrices (width D) as the
 // keys to attend over: a sentence's own rows, which is all the masking needed.
-static void list_sentence_rows(rmt_translation *tr, const float *keys, const float *values, int first, int n) {
+static void list_sentence_rows(const rmt_translation *tr, const attention_scratch *scratch, const float *keys,
+                               const float *values, int first, int n) {
   int D = tr->model->config.d_model;
   for (int t = 0; t < n; t++) {
-    tr->key_rows[t] = keys + (size_t)(first + t) * D;
-    tr->value_rows[t] = values + (size_t)(first + t) * D;
+    scratch->key_rows[t] = keys + (size_t)(first + t) * D;
+    scratch->value_rows[t] = values + (size_t)(first + t) * D;
   }
 }
 
@@ -134,6 +159,17 @@ static void project_q(rmt_translation *tr, const rmt_attention *attn, const floa
 }
 
 // ---------------------------------------------------------------- encoder
+
+// Encoder self-attention of sentences begin..end-1: each row over its sentence's rows.
+static void encoder_attention(void *ctx, int begin, int end, int thread) {
+  rmt_translation *tr = ctx;
+  attention_scratch scratch = scratch_of(tr, thread);
+  for (int s = begin; s < end; s++) {
+    int first = tr->src_offset[s], n = tr->src_len[s];
+    list_sentence_rows(tr, &scratch, tr->k, tr->v, first, n);
+    for (int t = 0; t < n; t++) attend(tr, &scratch, first + t, n, NULL);
+  }
+}
 
 void rmt_encode(rmt_translation *tr) {
   const rmt_model *m = tr->model;
@@ -154,11 +190,7 @@ void rmt_encode(rmt_translation *tr) {
     project_q(tr, &layer->self_attn, in, M);
     linear(tr, tr->k, in, &layer->self_attn.k_proj, M);
     linear(tr, tr->v, in, &layer->self_attn.v_proj, M);
-    for (int s = 0; s < tr->n_sent; s++) {
-      int first = tr->src_offset[s], n = tr->src_len[s];
-      list_sentence_rows(tr, tr->k, tr->v, first, n);
-      for (int t = 0; t < n; t++) attend(tr, first + t, n, NULL);
-    }
+    attend_rows(tr, tr->n_sent, encoder_attention, tr, (long long)M * tr->src_max / tr->n_sent);
     linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
     sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, M);
 
@@ -204,6 +236,46 @@ static void ssru_step(rmt_translation *tr, const rmt_layer *layer, float *cells,
   sublayer_output(c, &layer->self_attn_norm, tr->x, tr->dual, tr->sub_out, R);
 }
 
+// The decoder's attention of one layer at step t, rows begin..end-1.
+typedef struct {
+  rmt_translation *tr;
+  const float *k_cache, *v_cache;  // self-attention: this layer's cache
+  size_t cache_step;
+  const float *cross_k, *cross_v;  // encoder attention: this layer's keys and values
+  int last;                        // the last layer (its weights are the alignment)
+} decoder_attention;
+
+// Self-attention over each row's history (through path) and the new token.
+static void decoder_self_attention(void *ctx, int begin, int end, int thread) {
+  const decoder_attention *a = ctx;
+  rmt_translation *tr = a->tr;
+  attention_scratch scratch = scratch_of(tr, thread);
+  int D = tr->model->config.d_model, t = tr->step;
+  for (int r = begin; r < end; r++) {
+    const int *path = tr->path + (size_t)r * tr->steps_max;
+    for (int j = 0; j <= t; j++) {
+      scratch.key_rows[j] = a->k_cache + j * a->cache_step + (size_t)path[j] * D;
+      scratch.value_rows[j] = a->v_cache + j * a->cache_step + (size_t)path[j] * D;
+    }
+    attend(tr, &scratch, r, t + 1, NULL);
+  }
+}
+
+// Encoder attention over each row's sentence; in the last layer its weights
+// give the alignment of the token this step chooses.
+static void decoder_cross_attention(void *ctx, int begin, int end, int thread) {
+  const decoder_attention *a = ctx;
+  rmt_translation *tr = a->tr;
+  attention_scratch scratch = scratch_of(tr, thread);
+  for (int r = begin; r < end; r++) {
+    int s = tr->row_sent[r];
+    float *probs = a->last ? tr->cross_probs + (size_t)r * tr->src_max : NULL;
+    list_sentence_rows(tr, &scratch, a->cross_k, a->cross_v, tr->src_offset[s], tr->src_len[s]);
+    attend(tr, &scratch, r, tr->src_len[s], probs);
+    if (a->last) tr->align[(size_t)tr->step * tr->rows_max + r] = most_attended(tr, s, probs);
+  }
+}
+
 void rmt_decoder_step(rmt_translation *tr) {
   const rmt_model *m = tr->model;
   const rmt_config *c = &m->config;
@@ -228,14 +300,8 @@ void rmt_decoder_step(rmt_translation *tr) {
       project_q(tr, &layer->self_attn, in, R);
       linear(tr, k_cache + t * cache_step, in, &layer->self_attn.k_proj, R);
       linear(tr, v_cache + t * cache_step, in, &layer->self_attn.v_proj, R);
-      for (int r = 0; r < R; r++) {
-        const int *path = tr->path + (size_t)r * tr->steps_max;
-        for (int j = 0; j <= t; j++) {
-          tr->key_rows[j] = k_cache + j * cache_step + (size_t)path[j] * D;
-          tr->value_rows[j] = v_cache + j * cache_step + (size_t)path[j] * D;
-        }
-        attend(tr, r, t + 1, NULL);
-      }
+      decoder_attention self = {.tr = tr, .k_cache = k_cache, .v_cache = v_cache, .cache_step = cache_step};
+      attend_rows(tr, R, decoder_self_attention, &self, t + 1);
       linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
       sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, R);
     }
@@ -244,15 +310,10 @@ void rmt_decoder_step(rmt_translation *tr) {
     // are the alignment of the token this step chooses.
     in = sublayer_input(c, &layer->encoder_attn_norm, x, tr->normed, R);
     project_q(tr, &layer->encoder_attn, in, R);
-    const float *ck = tr->cross_k + (size_t)l * tr->src_rows * D, *cv = tr->cross_v + (size_t)l * tr->src_rows * D;
-    int last = l == c->decoder_layers - 1;
-    for (int r = 0; r < R; r++) {
-      int s = tr->row_sent[r];
-      float *probs = last ? tr->cross_probs + (size_t)r * tr->src_max : NULL;
-      list_sentence_rows(tr, ck, cv, tr->src_offset[s], tr->src_len[s]);
-      attend(tr, r, tr->src_len[s], probs);
-      if (last) tr->align[(size_t)t * tr->rows_max + r] = most_attended(tr, s, probs);
-    }
+    decoder_attention cross = {.tr = tr, .cross_k = tr->cross_k + (size_t)l * tr->src_rows * D,
+                               .cross_v = tr->cross_v + (size_t)l * tr->src_rows * D,
+                               .last = l == c->decoder_layers - 1};
+    attend_rows(tr, R, decoder_cross_attention, &cross, tr->src_max);
     linear(tr, tr->sub_out, tr->attn, &layer->encoder_attn.out_proj, R);
     sublayer_output(c, &layer->encoder_attn_norm, x, tr->dual, tr->sub_out, R);
 

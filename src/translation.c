@@ -9,6 +9,7 @@
 
 #include "error.h"
 #include "kernels.h"
+#include "threads.h"
 #include "translation.h"
 
 // ---------------------------------------------------------------- search parameters
@@ -99,7 +100,7 @@ RMT_API int rmt_limit(int which) {
 // The sizes a translation's arrays are made of, as size_t: they come from the
 // call (sentences, lengths, beam), so they are checked before any becomes an int.
 typedef struct {
-  size_t n_sent, beam, rows, src_rows, src_max, steps, keys;
+  size_t n_sent, beam, rows, src_rows, src_max, steps, keys, threads;
   size_t int8_in;  // the model's widest int8 Linear input (rmt_model.int8_max_in); 0: none
 } layout_dims;
 
@@ -152,11 +153,13 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(sub_out, float, MUL(rows, D));
   TAKE(hidden, float, MUL(rows, (size_t)c->ffn_dim));
   TAKE(logits, float, MUL(R, (size_t)c->vocab_size));
-  TAKE(scores, float, d->keys);
-  TAKE(key_rows, const float *, d->keys);
-  TAKE(value_rows, const float *, d->keys);
-  TAKE(cand_score, float, MUL(2, B));
-  TAKE(cand_index, int, MUL(2, B));
+  TAKE(scores, float, MUL(d->keys, d->threads));
+  TAKE(key_rows, const float *, MUL(d->keys, d->threads));
+  TAKE(value_rows, const float *, MUL(d->keys, d->threads));
+  TAKE(cand_score, float, MUL(N, MUL(2, B)));
+  TAKE(cand_index, int, MUL(N, MUL(2, B)));
+  TAKE(n_cand, int, N);
+  TAKE(groups, int, MUL(N, 2));
   if (d->int8_in) {  // room for either int8 kernel's activations (kernels.h)
     TAKE(act_q, int16_t, MUL(rows, (size_t)rmt_quantized_row_len((int)d->int8_in, RMT_GEMM_I8_KR_RELAXED)));
     TAKE(act_scale, float, rows);
@@ -242,7 +245,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     return NULL;
   }
   // Validate the input and size everything before allocating anything.
-  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0,
+  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0, 0,
                       (size_t)model->int8_max_in};
   size_t id_count = 0;
   int max_target = 0;
@@ -273,6 +276,8 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   }
   dims.steps = (size_t)max_target + 1;
   dims.keys = dims.steps > dims.src_max ? dims.steps : dims.src_max;
+  // Attention's scratch, one copy per thread that may attend (threads.h).
+  dims.threads = (size_t)rmt_threads_available();
   size_t bytes = layout(c, &dims, NULL, NULL);
   if (bytes > RMT_MAX_TRANSLATION_BYTES) {
     // Every count below the limit also fits the int fields of rmt_translation.
@@ -297,6 +302,8 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   tr->steps_max = (int)dims.steps;
   tr->src_rows = (int)dims.src_rows;
   tr->src_max = (int)dims.src_max;
+  tr->keys_max = (int)dims.keys;
+  tr->scratch_threads = (int)dims.threads;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
   if (!tr->src_len || !tr->src_offset) goto nomem;

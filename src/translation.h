@@ -104,10 +104,14 @@ struct rmt_translation {
   int16_t *act_q;    // [max rows, int8 K padded] a Linear's input quantized per row (int8 models only;
                      //   int16, or bytes for the relaxed kernel, kernels.h)
   float *act_scale;  // [max rows] its row scales
-  float *scores;     // [max keys] attention scores
-  const float **key_rows, **value_rows;  // [max keys]
-  float *cand_score; // [2 * beam] candidates of one sentence
-  int *cand_index;   // [2 * beam] flat index beam * V + token
+  int keys_max;        // the most keys a row attends over (steps_max or src_max)
+  int scratch_threads; // threads with their own copy of the attention scratch below (threads.h)
+  float *scores;     // [scratch_threads][keys_max] attention scores
+  const float **key_rows, **value_rows;  // [scratch_threads][keys_max]
+  float *cand_score; // [n_sent][2 * beam] each sentence's candidates this step, best first
+  int *cand_index;   // [n_sent][2 * beam] flat index beam * V + token
+  int *n_cand;       // [n_sent]
+  int *groups;       // [n_sent][2] this step's sentences: their first row and row count
 };
 typedef struct rmt_translation rmt_translation;
 

@@ -232,32 +232,24 @@ test('a page outside the repo uses the package with three lines (installed, from
   }
 });
 
-test('Chromium has relaxed SIMD: the page loads the relaxed-SIMD engine (fused multiply-adds), not the plain one, and translates as Node does', { skip, timeout: 90_000 }, async () => {
-  const relaxed = readFileSync(`${root}dist/residual-mt-relaxed.wasm`);
+// The outside page (tests/fixtures/page/), the package installed beside it,
+// served with `serverOptions`, once it has translated as Node does, without
+// console errors; check(page, server, want) looks at it meanwhile.
+async function onFixturePage(serverOptions, check) {
   const site = mkdtempSync(join(tmpdir(), 'rmt-site-'));
   cpSync(`${root}tests/fixtures/page/index.html`, join(site, 'index.html'));
   const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, MODEL_PACKAGE, { prefix: '/', dir: site }];
   const want = await inNode('es-en', 'Hola, mundo. ¿Qué tal?');
   const { context, close } = await launch();
   try {
-    await withServer({ mounts, csp: null }, async (base, server) => {
+    await withServer({ mounts, csp: null, ...serverOptions }, async (base, server) => {
       const page = await context.newPage();
       const errors = await watchConsole(page);
       await page.goto(base);
       await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 30_000 })
         .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
-      const probe = await page.evaluate(async () => {
-        const { hasRelaxedSimd } = await import('./node_modules/residual-mt/js/env.js');
-        const { defaultWasmUrl } = await import('./node_modules/residual-mt/js/defaults.js');
-        return { relaxed: hasRelaxedSimd(), url: defaultWasmUrl().pathname };
-      });
-      assert.deepEqual(probe, { relaxed: true, url: '/node_modules/residual-mt/dist/residual-mt-relaxed.wasm' });
-      // The relaxed build itself compiles here (it does not in Node 20 without its flag).
-      assert.equal(await page.evaluate((bytes) => WebAssembly.validate(new Uint8Array(bytes)), [...relaxed]), true);
-      const engines = Object.keys(server.stats.full).filter((path) => path.endsWith('.wasm'));
-      assert.deepEqual(engines, ['/node_modules/residual-mt/dist/residual-mt-relaxed.wasm']);
-      // Node 20 runs the plain build: the same greedy translation.
       assert.equal(await page.textContent('#out'), want);
+      await check(page, server, want);
       assert.deepEqual(errors, []);
       await page.close();
     });
@@ -265,6 +257,51 @@ test('Chromium has relaxed SIMD: the page loads the relaxed-SIMD engine (fused m
     await close();
     rmSync(site, { recursive: true, force: true });
   }
+}
+
+const wasmFetched = (server) => Object.keys(server.stats.full).filter((path) => path.endsWith('.wasm'));
+
+test('Chromium has relaxed SIMD: a page that is not cross-origin isolated runs on one thread, on the relaxed-SIMD engine (fused multiply-adds), and translates as Node does', { skip, timeout: 90_000 }, async () => {
+  const relaxed = readFileSync(`${root}dist/residual-mt-relaxed.wasm`);
+  // Without COOP and COEP: no shared memory, so no threads (the threads build is not loaded).
+  await onFixturePage({ isolated: false }, async (page, server) => {
+    const probe = await page.evaluate(async () => {
+      const { hasRelaxedSimd, hasThreads } = await import('./node_modules/residual-mt/js/env.js');
+      const { defaultWasmUrl, threadCount } = await import('./node_modules/residual-mt/js/defaults.js');
+      return { isolated: crossOriginIsolated, threads: hasThreads(), count: await threadCount(4), relaxed: hasRelaxedSimd(),
+        url: defaultWasmUrl().pathname };
+    });
+    assert.deepEqual(probe, { isolated: false, threads: false, count: 1, relaxed: true,
+      url: '/node_modules/residual-mt/dist/residual-mt-relaxed.wasm' });
+    assert.equal(await page.getAttribute('body', 'data-threads'), '1');
+    // The relaxed build itself compiles here (it does not in Node 20 without its flag).
+    assert.equal(await page.evaluate((bytes) => WebAssembly.validate(new Uint8Array(bytes)), [...relaxed]), true);
+    // Node 20 runs the plain build (or the threads one): the same greedy translation.
+    assert.deepEqual(wasmFetched(server), ['/node_modules/residual-mt/dist/residual-mt-relaxed.wasm']);
+  });
+});
+
+test('threads in Chromium: a cross-origin isolated page runs the threads build on its processors (nested workers), as Node translates', { skip, timeout: 90_000 }, async () => {
+  await onFixturePage({}, async (page, server, want) => {
+    const probe = await page.evaluate(async () => {
+      const { hasThreads } = await import('./node_modules/residual-mt/js/env.js');
+      const { DEFAULT_THREADS_CAP } = await import('./node_modules/residual-mt/js/defaults.js');
+      return { isolated: crossOriginIsolated, threads: hasThreads(), expected: Math.min(navigator.hardwareConcurrency, DEFAULT_THREADS_CAP) };
+    });
+    assert.deepEqual({ isolated: probe.isolated, threads: probe.threads }, { isolated: true, threads: true });
+    assert.equal(await page.getAttribute('body', 'data-threads'), String(probe.expected));
+    if (probe.expected > 1) assert.deepEqual(wasmFetched(server), ['/node_modules/residual-mt/dist/residual-mt-threads.wasm']);
+    // Two threads asked for, on the page's own thread (worker: false: it may not block, so
+    // it spins while the other finishes), translate the same; destroy() ends them.
+    const inPage = await page.evaluate(async () => {
+      const { createTranslator } = await import('./node_modules/residual-mt/js/index.js');
+      const translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', threads: 2, worker: false });
+      const text = await translator.translate('Hola, mundo. ¿Qué tal?', { beam: 1 });
+      translator.destroy();
+      return { text, threads: translator.threads };
+    });
+    assert.deepEqual(inPage, { text: want, threads: 2 });
+  });
 });
 
 test('Chromium runs the relaxed build\'s int8 kernels, relaxed dot included, token for token as the int8 reference', { skip, timeout: 90_000 }, async () => {
@@ -434,7 +471,7 @@ test('the service worker makes a version only of a shell that matches dist/shell
   // dist/ as the server has it: the engine, and a shell.json that, like a
   // portal answering every URL with its own page, does not match index.html.
   const dist = mkdtempSync(join(tmpdir(), 'rmt-dist-'));
-  for (const wasm of ['residual-mt.wasm', 'residual-mt-relaxed.wasm']) cpSync(`${root}dist/${wasm}`, join(dist, wasm));
+  for (const wasm of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm']) cpSync(`${root}dist/${wasm}`, join(dist, wasm));
   const shell = JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8'));
   const portal = structuredClone(shell);
   portal.files['index.html'].sha256 = createHash('sha256').update('<html>Log in to the Wi-Fi</html>').digest('hex');

@@ -1,20 +1,22 @@
 // The WASM engine against the PyTorch reference fixtures (made by
 // models/make_fixtures.py), and its answers to bad input. The engine is the
-// runtime's default build (defaults.js): the plain SIMD128 one here, the
-// relaxed-SIMD one when tests/relaxed.test.js runs this file again with
-// relaxed SIMD on (fused multiply-adds round differently: same tolerances,
-// same tokens).
+// runtime's default build (defaults.js) for its default thread count: the
+// threads build here (the plain one on a single processor), the relaxed-SIMD
+// one when tests/relaxed.test.js runs this file again with relaxed SIMD on and
+// RMT_TEST_THREADS=1 (fused multiply-adds round differently: same tolerances,
+// same tokens). tests/threads.test.js compares threads with one thread.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Engine } from '../js/engine.js';
-import { defaultWasmUrl } from '../js/defaults.js';
+import { defaultWasmUrl, threadCount } from '../js/defaults.js';
 import { readSafetensors, rewriteWeights, roundToBf16, safetensors } from './lib/weights.js';
 
 const FIXTURES = new URL('./fixtures/models/', import.meta.url);
 const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1', 'residual-2x2-int8', 'residual-3x1-int8'];
-const engine = await Engine.load();
-const BUILD = defaultWasmUrl().pathname.split('/').at(-1);
+const THREADS = await threadCount(process.env.RMT_TEST_THREADS ? Number(process.env.RMT_TEST_THREADS) : undefined);
+const engine = await Engine.load(undefined, { threads: THREADS });
+const BUILD = defaultWasmUrl(THREADS).pathname.split('/').at(-1);
 
 function readFixture(name) {
   const dir = new URL(`${name}/`, FIXTURES);

@@ -49,7 +49,8 @@ test('npm pack of residual-mt: under 300 KB, no model, no demo server, every mod
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);
   assert.ok(info.size <= 300 * 1024, `${info.size} bytes packed`);
   for (const path of files) assert.doesNotMatch(path, /^(models|tests|web|fuzz|src)\/|serve\.js$|shell\.js$/, path);
-  for (const path of ['LICENSE', 'README.md', 'package.json', 'dist/residual-mt.wasm', 'dist/residual-mt-relaxed.wasm']) assert.ok(files.has(path), path);
+  for (const path of ['LICENSE', 'README.md', 'package.json', 'dist/residual-mt.wasm', 'dist/residual-mt-relaxed.wasm',
+    'dist/residual-mt-threads.wasm']) assert.ok(files.has(path), path);
   const targets = Object.values(pkg.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)));
   for (const target of [...targets, pkg.bin['residual-mt'], pkg.types]) assert.ok(files.has(target.replace(/^\.\//, '')), target);
   const entries = Object.values(pkg.exports).map((t) => t.default ?? t).filter((t) => t.endsWith('.js')).map((t) => t.slice(2));

@@ -60,7 +60,8 @@ test('both builds export the same C API', { skip }, () => {
 
 test('the relaxed build passes the engine tests against the PyTorch reference (same tolerances, identical tokens)', { skip, timeout: 300_000 }, () => {
   // A test runner of its own (without the parent's NODE_TEST_CONTEXT), reporting as text.
-  const env = { ...process.env };
+  // One thread: more would run the threads build, which is plain SIMD128 (tests/threads.test.js).
+  const env = { ...process.env, RMT_TEST_THREADS: '1' };
   delete env.NODE_TEST_CONTEXT;
   const run = spawnSync(process.execPath, [FLAG, '--test', '--test-reporter=tap', 'tests/engine.test.js'], { cwd: root, env, encoding: 'utf8' });
   const diffs = run.stdout.split('\n').filter((line) => /max\|encoder diff\|/.test(line));

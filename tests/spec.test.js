@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Translator, availability, createTranslator } from '../js/index.js';
-import { INPUT_QUOTA, MODEL_FILES } from '../js/defaults.js';
+import { INPUT_QUOTA, MODEL_FILES, defaultWasmUrl, threadCount } from '../js/defaults.js';
 import { createStaticServer } from '../js/serve.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -250,8 +250,8 @@ test('the model cache: a model fetched over HTTP is kept by its manifest\'s SHA-
   const second = await jsonFrom(script({}));
   assert.equal(second.before, 'available');
   assert.equal(second.text, first.text);
-  // Only the engine, a local file, was read: no byte of the model.
-  assert.equal(second.events.at(-1)[1], statSync(`${root}dist/residual-mt.wasm`).size);
+  // Only the engine (the default build for the default thread count), a local file, was read: no byte of the model.
+  assert.equal(second.events.at(-1)[1], statSync(defaultWasmUrl(await threadCount())).size);
   // cache: false neither reads nor writes it.
   const off = await inFreshProcess(script({ cache: false }));
   assert.notEqual(off.status, 0);

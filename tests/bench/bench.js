@@ -2,9 +2,11 @@
 // for batch sizes 1, 8 and 32 at beam 1 and 5, batched vs one sentence at a
 // time, on a fixture-sized model, a default-sized model (random weights, the
 // shipped model's shape) and, when present, the shipped model on real text.
-// Then the relaxed-SIMD build against the plain one (tests/bench/relaxed_bench.js:
-// peak and GEMM GFLOP/s, batched greedy tokens/s) and the tokenizer benchmark
-// (tests/bench/spm_bench.js).
+// The engine is the runtime's default (on this machine's processors, up to
+// DEFAULT_THREADS_CAP threads: the threads build in Node). Then the
+// relaxed-SIMD build against the plain one (tests/bench/relaxed_bench.js: peak
+// and GEMM GFLOP/s, batched greedy tokens/s), 2 threads against 1
+// (tests/bench/threads_bench.js) and the tokenizer benchmark (tests/bench/spm_bench.js).
 //
 //   npm run bench                      (or: node tests/bench/bench.js [--quick])
 //   npm run -s bench -- --json [--quick]  one JSON object on stdout (tests/bench/report.js; the
@@ -63,6 +65,7 @@ function benchModel(label, model, sentences, translate) {
 
 const engine = await Engine.load();
 const count = quick ? 32 : 64;
+console.log(`engine: the default build on ${engine.threads} thread${engine.threads === 1 ? '' : 's'}`);
 
 {
   const dir = `${root}tests/fixtures/models/residual-2x2/`;
@@ -105,6 +108,10 @@ if (existsSync(`${shipped}model.safetensors`)) {
 console.log('');
 spawnSync(process.execPath, [RELAXED_FLAG, `${root}tests/bench/relaxed_bench.js`, ...(quick ? ['--quick'] : [])],
   { stdio: 'inherit' });
+
+// 2 threads against 1, side by side.
+console.log('');
+spawnSync(process.execPath, [`${root}tests/bench/threads_bench.js`, ...(quick ? ['--quick'] : [])], { stdio: 'inherit' });
 
 const spmBench = `${root}tests/bench/spm_bench.js`;
 if (existsSync(spmBench) && !quick) {

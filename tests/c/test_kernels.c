@@ -68,6 +68,20 @@ static void test_gemm(void) {
             P[(size_t)m * N + n], want);
     }
   }
+  // Column ranges (a thread's share: src/threads.c), the last one partial: the
+  // full GEMM's values bitwise in the range, nothing written outside it.
+  static const int ranges[][2] = {{0, 8}, {8, 40}, {40, 45}, {16, 24}};
+  for (int r = 0; r < 4; r++) {
+    for (size_t i = 0; i < (size_t)M * N; i++) P[i] = 42.0f;
+    rmt_gemm_f32_4x8_cols__wasmsimd(P, A, packed, bias, M, N, K, ranges[r][0], ranges[r][1]);
+    for (int m = 0; m < M; m++) {
+      for (int n = 0; n < N; n++) {
+        float want = n >= ranges[r][0] && n < ranges[r][1] ? C[(size_t)m * N + n] : 42.0f;
+        CHECK(memcmp(&P[(size_t)m * N + n], &want, sizeof want) == 0, "gemm cols %d..%d: C[%d][%d] = %g, expected %g",
+              ranges[r][0], ranges[r][1], m, n, P[(size_t)m * N + n], want);
+      }
+    }
+  }
   free(P);
   free(A), free(W), free(bias), free(packed), free(C);
 }

@@ -1,0 +1,33 @@
+// One of the engine's worker threads (js/threads.js starts it). Its one
+// message: { module, memory, index, stackTop }. It instantiates the threads
+// build over the engine's shared memory (the module's start function does not
+// initialize memory twice), moves its stack pointer to the stack thread 0
+// allocated for it, says { type: 'ready' } (or { type: 'error', message }),
+// and then works in rmt_thread_run until the engine stops the pool.
+
+import { Wasm, makeImports } from './wasm.js';
+
+async function connect() {
+  if (typeof WorkerGlobalScope !== 'undefined') {
+    return { post: (message) => self.postMessage(message), listen: (handler) => { self.onmessage = (event) => handler(event.data); } };
+  }
+  const { parentPort } = await import('node:worker_threads');
+  return { post: (message) => parentPort.postMessage(message), listen: (handler) => parentPort.once('message', handler) };
+}
+
+const port = await connect();
+port.listen(({ module, memory, index, stackTop }) => {
+  let instance;
+  try {
+    let wasm;
+    instance = new WebAssembly.Instance(module, makeImports(module, () => wasm, memory));
+    wasm = new Wasm(instance, memory);
+    // Before any call: the instance starts with thread 0's stack pointer.
+    instance.exports.__stack_pointer.value = stackTop;
+  } catch (err) {
+    port.post({ type: 'error', message: err.message });
+    return;
+  }
+  port.post({ type: 'ready' });
+  instance.exports.rmt_thread_run(index); // returns when the pool stops
+});

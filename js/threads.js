@@ -1,0 +1,85 @@
+// The engine's worker threads (the threads build, dist/residual-mt-threads.wasm;
+// the C side is src/threads.h). The thread that loads the engine is thread 0;
+// this starts threads 1..n-1, each a worker (a Web Worker, or a worker_thread
+// in Node) running js/pool-worker.js: an instance of the same module over the
+// same shared memory, with a stack of its own, parked in rmt_thread_run until
+// a matrix product is split over the threads. stop() ends them; an engine
+// that is never stopped does not keep Node running (the workers are unref'd).
+
+import { browserWorkerUrl } from './backends.js';
+import { canBlock, isNode } from './env.js';
+
+const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
+
+// Starts one worker and resolves with { terminate } once it is about to enter
+// rmt_thread_run; rejects if it fails first.
+async function startWorker(start) {
+  let worker, listen;
+  if (isNode()) {
+    const { Worker } = await import('node:worker_threads');
+    // Node's flags, less one that only `node -e` accepts (a worker would fail on it).
+    worker = new Worker(WORKER_URL, { execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
+    listen = (onMessage, onFailure) => {
+      worker.on('message', onMessage);
+      worker.on('error', onFailure);
+      worker.on('exit', (code) => onFailure(new Error(`exited with code ${code}`)));
+    };
+  } else {
+    worker = new Worker(browserWorkerUrl(WORKER_URL), { type: 'module', name: `residual-mt-thread-${start.index}` });
+    listen = (onMessage, onFailure) => {
+      worker.onmessage = (event) => onMessage(event.data);
+      worker.onerror = (event) => { event.preventDefault?.(); onFailure(new Error(event.message || 'could not start')); };
+    };
+  }
+  let settled = false;
+  await new Promise((resolve, reject) => {
+    listen((msg) => {
+      if (settled) return;
+      settled = true;
+      if (msg.type === 'ready') resolve();
+      else reject(new Error(msg.message));
+    }, (err) => {
+      if (settled) return;
+      settled = true;
+      reject(err);
+    });
+    worker.postMessage(start);
+  }).catch((err) => {
+    worker.terminate();
+    throw new Error(`residual-mt: engine thread ${start.index} failed: ${err.message}`);
+  });
+  worker.unref?.();
+  return worker;
+}
+
+const pause = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+// Runs the engine `wasm` (an instance of `module`) on n threads; returns
+// { stop() }, which ends them (the engine is then single-threaded).
+export async function startThreads(wasm, module, n) {
+  const x = wasm.exports;
+  if (x.rmt_threads_prepare(n, canBlock() ? 1 : 0) < 0) throw wasm.error('cannot start the engine\'s threads: ');
+  const workers = [];
+  const stop = () => {
+    x.rmt_threads_stop(); // returns once every worker has left rmt_thread_run
+    for (const worker of workers) worker.terminate();
+    workers.length = 0;
+  };
+  try {
+    const started = await Promise.allSettled(Array.from({ length: n - 1 }, (_, k) => startWorker({
+      module, memory: wasm.memory, index: k + 1, stackTop: x.rmt_thread_stack_top(k + 1),
+    })));
+    for (const s of started) if (s.status === 'fulfilled') workers.push(s.value);
+    const failed = started.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    // Each has said it is about to enter rmt_thread_run: a few microseconds.
+    while (x.rmt_threads_running() < n - 1) await pause();
+  } catch (err) {
+    // The workers that started are about to enter rmt_thread_run, on stacks
+    // that stop() frees: let them in first (they leave at once).
+    for (let i = 0; i < 1000 && x.rmt_threads_running() < workers.length; i++) await pause();
+    stop();
+    throw err;
+  }
+  return { stop };
+}

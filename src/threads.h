@@ -1,0 +1,64 @@
+// Loops split over threads: matrix products, attention rows, the output
+// layer's log-softmax and top-k. Only the threads build
+// (dist/residual-mt-threads.wasm: shared memory and atomics, -DRMT_THREADS)
+// has more than one thread; in every other build the pool is a single thread,
+// rmt_parallel_for a plain call and rmt_gemm_f32 the SIMD kernel itself.
+//
+// The pool: the thread that calls the engine (thread 0) and n - 1 workers
+// that JS starts (js/threads.js), each an instance of the same module over
+// the same shared memory, parked in rmt_thread_run. A GEMM large enough to be
+// worth waking them is cut into chunks of weight panels that the threads
+// take: each chunk reads its own weights and writes its own columns of C, and
+// every value is summed in the same order as in one thread, so results are
+// bit-identical whatever the thread count.
+#ifndef RMT_THREADS_H
+#define RMT_THREADS_H
+#include <stdint.h>
+
+#include "rmt.h"
+
+// C[M,N] = A[M,K] * W[N,K]^T + bias: rmt_gemm_f32_4x8__wasmsimd, on every
+// thread of the pool when the product is large enough (see threads.c).
+void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias, int M, int N, int K);
+// The int8 Linear (kernels.h rmt_linear_i8, all panels) split the same way.
+void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
+                 const float *w_scale, const float *bias, int M, int N, int K);
+
+// One thread's share of a loop over items 0..n-1: items begin..end-1, on
+// thread `thread` (0 is the caller), which indexes per-thread scratch.
+typedef void (*rmt_range_fn)(void *ctx, int begin, int end, int thread);
+// Runs fn over items 0..n-1 cut into contiguous ranges, one per thread (at
+// most max_threads of them: the copies of scratch the caller has), when
+// `work` (about the multiply-adds the loop takes) reaches the threshold
+// below; otherwise fn(ctx, 0, n, 0) on this thread. Items must be
+// independent: each range writes only its own items' outputs.
+void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max_threads);
+#define RMT_THREADS_ALL 0x7fffffff  // max_threads of a loop without per-thread scratch
+// How many threads rmt_parallel_for may use (1 in builds without threads).
+int rmt_threads_available(void);
+
+// ---- For JS (js/threads.js), in this order:
+// 1. On thread 0: sizes the pool for n threads (1 = no workers), allocating
+//    each worker's stack and thread-local block. can_block: whether thread 0
+//    may sleep in memory.atomic.wait (not a browser's main thread: it then
+//    spins while workers finish). RMT_E_LIMIT when n > 1 in a build without
+//    threads or while a pool runs; RMT_E_INVALID when n < 1.
+RMT_API int rmt_threads_prepare(int n, int can_block);
+// 2. Worker `index` (1..n-1) sets its instance's __stack_pointer to this (the
+//    top of its own stack) before any other call, then calls rmt_thread_run.
+RMT_API void *rmt_thread_stack_top(int index);
+// 3. A worker's life: set up its thread-local block, then wait for jobs and
+//    do its share of each, until rmt_threads_stop. Returns then.
+RMT_API void rmt_thread_run(int index);
+// 4. On thread 0: ends the workers' loops, waits until each has left it, and
+//    frees their stacks; the pool is a single thread again.
+RMT_API void rmt_threads_stop(void);
+// How many threads share the work (1 until rmt_threads_prepare), and how
+// many workers are inside rmt_thread_run (JS waits for all before the first job).
+RMT_API int rmt_threads_count(void);
+RMT_API int rmt_threads_running(void);
+// The size (M * N * K multiply-adds) from which a GEMM is split over the
+// threads; smaller ones run on thread 0 alone. For tests (0: split them all)
+// and benchmarks; the default suits batch-1 decoding (threads.c).
+RMT_API void rmt_threads_set_min_macs(int macs);
+#endif

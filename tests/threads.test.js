@@ -1,0 +1,145 @@
+// The threads build (dist/residual-mt-threads.wasm: shared memory, a pool of
+// worker threads that split each large matrix product by weight panels;
+// src/threads.c, js/threads.js) against the single-thread plain build it is
+// compiled from: the same token ids and the same scores, bit for bit, on
+// every fixture model, greedy and beam, batched and one sentence at a time.
+// The fixture models are tiny, so every product is split here
+// (rmt_threads_set_min_macs(0)); by default small ones stay on one thread.
+// Then the thread-count policy and option, and that the threads end with
+// their engine (tests/browser.test.js has Chromium: isolated or not).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Engine } from '../js/engine.js';
+import { DEFAULT_THREADS_CAP, DEFAULT_WASM, MAX_THREADS, THREADS_WASM, defaultWasmUrl, packageUrl, threadCount } from '../js/defaults.js';
+import { createTranslator } from '../js/index.js';
+import { importedMemory } from '../js/wasm.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const FIXTURES = `${root}tests/fixtures/models/`;
+const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1', 'residual-2x2-int8', 'residual-3x1-int8'];
+const plain = readFileSync(packageUrl(DEFAULT_WASM));
+const threaded = readFileSync(packageUrl(THREADS_WASM));
+const isCopy = plain.equals(threaded);
+const skip = isCopy && !process.env.CI ? `${THREADS_WASM} is a copy of the plain build (clang-16 missing: apt-get install clang-16 lld-16)` : false;
+
+const read = (name, file) => readFileSync(`${FIXTURES}${name}/${file}`);
+const files = (name) => ({ config: read(name, 'config.json').toString(), weights: read(name, 'model.safetensors') });
+
+test('the threads build is a real one (CI installs clang-16): shared memory, imported', () => {
+  assert.ok(!isCopy || !process.env.CI, `${THREADS_WASM} is a copy of ${DEFAULT_WASM}: build.sh found no clang-16`);
+  if (!isCopy) assert.equal(importedMemory(threaded).shared, true);
+  assert.equal(importedMemory(plain), null);
+});
+
+test('threads build vs one thread: identical ids and scores on every fixture, greedy and beam, batched and one by one', { skip, timeout: 120_000 }, async () => {
+  const one = await Engine.load(packageUrl(DEFAULT_WASM), { threads: 1 });
+  const engines = [await Engine.load(packageUrl(THREADS_WASM), { threads: 2 }), await Engine.load(packageUrl(THREADS_WASM), { threads: 3 })];
+  try {
+    assert.equal(one.threads, 1);
+    assert.deepEqual(engines.map((e) => e.threads), [2, 3]);
+    for (const e of engines) {
+      assert.equal(e.wasm.exports.rmt_threads_running(), e.threads - 1, 'every worker is in its loop');
+      e.wasm.exports.rmt_threads_set_min_macs(0); // split every product, however small
+    }
+    let compared = 0;
+    for (const name of [...MODELS, 'residual-text']) {
+      const ref = JSON.parse(read(name, 'reference.json'));
+      const sentences = ref.sentences ?? ref.ids;
+      const models = [one, ...engines].map((e) => e.loadModel(files(name)));
+      for (const options of [{ beam: 1 }, { beam: 4, nbest: 4 }]) {
+        for (const batch of [undefined, 1]) {
+          const [want, ...got] = models.map((m) => m.translateIds(sentences, { ...options, batch }));
+          for (const g of got) assert.deepEqual(g, want, `${name} ${JSON.stringify(options)} batch ${batch ?? 'all'}`);
+          compared += sentences.length;
+        }
+      }
+      // Teacher-forced logits too: every float of the output layer.
+      const trs = models.map((m) => m.begin(sentences.slice(0, 3), { beam: 1 }));
+      const logits = trs.map((tr) => tr.forceStep([5, 6, 7].slice(0, Math.min(3, sentences.length))));
+      for (const l of logits.slice(1)) assert.deepEqual(l, logits[0], `${name} forced logits`);
+      trs.forEach((tr) => tr.free());
+      models.forEach((m) => m.dispose());
+    }
+    console.log(`threads 2 and 3 vs 1: ${compared} sentence translations compared, all identical`);
+  } finally {
+    engines.forEach((e) => e.dispose());
+  }
+});
+
+test('a translator on threads (in-process and in a worker) translates text as one thread does; destroy() ends its threads', { skip, timeout: 120_000 }, async () => {
+  const model = `${FIXTURES}residual-text/`;
+  const texts = ['Hello, world.', 'The cat is on the table. Where is the dog?'];
+  const single = await createTranslator({ model, sourceLanguage: 'en', targetLanguage: 'es', threads: 1 });
+  const want = await single.translate(texts, { beam: 3 });
+  assert.equal(single.threads, 1);
+  for (const worker of [false, true]) {
+    const translator = await createTranslator({ model, sourceLanguage: 'en', targetLanguage: 'es', threads: 2, worker });
+    assert.equal(translator.threads, 2, `worker ${worker}`);
+    assert.deepEqual(await translator.translate(texts, { beam: 3 }), want, `worker ${worker}`);
+    translator.destroy();
+  }
+  single.destroy();
+});
+
+test('an engine on threads lets Node exit: with dispose(), and without it', { skip, timeout: 60_000 }, () => {
+  for (const end of ['engine.dispose();', '']) {
+    const code = `
+      import { Engine } from './js/engine.js';
+      import { readFileSync } from 'node:fs';
+      const engine = await Engine.load(undefined, { threads: 2 });
+      const dir = 'tests/fixtures/models/residual-2x2/';
+      const model = engine.loadModel({ config: readFileSync(dir + 'config.json', 'utf8'), weights: readFileSync(dir + 'model.safetensors') });
+      engine.wasm.exports.rmt_threads_set_min_macs(0);
+      model.translateIds([[5, 6, 7]], { beam: 2 });
+      ${end}
+      console.log(engine.threads, engine.wasm.exports.rmt_threads_running());`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: root, encoding: 'utf8', timeout: 30_000 });
+    assert.equal(run.status, 0, `${end || 'no dispose'}: ${run.stderr} ${run.error ?? ''}`);
+    assert.equal(run.stdout.trim(), end ? '1 0' : '2 1', end || 'no dispose');
+  }
+});
+
+test('the threads option: default, checks, and the builds it picks', async () => {
+  // Node always shares memory: the processors, up to the cap.
+  const { availableParallelism } = await import('node:os');
+  assert.equal(await threadCount(), Math.min(availableParallelism(), DEFAULT_THREADS_CAP));
+  assert.equal(await threadCount(3), 3);
+  for (const bad of ['2', 1.5, NaN, null, true]) {
+    await assert.rejects(threadCount(bad), (err) => err instanceof TypeError && /threads must be an integer/.test(err.message), String(bad));
+  }
+  for (const bad of [0, -1, MAX_THREADS + 1]) {
+    await assert.rejects(threadCount(bad), (err) => err instanceof RangeError && new RegExp(`threads must be from 1 to ${MAX_THREADS}, got ${bad}`).test(err.message));
+  }
+  // Checked before anything loads.
+  await assert.rejects(createTranslator({ model: `${FIXTURES}residual-text/`, sourceLanguage: 'en', targetLanguage: 'es', threads: 0 }), RangeError);
+  await assert.rejects(createTranslator({ model: `${FIXTURES}residual-text/`, sourceLanguage: 'en', targetLanguage: 'es', threads: 'all' }), TypeError);
+  await assert.rejects(Engine.load(undefined, { threads: 2.5 }), TypeError);
+  assert.equal(defaultWasmUrl(2).href, packageUrl(THREADS_WASM).href);
+  assert.notEqual(defaultWasmUrl(1).href, packageUrl(THREADS_WASM).href);
+  // A build without threads runs on one, whatever was asked.
+  const engine = await Engine.load(packageUrl(DEFAULT_WASM), { threads: 4 });
+  assert.equal(engine.threads, 1);
+  assert.equal(engine.wasm.exports.rmt_threads_prepare(2, 1), -4);
+  assert.match(engine.wasm.lastError(), /this build of the engine has no threads/);
+});
+
+test('not cross-origin isolated means one thread: the policy in a browser-like global without crossOriginIsolated', { timeout: 30_000 }, () => {
+  // env.js decides by crossOriginIsolated where there is no Node: run its policy
+  // in a child where `window` exists (so isNode() is false), isolated or not.
+  const code = (isolated) => `
+    globalThis.window = globalThis;
+    globalThis.crossOriginIsolated = ${isolated};
+    globalThis.Worker = class {};
+    Object.defineProperty(globalThis, 'navigator', { value: { hardwareConcurrency: 8 }, configurable: true });
+    const { hasThreads } = await import('./js/env.js');
+    const { threadCount } = await import('./js/defaults.js');
+    console.log(JSON.stringify([hasThreads(), await threadCount(), await threadCount(6)]));`;
+  for (const [isolated, want] of [[false, [false, 1, 1]], [true, [true, DEFAULT_THREADS_CAP, 6]]]) {
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', code(isolated)], { cwd: root, encoding: 'utf8' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), want, `crossOriginIsolated ${isolated}`);
+  }
+});
