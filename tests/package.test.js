@@ -43,11 +43,15 @@ function importGraph(entries) {
   return seen;
 }
 
-test('npm pack of residual-mt: under 300 KB, no model, no demo server, every module its entry points reach', () => {
+// The limit: the JS and three engine builds (plain, relaxed SIMD, threads: about
+// 60 KB each gzipped), no model. It was 300 KB with two builds.
+const PACKED_LIMIT = 360 * 1024;
+
+test('npm pack of residual-mt: under 360 KB, no model, no demo server, every module its entry points reach', () => {
   const info = packed(root);
   const files = new Set(info.files.map((f) => f.path));
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);
-  assert.ok(info.size <= 300 * 1024, `${info.size} bytes packed`);
+  assert.ok(info.size <= PACKED_LIMIT, `${info.size} bytes packed, over ${PACKED_LIMIT}`);
   for (const path of files) assert.doesNotMatch(path, /^(models|tests|web|fuzz|src)\/|serve\.js$|shell\.js$/, path);
   for (const path of ['LICENSE', 'README.md', 'package.json', 'dist/residual-mt.wasm', 'dist/residual-mt-relaxed.wasm',
     'dist/residual-mt-threads.wasm']) assert.ok(files.has(path), path);

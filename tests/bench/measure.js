@@ -4,6 +4,7 @@
 // GEMM GFLOP/s of its build, and the engine's memory at its peak.
 import { gemmFigures, modelGemmShapes, peakRunner } from './kernels.js';
 import { loadVariant } from './variants.js';
+import { hasThreads } from '../../js/env.js';
 
 // The 20 words the first translation translates (software text, which the
 // default model knows; tests/bench/load_bench.js types the same in the demo).
@@ -32,6 +33,7 @@ function throughput(model, texts, batch, options) {
 // runtime has it. Returns the variant's figures, or { skipped: why }.
 export async function measureVariant(variant, { readFile, texts, targetLanguage, rounds = 3, relaxedSimd }) {
   if (variant.needs === 'relaxed-simd' && !relaxedSimd) return { about: variant.about, skipped: 'no relaxed SIMD in this runtime' };
+  if (variant.needs === 'threads' && !hasThreads()) return { about: variant.about, skipped: 'no shared memory here (not cross-origin isolated)' };
   // The peak is measured before and after the rest (best of both): one moment of a shared machine can be a slow one.
   const runPeak = peakRunner(variant.needs === 'relaxed-simd');
   let peak = 0;
@@ -58,11 +60,14 @@ export async function measureVariant(variant, { readFile, texts, targetLanguage,
   for (let r = 0; r < rounds; r++) peak = Math.max(peak, runPeak());
   const gemm = gemmFigures(engine.wasm, modelGemmShapes(model.config), rounds);
   const peakMemory = engine.wasm.memory.buffer.byteLength;
+  const threads = engine.threads;
   model.dispose();
+  engine.dispose(); // a threaded engine's workers
   return {
     about: variant.about,
     wasm: variant.wasm,
     model: variant.model,
+    threads,
     load_ms: round(loadMs),
     first_translation_ms: round(firstMs),
     second_translation_ms: round(secondMs),

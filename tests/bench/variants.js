@@ -4,20 +4,34 @@
 //   about    what it is, in a few words
 //   wasm     the engine build, a path from the repository root
 //   model    the model directory (default: the shipped models/es-en/)
-//   needs    'relaxed-simd' when the runtime must have relaxed SIMD (else the row is skipped)
+//   needs    'relaxed-simd' when the runtime must have relaxed SIMD, 'threads' when it must
+//            share memory (a cross-origin isolated page); else the row is skipped
 //   load({ wasm, files }): optional; { engine, model } from the bytes of the
 //            build and of the model's files ({ config, weights, spm }).
 //            Default: Engine.load(wasm), then engine.loadModel(files). A
 //            threaded engine passes its options here; an int8 model is just
 //            another `model` directory.
 import { Engine } from '../../js/engine.js';
-import { DEFAULT_WASM, RELAXED_WASM } from '../../js/defaults.js';
+import { DEFAULT_WASM, RELAXED_WASM, THREADS_WASM } from '../../js/defaults.js';
 
+// The shipped model is int8 (models/quantize.py); the same weights before
+// quantization, in float16, are models/es-en-f16/ (models/README.md).
 export const SHIPPED_MODEL = 'models/es-en/';
+export const FLOAT_MODEL = 'models/es-en-f16/';
+const BENCH_THREADS = 2;
+
+const threadedLoad = async ({ wasm, files }) => {
+  const engine = await Engine.load(wasm, { threads: BENCH_THREADS });
+  return { engine, model: engine.loadModel(files) };
+};
 
 export const VARIANTS = [
-  { name: 'f32', about: 'plain SIMD128 build, f32 arithmetic (f16 weights widened at load)', wasm: DEFAULT_WASM },
-  { name: 'relaxed', about: 'relaxed-SIMD build (f32x4.relaxed_madd), f32 arithmetic', wasm: RELAXED_WASM, needs: 'relaxed-simd' },
+  { name: 'f32', about: 'plain SIMD128 build, f32 arithmetic (f16 weights widened at load)', wasm: DEFAULT_WASM, model: FLOAT_MODEL },
+  { name: 'relaxed', about: 'relaxed-SIMD build (f32x4.relaxed_madd), f32 arithmetic', wasm: RELAXED_WASM, model: FLOAT_MODEL, needs: 'relaxed-simd' },
+  { name: 'int8', about: 'plain SIMD128 build, int8 weights and activations (i32x4.dot_i16x8_s)', wasm: DEFAULT_WASM, model: SHIPPED_MODEL },
+  { name: 'int8_relaxed', about: 'relaxed-SIMD build, int8 (relaxed_dot_i8x16_i7x16 where exact: fc2, if the runtime computes it right)', wasm: RELAXED_WASM, model: SHIPPED_MODEL, needs: 'relaxed-simd' },
+  { name: 'threads', about: `threads build on ${BENCH_THREADS} threads, f32`, wasm: THREADS_WASM, model: FLOAT_MODEL, needs: 'threads', load: threadedLoad },
+  { name: 'int8_threads', about: `threads build on ${BENCH_THREADS} threads, int8`, wasm: THREADS_WASM, model: SHIPPED_MODEL, needs: 'threads', load: threadedLoad },
 ];
 
 const defaultLoad = async ({ wasm, files }) => {
