@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { canonicalTag, describePairs, languagePairs, sameLanguage } from './languages.js';
 import { loadFiles, resolveDefaultModel, toLocation } from './loader.js';
 import { Runner } from './runner.js';
+import { DEFAULT_THREADS_CAP } from './defaults.js';
 
 const USAGE = `usage:
   residual-mt [--model DIR] [--from LANG] [--to LANG] [options] [TEXT ...]   translate text (lines of stdin, or TEXT arguments)
@@ -28,6 +29,7 @@ options (--name value or --name=value; -- ends the options):
   --min-len N       (default 1)
   --scores          prefix each output line with its score and a tab (text: the sum over its sentences)
   --batch N         most sentences translated together (default 32)
+  --threads N       threads to translate on (default: the processors, up to ${DEFAULT_THREADS_CAP}; 1: one thread)
   -h, --help        this text
   --version         the version
 
@@ -39,7 +41,7 @@ const OPTIONS = {
   model: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'boolean' },
   beam: { type: 'string' }, nbest: { type: 'string' }, lenpen: { type: 'string' }, 'max-len-a': { type: 'string' },
   'max-len-b': { type: 'string' }, 'min-len': { type: 'string' }, scores: { type: 'boolean' }, batch: { type: 'string' },
-  help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
+  threads: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
 };
 // Search options: CLI name -> [API name, integer?]. Ranges are the engine's.
 const NUMBERS = {
@@ -71,7 +73,12 @@ function parse(argv) {
     search[key] = n;
   }
   if (search.batch !== undefined && search.batch < 1) throw new UsageError('--batch expects a positive integer');
-  return { values, command, search, texts: command === 'translate' ? positionals : positionals.slice(1) };
+  let threads;
+  if (values.threads !== undefined) {
+    if (!/^\d+$/.test(values.threads.trim())) throw new UsageError(`--threads expects a positive integer, got "${values.threads}"`);
+    threads = Number(values.threads);
+  }
+  return { values, command, search, threads, texts: command === 'translate' ? positionals : positionals.slice(1) };
 }
 
 async function readStdinLines() {
@@ -138,7 +145,7 @@ function format(hyps, nbest, scores, body) {
 }
 
 async function main() {
-  const { values, command, search, texts } = parse(process.argv.slice(2));
+  const { values, command, search, threads, texts } = parse(process.argv.slice(2));
   if (values.help) {
     console.log(USAGE);
     return;
@@ -151,7 +158,7 @@ async function main() {
   const base = values.model === undefined ? await resolveDefaultModel() : await toLocation(values.model);
   const files = await modelFiles(base, command !== 'translate' || !values.ids);
   const runner = new Runner();
-  await runner.load({ ...files, warmup: false });
+  await runner.load({ ...files, threads, warmup: false });
   const model = runner.model;
   const lines = texts.length ? texts : await readStdinLines();
   const nbest = search.nbest ?? 1;

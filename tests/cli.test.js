@@ -70,6 +70,17 @@ test('--batch N: any batch size gives the reference, in input order', () => {
   }
 });
 
+test('--threads N: the same translations on 1, 2 and 3 threads', () => {
+  const ref = reference('residual-2x2');
+  const input = `${ref.sentences.map((s) => s.join(' ')).join('\n')}\n`;
+  const greedy = ref.searches.find((s) => s.beam === 1).hyps.map((h) => h[0].tokens.join(' '));
+  for (const threads of ['1', '2', '3']) {
+    const run = cli(['--model', fixture('residual-2x2'), '--ids', '--beam', '1', '--threads', threads], input);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.lines, greedy, `--threads ${threads}`);
+  }
+});
+
 test('--help prints the usage and exits 0', () => {
   for (const flag of ['--help', '-h']) {
     const run = cli([flag]);
@@ -118,6 +129,8 @@ test('CLI errors are clear and exit non-zero', () => {
     [['--model', fixture('residual-text'), '--to', 'en_US', 'hi'], /--to "en_US" is not a valid BCP 47 language tag/],
     [['--model', fixture('residual-2x2'), '--ids', '--beam', '300'], /beam must be an integer in \[1, 256\], got 300/, '5 6\n'],
     [['--model', fixture('residual-2x2'), '--ids', '--batch', '0'], /--batch expects a positive integer/],
+    [['--model', fixture('residual-2x2'), '--ids', '--threads', 'two'], /--threads expects a positive integer, got "two"/],
+    [['--model', fixture('residual-2x2'), '--ids', '--threads', '0'], /threads must be from 1 to \d+, got 0/, '5 6\n'],
   ];
   for (const [args, pattern, input] of cases) {
     const run = cli(args, input ?? '');
