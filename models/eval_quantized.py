@@ -7,8 +7,8 @@ cut to max_positions - 3, max_len_a 1.2, max_len_b 10, corpus BLEU of the
 detokenized output against the reference text, models/bleu.py), but with the
 engine's node CLI (js/cli.js --ids) instead of the PyTorch reference, in the
 plain SIMD128 build and in the relaxed-SIMD one (node
---experimental-wasm-relaxed-simd; its int8 kernel quantizes activations to 7
-bits). Stdlib only; needs a built dist/ (bash build.sh wasm).
+--experimental-wasm-relaxed-simd; the same integers: its relaxed dot is used
+only where it is exact). Stdlib only; needs a built dist/ (bash build.sh wasm).
 
     python3 models/quantize.py --in models/es-en --out /tmp/es-en-int8
     python3 models/eval_quantized.py --f32 models/es-en --int8 /tmp/es-en-int8 \\
