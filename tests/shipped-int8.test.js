@@ -7,13 +7,15 @@
 // Tolerance: the int8 arithmetic is the reference's exactly, but the float
 // parts around it (LayerNorm, attention, softmax) round differently in the
 // last bits, and now and then that moves an activation across a rounding
-// boundary to the neighbouring int8 value: logits then differ by up to ~0.15
-// on this model (float32 alone: ~6e-6), which matters only where two tokens
-// are nearly tied. So a greedy output may leave the reference's only at a
+// boundary to the neighbouring int8 value: logits then differ by up to ~0.15 on model 0.2.0
+// (float32 alone: ~6e-6), which matters only where two tokens are nearly
+// tied. So a greedy output may leave the reference's only at a
 // step where the reference's best and second-best logits are within
 // GREEDY_TIE, and most beam-5 outputs (BEAM_SAME) must be identical.
-// Measured on model 0.2.0: 19/24 greedy and 19/24 beam-5 identical, every
-// greedy divergence at a margin below 0.041.
+// Measured on model 0.2.0 (all int8): 19/24 greedy and 19/24 beam-5
+// identical, every greedy divergence at a margin below 0.041; on model 0.3.0
+// (int8 matrices, float16 output layer): 19/24 and 21/24, margins 0.009 to
+// 0.21 (one verse of 40-odd tokens), hence GREEDY_TIE 0.25.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -25,7 +27,7 @@ import { defaultWasmUrl } from '../js/defaults.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-int8-sample.json`, 'utf8'));
 const dir = `${root}${sample.model}/`;
-const GREEDY_TIE = 0.1;
+const GREEDY_TIE = 0.25;
 const BEAM_SAME = 2 / 3;
 
 test('the shipped model in int8 translates the test-book sample as the int8 reference does, but for near-ties', async () => {
