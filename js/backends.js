@@ -3,7 +3,7 @@
 // offer start(), load(files), call(type, payload, onPartial) -> { promise,
 // cancel(reason) } and dispose().
 
-import { isNode } from './env.js';
+import { isNode, workerExecArgv } from './env.js';
 import { reviveError, unknownError } from './errors.js';
 
 export class InProcessBackend {
@@ -77,7 +77,7 @@ export class WorkerBackend {
     };
     if (isNode()) {
       const { Worker } = await import('node:worker_threads');
-      this.worker = new Worker(url);
+      this.worker = new Worker(url, { execArgv: workerExecArgv() });
       this.worker.on('message', onMessage);
       this.worker.on('error', onFailure);
       this.worker.on('exit', (code) => onFailure(new Error(`exited with code ${code}`)));

@@ -102,3 +102,11 @@ export async function processorCount() {
 export function canBlock() {
   return isNode() || typeof WorkerGlobalScope !== 'undefined';
 }
+
+// The flags a Node worker_thread starts with: the process's, less those a
+// worker refuses ("invalid execArgv flags"): `node -e`'s --input-type, and
+// V8's wasm flags (such as --experimental-wasm-relaxed-simd), which are the
+// whole process's anyway.
+export function workerExecArgv() {
+  return process.execArgv.filter((arg) => !/^--(input-type|experimental-wasm-|(no-)?wasm-)/.test(arg));
+}

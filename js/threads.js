@@ -7,7 +7,7 @@
 // that is never stopped does not keep Node running (the workers are unref'd).
 
 import { browserWorkerUrl } from './backends.js';
-import { canBlock, isNode } from './env.js';
+import { canBlock, isNode, workerExecArgv } from './env.js';
 
 const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
 
@@ -17,8 +17,7 @@ async function startWorker(start) {
   let worker, listen;
   if (isNode()) {
     const { Worker } = await import('node:worker_threads');
-    // Node's flags, less one that only `node -e` accepts (a worker would fail on it).
-    worker = new Worker(WORKER_URL, { execArgv: process.execArgv.filter((arg) => !arg.startsWith('--input-type')) });
+    worker = new Worker(WORKER_URL, { execArgv: workerExecArgv() });
     listen = (onMessage, onFailure) => {
       worker.on('message', onMessage);
       worker.on('error', onFailure);

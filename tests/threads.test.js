@@ -143,3 +143,14 @@ test('not cross-origin isolated means one thread: the policy in a browser-like g
     assert.deepEqual(JSON.parse(run.stdout), want, `crossOriginIsolated ${isolated}`);
   }
 });
+
+test('threads start in a Node run with V8 wasm flags (workers refuse them as execArgv; they are the process\'s anyway)', { skip }, () => {
+  const script = `import { Engine } from ${JSON.stringify(`${root}js/engine.js`)};
+    const e = await Engine.load(undefined, { threads: 2 });
+    console.log(e.threads); e.dispose();`;
+  const run = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script],
+    { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), '2', run.stderr);
+  assert.doesNotMatch(run.stderr, /running on one thread/);
+});
