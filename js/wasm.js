@@ -193,7 +193,7 @@ export function importedMemory(bytes) {
 // downloads), whose bytes are gone: WebAssembly.Module.imports names an
 // imported memory but not its limits, which are then the threads build's
 // (build.sh: --initial-memory 16 MiB, --max-memory 4 GiB).
-const THREADS_BUILD_MEMORY = { initial: 256, maximum: 65536, shared: true };
+export const THREADS_BUILD_MEMORY = { initial: 256, maximum: 65536, shared: true };
 function compiledModuleMemory(module) {
   return WebAssembly.Module.imports(module).some((i) => i.kind === 'memory') ? THREADS_BUILD_MEMORY : null;
 }
