@@ -130,6 +130,10 @@ void rmt_f16_to_f32__ref(float *out, const unsigned char *src, size_t n);
 void rmt_softmax_f32(float *x, int n);
 // out = x - max - log(sum(exp(x - max))); returns nothing, out may alias x.
 void rmt_log_softmax_f32(float *out, const float *x, int n);
+// The same with e^x on 4 lanes (a polynomial, relative error < 2e-7, and the
+// sum in float32 lanes): within ~1e-6 of rmt_log_softmax_f32 on a
+// vocabulary's logits, several times faster than libm's expf one at a time.
+void rmt_log_softmax_f32__wasmsimd(float *out, const float *x, int n);
 
 // ---- Attention for one query row, all heads:
 //   out[h*E..] = sum_t softmax_t(q_h . k_t,h) v_t,h

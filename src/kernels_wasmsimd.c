@@ -239,6 +239,48 @@ void rmt_scale_f32__wasmsimd(float *x, float scale, size_t n) {
 
 // ---------------------------------------------------------------- attention
 
+// e^x on 4 lanes for x <= 0 (a logit less the row's max): x = k ln2 + r with
+// |r| <= ln2 / 2, e^r by its Taylor polynomial to r^6 (relative error below
+// 2e-7 there), 2^k put into the exponent bits. x below -87 gives e^-87
+// (~1.6e-38) instead of less: nothing next to the max's e^0 = 1 in a sum.
+static inline v128_t exp_nonpositive_f32x4(v128_t x) {
+  x = wasm_f32x4_max(x, wasm_f32x4_splat(-87.0f));
+  v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504f)));
+  // r = x - k ln2, with ln2 in two parts so that k * ln2_hi is exact
+  v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, wasm_f32x4_splat(0.693359375f)));
+  r = wasm_f32x4_sub(r, wasm_f32x4_mul(k, wasm_f32x4_splat(-2.12194440e-4f)));
+  v128_t p = wasm_f32x4_splat(1.0f / 720.0f);
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 120.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 24.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f / 6.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(0.5f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
+  p = wasm_f32x4_add(wasm_f32x4_mul(p, r), wasm_f32x4_splat(1.0f));
+  v128_t two_k = wasm_i32x4_shl(wasm_i32x4_add(wasm_i32x4_trunc_sat_f32x4(k), wasm_i32x4_splat(127)), 23);
+  return wasm_f32x4_mul(p, two_k);
+}
+
+void rmt_log_softmax_f32__wasmsimd(float *out, const float *x, int n) {
+  int i = 0;
+  v128_t max4 = wasm_f32x4_splat(-INFINITY);
+  for (; i + 4 <= n; i += 4) max4 = wasm_f32x4_max(max4, wasm_v128_load(x + i));
+  float max = fmaxf(fmaxf(wasm_f32x4_extract_lane(max4, 0), wasm_f32x4_extract_lane(max4, 1)),
+                    fmaxf(wasm_f32x4_extract_lane(max4, 2), wasm_f32x4_extract_lane(max4, 3)));
+  for (; i < n; i++) max = x[i] > max ? x[i] : max;
+  v128_t vmax = wasm_f32x4_splat(max), sum4 = wasm_f32x4_splat(0.0f);
+  for (i = 0; i + 4 <= n; i += 4) {
+    sum4 = wasm_f32x4_add(sum4, exp_nonpositive_f32x4(wasm_f32x4_sub(wasm_v128_load(x + i), vmax)));
+  }
+  double sum = (double)hsum_f32x4(sum4);
+  for (; i < n; i++) sum += expf(x[i] - max);
+  float log_sum = (float)log(sum);
+  v128_t vlog_sum = wasm_f32x4_splat(log_sum);
+  for (i = 0; i + 4 <= n; i += 4) {
+    wasm_v128_store(out + i, wasm_f32x4_sub(wasm_f32x4_sub(wasm_v128_load(x + i), vmax), vlog_sum));
+  }
+  for (; i < n; i++) out[i] = x[i] - max - log_sum;
+}
+
 static inline float dot_f32(const float *a, const float *b, int n) {
   int n4 = n & ~3;
   v128_t acc = wasm_f32x4_splat(0);

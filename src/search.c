@@ -27,7 +27,7 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s) {
       if (!allowed[i]) lprobs[i] = -INFINITY;
     }
   }
-  rmt_log_softmax_f32(lprobs, lprobs, c->vocab_size);
+  rmt_log_softmax_f32__wasmsimd(lprobs, lprobs, c->vocab_size);
   if (c->search == RMT_SEARCH_MARIAN) {
     lprobs[c->unk_id] = -INFINITY;  // Marian suppresses <unk> unless --allow-unk
     return;

@@ -168,6 +168,36 @@ static void test_softmax(void) {
   CHECK(isfinite(big[0]) && big[2] > big[1], "softmax overflowed");
 }
 
+// The SIMD log-softmax against the plain one: rows of logits of a model's
+// spread (and some masked with -inf, as a shortlist does), every tail length.
+static void test_log_softmax_simd(void) {
+  static float x[8003], want[8003], got[8003];
+  uint32_t seed = 7;
+  for (int n = 1; n <= 8003; n += n < 40 ? 1 : 997) {
+    for (int i = 0; i < n; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      x[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 40.0f;  // -20 .. 20
+      if (n > 8 && i % 7 == 3) x[i] = -INFINITY;
+    }
+    rmt_log_softmax_f32(want, x, n);
+    rmt_log_softmax_f32__wasmsimd(got, x, n);
+    for (int i = 0; i < n; i++) {
+      if (isinf(want[i])) {
+        CHECK(isinf(got[i]) && got[i] < 0, "n %d: masked %d is %g", n, i, got[i]);
+      } else {
+        CHECK(fabsf(got[i] - want[i]) <= 2e-6f * (1.0f + fabsf(want[i])), "n %d, %d: %.9g vs %.9g", n, i, got[i],
+              want[i]);
+      }
+    }
+  }
+  // exp of very negative values underflows to nothing, not to garbage
+  float far[6] = {0, -200, -1e30f, -90, -87.5f, -1000}, lfar[6];
+  rmt_log_softmax_f32__wasmsimd(lfar, far, 6);
+  float log_sum = -lfar[0];  // e^0 plus terms below e^-87: log(1 + ~1e-38) = 0
+  CHECK(log_sum >= 0 && log_sum < 1e-6f && lfar[1] == -200.0f - log_sum && lfar[2] == -1e30f - log_sum,
+        "far: %g %g %g", lfar[0], lfar[1], lfar[2]);
+}
+
 static void test_attention(void) {
   // Heads of width 1..17, keys from a longer strided matrix (with a masked
   // subset), against the reference; and one long sequence.
@@ -348,6 +378,7 @@ int main(void) {
   test_elementwise();
   test_f16_to_f32();
   test_softmax();
+  test_log_softmax_simd();
   test_attention();
   return test_report("test_kernels");
 }
