@@ -129,7 +129,7 @@ void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A,
 static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a_scale, const float *w_scale,
                                        const float *bias, int cols) {
   static const float zeros[RMT_GEMM_NR] = {0};
-  float scale[RMT_GEMM_NR] = {0}, add[RMT_GEMM_NR] = {0}, out[RMT_GEMM_NR];
+  float scale[RMT_GEMM_NR] = {0}, add[RMT_GEMM_NR] = {0};
   const float *s = w_scale, *b = bias ? bias : zeros;
   if (cols < RMT_GEMM_NR) {
     memcpy(scale, w_scale, sizeof(float) * (size_t)cols);
@@ -141,14 +141,7 @@ static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a
   hi = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(hi), a), wasm_v128_load(s + 4));
   lo = wasm_f32x4_add(lo, wasm_v128_load(b));
   hi = wasm_f32x4_add(hi, wasm_v128_load(b + 4));
-  if (cols == RMT_GEMM_NR) {
-    wasm_v128_store(dst, lo);
-    wasm_v128_store(dst + 4, hi);
-  } else {
-    wasm_v128_store(out, lo);
-    wasm_v128_store(out + 4, hi);
-    memcpy(dst, out, sizeof(float) * (size_t)cols);
-  }
+  rmt_store_f32x8_clipped(dst, lo, hi, cols);
 }
 
 // Rows m..m+R-1 (R = 4 or 1, a constant after inlining) against panel p, 8

@@ -41,14 +41,7 @@ static inline void store_tile_row(float *dst, v128_t lo, v128_t hi, const float 
   if (bias) memcpy(tile, bias, sizeof(float) * (size_t)cols);
   lo = wasm_f32x4_add(lo, wasm_v128_load(tile));
   hi = wasm_f32x4_add(hi, wasm_v128_load(tile + 4));
-  if (cols == RMT_GEMM_NR) {
-    wasm_v128_store(dst, lo);
-    wasm_v128_store(dst + 4, hi);
-  } else {
-    wasm_v128_store(tile, lo);
-    wasm_v128_store(tile + 4, hi);
-    memcpy(dst, tile, sizeof(float) * (size_t)cols);
-  }
+  rmt_store_f32x8_clipped(dst, lo, hi, cols);
 }
 
 // One row of A against the panel of output features n..n+7 (clipped at N).

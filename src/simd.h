@@ -8,6 +8,22 @@
 #define SIMDE_ENABLE_NATIVE_ALIASES
 #include <simde/wasm/simd128.h>
 #endif
+#include <string.h>
+
+// Stores the first `cols` (1..8) floats of lo, hi at dst: a GEMM's panel of 8
+// output features clipped at N goes through a small buffer, so nothing is
+// written past dst + cols.
+static inline void rmt_store_f32x8_clipped(float *dst, v128_t lo, v128_t hi, int cols) {
+  if (cols == 8) {
+    wasm_v128_store(dst, lo);
+    wasm_v128_store(dst + 4, hi);
+  } else {
+    float tile[8];
+    wasm_v128_store(tile, lo);
+    wasm_v128_store(tile + 4, hi);
+    memcpy(dst, tile, sizeof(float) * (size_t)cols);
+  }
+}
 
 // a * b + c, lane-wise. The relaxed-SIMD build (-mrelaxed-simd, build.sh's
 // dist/residual-mt-relaxed.wasm) makes it one f32x4.relaxed_madd: fused (one
