@@ -46,6 +46,7 @@ sys.path.insert(0, HERE)
 import analyze as A  # noqa: E402
 import reference as R  # noqa: E402
 import train as T  # noqa: E402
+from lr_schedule import inverse_sqrt_lr  # noqa: E402
 
 STYLES = A.STYLES
 NAMES = A.NAMES
@@ -171,7 +172,7 @@ def train_one(style, depth, examples, valid_examples, pieces, args, log):
             src, prev, target = T.collate(examples, idx, cfg, CPU)
             model.train()
             for g in opt.param_groups:
-                g["lr"] = T.inverse_sqrt_lr(step + 1, args.lr, args.warmup)
+                g["lr"] = inverse_sqrt_lr(step + 1, args.lr, args.warmup)
             loss, _, ntok = T.label_smoothed_nll(model(src, prev), target, args.label_smoothing, cfg.pad_id)
             step += 1
             tokens += ntok

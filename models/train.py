@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bleu  # noqa: E402
 import reference as R  # noqa: E402
-from lr_schedule import inverse_sqrt_lr, scheduled_lr  # noqa: E402,F401 (compare_styles.py reads train.inverse_sqrt_lr)
+from lr_schedule import scheduled_lr  # noqa: E402
 
 LANG_TOKENS = {"en": 4, "es": 5}  # user-defined symbols of the joint spm model
 DIRECTIONS = (("es", "en"), ("en", "es"))
