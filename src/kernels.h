@@ -20,6 +20,9 @@
 #define RMT_GEMM_NR 8
 size_t rmt_packed_weight_floats(int N, int K);
 void rmt_pack_weight(float *packed, const float *weight, int N, int K);
+// Rows rows[0..n) of a packed weight of K columns, packed anew as an (n, K)
+// weight: the output layer of a lexical shortlist's candidates.
+void rmt_gather_packed_weight(float *dst, const float *packed, const int *rows, int n, int K);
 void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                 int M, int N, int K);
 // The same for output features n_begin..n_end-1 only (n_begin a multiple of
@@ -29,12 +32,6 @@ void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_we
 void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                      int M, int N, int K, int n_begin, int n_end);
 void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const float *bias, int M, int N, int K);
-// The same, for the output features of the listed panels only (panel p:
-// features 8p..8p+7, clipped at N); other columns of C are left as they are.
-// Each value is bit-identical to the full GEMM's (same order of summation):
-// the output layer under a lexical shortlist.
-void rmt_gemm_f32_4x8_panels__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
-                                       int M, int N, int K, const int *panels, int n_panels);
 
 // ---- int8 GEMM: C[M,N] = (Aq[M,K] . Wq[N,K]^T) * a_scale[m] * w_scale[n] + bias[n]
 // Wq holds int8 weights, one scale per output feature (row of W: value =
@@ -75,24 +72,22 @@ int rmt_gemm_i8_kr(int input_nonnegative);
 int rmt_relaxed_dot_exact(void);
 size_t rmt_packed_weight_i8_bytes(int N, int K, int kr);
 void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr);
+// rmt_gather_packed_weight for an int8 weight packed with k groups of kr.
+void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr);
 int rmt_quantized_row_len(int K, int kr);
 // Per row m of A (M x K): a_scale[m] and Aq's row (stride rmt_quantized_row_len).
 void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K);
 // The same for A >= 0 (q 0..127 as bytes); a negative value is clamped to 0.
 void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K);
-// panels: the output-feature panels to compute (as rmt_gemm_f32_4x8_panels),
-// or NULL for all of them.
 void rmt_gemm_i8_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                               const float *w_scale, const float *bias, int M, int N, int K,
-                               const int *panels, int n_panels);
+                               const float *w_scale, const float *bias, int M, int N, int K);
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                                  const float *w_scale, const float *bias, int M, int N, int K,
-                                  const int *panels, int n_panels);
+                                  const float *w_scale, const float *bias, int M, int N, int K);
 // Both steps for float activations A (M, K): quantize per row into Aq / a_scale
 // (scratch of rmt_quantized_row_len(K, kr) int16 per row, and M floats), then
 // the kernel that weights packed with k groups of kr are for.
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
-                   const float *w_scale, const float *bias, int M, int N, int K, const int *panels, int n_panels);
+                   const float *w_scale, const float *bias, int M, int N, int K);
 // The two steps apart, for threads (threads.h): the quantization for kernel kr,
 // then panels first_panel .. first_panel + n_panels - 1 of the product (each
 // value as the whole product computes it).

@@ -59,6 +59,24 @@ void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int 
   }
 }
 
+void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr) {
+  int panels = (n + RMT_GEMM_NR - 1) / RMT_GEMM_NR, Kp = rmt_quantized_row_len(K, kr);
+  for (int p = 0; p < panels; p++) {
+    int8_t *panel = dst + (size_t)p * RMT_GEMM_NR * Kp;
+    for (int j = 0; j < RMT_GEMM_NR; j++) {
+      int r = p * RMT_GEMM_NR + j;
+      // Row rows[r] is lane rows[r] % 8 of its panel, kr bytes in each k group.
+      const int8_t *src = r < n ? packed + (size_t)(rows[r] / RMT_GEMM_NR) * RMT_GEMM_NR * Kp +
+                                      (size_t)(rows[r] % RMT_GEMM_NR) * kr : NULL;
+      for (int k0 = 0; k0 < Kp; k0 += kr) {
+        for (int i = 0; i < kr; i++) {
+          panel[(size_t)k0 * RMT_GEMM_NR + j * kr + i] = src ? src[(size_t)k0 * RMT_GEMM_NR + i] : 0;
+        }
+      }
+    }
+  }
+}
+
 // ---------------------------------------------------------------- activations
 
 static float absmax_f32(const float *x, int K) {
@@ -182,36 +200,27 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   }
 }
 
-// 4-row tiles, then single rows; every listed panel, or with panels NULL
-// n_panels of them from first_panel on.
+// 4-row tiles, then single rows; panels first_panel .. first_panel + n_panels - 1.
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const int8_t *packed_weight,
-                                  const float *w_scale, const float *bias, int M, int N, int K, const int *panels,
-                                  int first_panel, int n_panels, int relaxed) {
-  int count = n_panels, m = 0;
+                                  const float *w_scale, const float *bias, int M, int N, int K, int first_panel,
+                                  int n_panels, int relaxed) {
+  int end = first_panel + n_panels, m = 0;
   for (; m + 4 <= M; m += 4) {
-    for (int i = 0; i < count; i++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : first_panel + i, N, K, 4, relaxed);
-    }
+    for (int p = first_panel; p < end; p++) tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 4, relaxed);
   }
   for (; m < M; m++) {
-    for (int i = 0; i < count; i++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, panels ? panels[i] : first_panel + i, N, K, 1, relaxed);
-    }
+    for (int p = first_panel; p < end; p++) tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 1, relaxed);
   }
 }
 
 void rmt_gemm_i8_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                               const float *w_scale, const float *bias, int M, int N, int K,
-                               const int *panels, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, 0,
-          panels ? n_panels : (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0);
+                               const float *w_scale, const float *bias, int M, int N, int K) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0);
 }
 
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                                  const float *w_scale, const float *bias, int M, int N, int K,
-                                  const int *panels, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, 0,
-          panels ? n_panels : (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 1);
+                                  const float *w_scale, const float *bias, int M, int N, int K) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 1);
 }
 
 void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr) {
@@ -221,17 +230,15 @@ void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, in
 
 void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
                       const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, NULL, first_panel, n_panels,
-          kr == RMT_GEMM_I8_KR_RELAXED);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, first_panel, n_panels, kr == RMT_GEMM_I8_KR_RELAXED);
 }
 
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
-                   const float *w_scale, const float *bias, int M, int N, int K, const int *panels, int n_panels) {
+                   const float *w_scale, const float *bias, int M, int N, int K) {
   rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr);
   if (kr == RMT_GEMM_I8_KR_RELAXED) {
-    rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels,
-                                 n_panels);
+    rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, bias, M, N, K);
   } else {
-    rmt_gemm_i8_4x8__wasmsimd(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, panels, n_panels);
+    rmt_gemm_i8_4x8__wasmsimd(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K);
   }
 }

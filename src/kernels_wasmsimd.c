@@ -34,6 +34,19 @@ void rmt_pack_weight(float *packed, const float *weight, int N, int K) {
   }
 }
 
+void rmt_gather_packed_weight(float *dst, const float *packed, const int *rows, int n, int K) {
+  int panels = (n + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  for (int p = 0; p < panels; p++) {
+    float *panel = dst + (size_t)p * RMT_GEMM_NR * K;
+    for (int j = 0; j < RMT_GEMM_NR; j++) {
+      int i = p * RMT_GEMM_NR + j;
+      // Row rows[i] is lane rows[i] % 8 of its panel.
+      const float *src = i < n ? packed + (size_t)(rows[i] / RMT_GEMM_NR) * RMT_GEMM_NR * K + rows[i] % RMT_GEMM_NR : NULL;
+      for (int k = 0; k < K; k++) panel[(size_t)k * RMT_GEMM_NR + j] = src ? src[(size_t)k * RMT_GEMM_NR] : 0.0f;
+    }
+  }
+}
+
 // Adds the bias to two accumulator vectors and stores the first `cols` of
 // them (a partial column panel goes through a small buffer).
 static inline void store_tile_row(float *dst, v128_t lo, v128_t hi, const float *bias, int cols) {
@@ -133,19 +146,6 @@ void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *pack
 void rmt_gemm_f32_4x8__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                 int M, int N, int K) {
   rmt_gemm_f32_4x8_cols__wasmsimd(C, A, packed_weight, bias, M, N, K, 0, N);
-}
-
-void rmt_gemm_f32_4x8_panels__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
-                                       int M, int N, int K, const int *panels, int n_panels) {
-  int m = 0;
-  for (; m + 4 <= M; m += 4) {
-    for (int i = 0; i < n_panels; i++) tile_4x8(C, A, packed_weight, bias, m, panels[i] * RMT_GEMM_NR, N, K);
-  }
-  for (; m < M; m++) {
-    for (int i = 0; i < n_panels; i++) {
-      panel_1x8(C + (size_t)m * N, A + (size_t)m * K, packed_weight, bias, panels[i] * RMT_GEMM_NR, N, K);
-    }
-  }
 }
 
 // ---------------------------------------------------------------- LayerNorm

@@ -263,8 +263,8 @@ static int load_shortlist(loader *ld, rmt_model *model) {
   int v = model->config.vocab_size, err = RMT_OK;
   rmt_tensor_info *targets = rmt_safetensors_find(ld->st, "shortlist.targets");
   if (!targets || targets->n_dims != 1 || targets->shape[0] > INT32_MAX) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: a model with shortlist_first needs the 1-D I32 tensor "
-                     "shortlist.targets");
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: a model with shortlist_first needs the 1-D I32 or I16 "
+                     "tensor shortlist.targets");
   }
   int n = (int)targets->shape[0];
   rmt_tensor_info *offsets = find_checked(ld, "shortlist.offsets", v + 1, 0, &err);
@@ -273,8 +273,8 @@ static int load_shortlist(loader *ld, rmt_model *model) {
   model->shortlist_targets = take_ints(ld, (size_t)n);
   if (!ld->arena) return RMT_OK;
   if (!model->shortlist_offsets || !model->shortlist_targets) return arena_exhausted();
-  if ((err = rmt_safetensors_read_i32(ld->st, offsets, model->shortlist_offsets, n)) ||
-      (err = rmt_safetensors_read_i32(ld->st, targets, model->shortlist_targets, v - 1))) {
+  if ((err = rmt_safetensors_read_ints(ld->st, offsets, model->shortlist_offsets, n)) ||
+      (err = rmt_safetensors_read_ints(ld->st, targets, model->shortlist_targets, v - 1))) {
     return err;
   }
   const int32_t *o = model->shortlist_offsets;

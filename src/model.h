@@ -106,8 +106,8 @@ struct rmt_model {
   // Lexical shortlist (config shortlist_first >= 0; Bergamot's binary format,
   // converted): the target ids a source id brings in as output candidates are
   // shortlist_targets[shortlist_offsets[id] .. shortlist_offsets[id + 1]).
-  int32_t *shortlist_offsets;     // (V + 1) shortlist.offsets, I32
-  int32_t *shortlist_targets;     // (n) shortlist.targets, I32
+  int32_t *shortlist_offsets;     // (V + 1) shortlist.offsets, I32 or I16 in the file
+  int32_t *shortlist_targets;     // (n) shortlist.targets, I32 or I16 in the file
   rmt_norm encoder_norm;          // encoder.layer_norm (Pre-LN final LN / ResiDual LN_final)
   rmt_norm decoder_norm;          // decoder.layer_norm
   int int8_max_in;                // the widest input (K) of an int8 Linear: translations size their

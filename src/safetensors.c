@@ -31,11 +31,12 @@ static int parse_tensor(const rmt_json *json, int key, rmt_tensor_info *info, si
   else if (rmt_json_equals(json, dtype, "F16")) info->dtype = RMT_DTYPE_F16;
   else if (rmt_json_equals(json, dtype, "BF16")) info->dtype = RMT_DTYPE_BF16;
   else if (rmt_json_equals(json, dtype, "I32")) info->dtype = RMT_DTYPE_I32;
+  else if (rmt_json_equals(json, dtype, "I16")) info->dtype = RMT_DTYPE_I16;
   else if (rmt_json_equals(json, dtype, "I8")) info->dtype = RMT_DTYPE_I8;
   else {
     char name[16] = "?";
     rmt_json_string(json, dtype, name, sizeof name);
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: unsupported dtype %s (F32, F16, BF16, I8 with a scale, or I32 for index tables)",
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: unsupported dtype %s (F32, F16, BF16, I8 with a scale, or I32 / I16 for index tables)",
                      info->name, name);
   }
   info->n_dims = json->tokens[shape].size;
@@ -211,8 +212,9 @@ int rmt_safetensors_read_i8(const rmt_safetensors *st, const rmt_tensor_info *in
 }
 
 int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
-  if (info->dtype == RMT_DTYPE_I32) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is I32, expected a float dtype", info->name);
+  if (info->dtype == RMT_DTYPE_I32 || info->dtype == RMT_DTYPE_I16) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is %s, expected a float dtype", info->name,
+                     info->dtype == RMT_DTYPE_I32 ? "I32" : "I16");
   }
   const uint8_t *src = st->data + info->offset;
   size_t n = info->bytes / dtype_size(info->dtype);
@@ -251,20 +253,22 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
   return RMT_OK;
 }
 
-int rmt_safetensors_read_i32(const rmt_safetensors *st, const rmt_tensor_info *info, int32_t *dst, int32_t max) {
-  if (info->dtype != RMT_DTYPE_I32) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s must be I32", info->name);
+int rmt_safetensors_read_ints(const rmt_safetensors *st, const rmt_tensor_info *info, int32_t *dst, int32_t max) {
+  int wide = info->dtype == RMT_DTYPE_I32;
+  if (!wide && info->dtype != RMT_DTYPE_I16) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s must be I32 or I16", info->name);
   }
   const uint8_t *src = st->data + info->offset;
-  size_t n = info->bytes / 4;
-  for (size_t i = 0; i < n; i++) {
-    uint32_t u = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 | (uint32_t)src[4 * i + 2] << 16 |
-                 (uint32_t)src[4 * i + 3] << 24;
-    if (u > (uint32_t)max) {
-      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: element %zu is %lld, outside [0, %d]", info->name,
-                       i, (long long)(int32_t)u, (int)max);
+  size_t width = wide ? 4 : 2, n = info->bytes / width;
+  for (size_t i = 0; i < n; i++, src += width) {
+    uint32_t u = (uint32_t)src[0] | (uint32_t)src[1] << 8;
+    if (wide) u |= (uint32_t)src[2] << 16 | (uint32_t)src[3] << 24;
+    int32_t value = wide ? (int32_t)u : (int16_t)u;  // little-endian, two's complement
+    if (value < 0 || value > max) {
+      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: element %zu is %ld, outside [0, %d]", info->name,
+                       i, (long)value, (int)max);
     }
-    dst[i] = (int32_t)u;
+    dst[i] = value;
   }
   return RMT_OK;
 }

@@ -8,12 +8,12 @@
 #define RMT_TENSOR_NAME_MAX 160
 #define RMT_TENSOR_DIMS_MAX 4
 
-// I32: index tables. I8: int8 weights with float32 scales in the companion
+// I32 (or I16, half the bytes): index tables. I8: int8 weights with float32 scales in the companion
 // tensor "<name>.qscale": one (shape [1], Marian's intgemm8: value = q * scale,
 // widened at load), or for a matrix one per row (shape [rows]: value =
 // q * scale[row]; models/quantize.py's per-output-channel weights, which the
 // model keeps as int8 and computes with in int8: rmt_safetensors_i8_rows).
-typedef enum { RMT_DTYPE_F32, RMT_DTYPE_F16, RMT_DTYPE_BF16, RMT_DTYPE_I32, RMT_DTYPE_I8 } rmt_dtype;
+typedef enum { RMT_DTYPE_F32, RMT_DTYPE_F16, RMT_DTYPE_BF16, RMT_DTYPE_I32, RMT_DTYPE_I16, RMT_DTYPE_I8 } rmt_dtype;
 
 typedef struct {
   char name[RMT_TENSOR_NAME_MAX];
@@ -47,7 +47,7 @@ int rmt_safetensors_i8_rows(const rmt_safetensors *st, const rmt_tensor_info *in
 // Copies such a tensor's int8 values into dst and its row scales into
 // row_scales; RMT_E_FORMAT when it is not one or a scale is not a positive number.
 int rmt_safetensors_read_i8(const rmt_safetensors *st, const rmt_tensor_info *info, int8_t *dst, float *row_scales);
-// Copies an I32 tensor into dst; RMT_E_FORMAT, naming the tensor, when it is
-// not I32 or a value is outside [0, max].
-int rmt_safetensors_read_i32(const rmt_safetensors *st, const rmt_tensor_info *info, int32_t *dst, int32_t max);
+// Copies an index tensor (I32 or I16) into dst as int32; RMT_E_FORMAT, naming
+// the tensor, when it is neither or a value is outside [0, max].
+int rmt_safetensors_read_ints(const rmt_safetensors *st, const rmt_tensor_info *info, int32_t *dst, int32_t max);
 #endif

@@ -8,26 +8,13 @@
 #include "threads.h"
 #include "translation.h"
 
-// out = in W^T + bias for M rows, over the listed output panels only (panels
-// NULL: all, on every thread of the pool when large enough: threads.h). An
-// int8 layer quantizes its input per row first (kernels.h), for the kernel its
-// weights were packed for (rmt_linear.kr).
-static void linear_panels(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M,
-                          const int *panels, int n_panels) {
-  int N = lin->n_out, K = lin->n_in;
-  if (lin->weight) {
-    if (panels) rmt_gemm_f32_4x8_panels__wasmsimd(out, in, lin->weight, lin->bias, M, N, K, panels, n_panels);
-    else rmt_gemm_f32(out, in, lin->weight, lin->bias, M, N, K);
-  } else if (panels) {
-    rmt_linear_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K,
-                  panels, n_panels);
-  } else {
-    rmt_gemm_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K);
-  }
-}
-
+// out = in W^T + bias for M rows, on every thread of the pool when large
+// enough (threads.h). An int8 layer quantizes its input per row first
+// (kernels.h), for the kernel its weights were packed for (rmt_linear.kr).
 static void linear(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M) {
-  linear_panels(tr, out, in, lin, M, NULL, 0);
+  int N = lin->n_out, K = lin->n_in;
+  if (lin->weight) rmt_gemm_f32(out, in, lin->weight, lin->bias, M, N, K);
+  else rmt_gemm_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K);
 }
 
 // ---------------------------------------------------------------- residual styles
@@ -326,16 +313,16 @@ void rmt_decoder_step(rmt_translation *tr) {
     linear(tr, tr->logits, x, &m->output_projection, R);
     return;
   }
-  // Under a lexical shortlist only the panels holding a sentence's candidates
-  // are computed (search.c masks the rest; -inf here, so that no stale value
-  // shows through rmt_translation_logits): rows come grouped by sentence.
-  size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
-  for (size_t i = 0; i < (size_t)R * c->vocab_size; i++) tr->logits[i] = -INFINITY;
-  for (int first = 0; first < R;) {
-    int s = tr->row_sent[first], n = 1;
-    while (first + n < R && tr->row_sent[first + n] == s) n++;
-    linear_panels(tr, tr->logits + (size_t)first * c->vocab_size, x + (size_t)first * D, &m->output_projection, n,
-                  tr->panels + (size_t)s * panels, tr->n_panels[s]);
-    first += n;
+  // Under a lexical shortlist the output layer computes the batch's
+  // candidates only (gathered by translation.c); every other word is -inf, so
+  // that no stale value shows through rmt_translation_logits, and search.c
+  // masks the words a row's own sentence does not allow.
+  int V = c->vocab_size, n_out = tr->n_out;
+  linear(tr, tr->out_logits, x, &tr->out_layer, R);
+  for (int r = 0; r < R; r++) {
+    float *row = tr->logits + (size_t)r * V;
+    const float *computed = tr->out_logits + (size_t)r * n_out;
+    for (int i = 0; i < V; i++) row[i] = -INFINITY;
+    for (int j = 0; j < n_out; j++) row[tr->out_ids[j]] = computed[j];
   }
 }

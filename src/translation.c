@@ -29,6 +29,7 @@ static const param_spec PARAMS[RMT_PARAM_COUNT] = {
     [RMT_PARAM_MAX_LEN_A] = {"max_len_a", 0, 1000, 1.2, 0},
     [RMT_PARAM_MAX_LEN_B] = {"max_len_b", 0, RMT_MAX_LEN, 10, 1},
     [RMT_PARAM_LENPEN] = {"lenpen", -1000, 1000, 1.0, 0},
+    [RMT_PARAM_SHORTLIST] = {"shortlist", 0, 1, 1, 1},
 };
 
 RMT_API int rmt_search_params_size(void) { return (int)sizeof(rmt_search_params); }
@@ -45,6 +46,7 @@ RMT_API double rmt_search_param_get(const rmt_search_params *p, int field) {
     case RMT_PARAM_MAX_LEN_A: return p->max_len_a;
     case RMT_PARAM_MAX_LEN_B: return p->max_len_b;
     case RMT_PARAM_LENPEN: return p->lenpen;
+    case RMT_PARAM_SHORTLIST: return p->shortlist;
     default: return NAN;
   }
 }
@@ -69,6 +71,7 @@ RMT_API int rmt_search_param_set(rmt_search_params *p, int field, double value) 
     case RMT_PARAM_MAX_LEN_A: p->max_len_a = value; break;
     case RMT_PARAM_MAX_LEN_B: p->max_len_b = (int)value; break;
     case RMT_PARAM_LENPEN: p->lenpen = value; break;
+    case RMT_PARAM_SHORTLIST: p->shortlist = (int)value; break;
   }
   return RMT_OK;
 }
@@ -102,6 +105,10 @@ RMT_API int rmt_limit(int which) {
 typedef struct {
   size_t n_sent, beam, rows, src_rows, src_max, steps, keys, threads;
   size_t int8_in;  // the model's widest int8 Linear input (rmt_model.int8_max_in); 0: none
+  // With the model's lexical shortlist in use: the batch's candidates, and the
+  // output projection whose rows for them are gathered (NULL: no shortlist).
+  size_t n_out;
+  const rmt_linear *output;
 } layout_dims;
 
 // Lays out every array of the translation; with arena == NULL only counts the
@@ -164,11 +171,19 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
     TAKE(act_q, int16_t, MUL(rows, (size_t)rmt_quantized_row_len((int)d->int8_in, RMT_GEMM_I8_KR_RELAXED)));
     TAKE(act_scale, float, rows);
   }
-  if (c->shortlist_first >= 0) {
-    size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  if (d->output) {
+    const rmt_linear *o = d->output;
+    int n_out = (int)d->n_out;  // at most the vocabulary's size
     TAKE(allowed, unsigned char, MUL(N, (size_t)c->vocab_size));
-    TAKE(panels, int, MUL(N, panels));
-    TAKE(n_panels, int, N);
+    TAKE(out_ids, int, d->n_out);
+    if (o->weight) {
+      TAKE(out_layer.weight, float, rmt_packed_weight_floats(n_out, o->n_in));
+    } else {
+      TAKE(out_layer.weight_i8, int8_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
+      TAKE(out_layer.weight_scale, float, d->n_out);
+    }
+    if (o->bias) TAKE(out_layer.bias, float, d->n_out);
+    TAKE(out_logits, float, MUL(R, d->n_out));
   }
 #undef TAKE
 #undef MUL
@@ -181,27 +196,55 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
 // vocabulary is shared), the targets each source id (</s> included) brings
 // in, then the lowest unpicked ids from shortlist_first on until the count is
 // a multiple of 8 (intgemm's tile, which changes which words may win).
-// The output layer then computes only the GEMM panels (8 ids each) that hold
-// a candidate: panels[0..*n_panels).
-static void shortlist_candidates(const rmt_model *m, const int *src, int len, unsigned char *allowed, int *panels,
-                                 int *n_panels) {
+// ids: the sentence without its </s>.
+static void shortlist_candidates(const rmt_model *m, const int32_t *ids, int n_ids, unsigned char *allowed) {
   int V = m->config.vocab_size, count = 0;
   memset(allowed, 0, (size_t)V);
   for (int i = 0; i < m->config.shortlist_first && i < V; i++) allowed[i] = 1;
-  for (int t = 0; t < len; t++) {
-    allowed[src[t]] = 1;
-    for (int j = m->shortlist_offsets[src[t]]; j < m->shortlist_offsets[src[t] + 1]; j++) allowed[m->shortlist_targets[j]] = 1;
+  for (int t = 0; t <= n_ids; t++) {
+    int id = t < n_ids ? ids[t] : m->config.eos_id;
+    allowed[id] = 1;
+    for (int j = m->shortlist_offsets[id]; j < m->shortlist_offsets[id + 1]; j++) allowed[m->shortlist_targets[j]] = 1;
   }
   for (int i = 0; i < V; i++) count += allowed[i];
   for (int i = m->config.shortlist_first; i < V && count % 8; i++) {
     if (!allowed[i]) allowed[i] = 1, count++;
   }
-  *n_panels = 0;
-  for (int p = 0; p * RMT_GEMM_NR < V; p++) {
-    int any = 0;
-    for (int i = p * RMT_GEMM_NR; i < V && i < (p + 1) * RMT_GEMM_NR; i++) any |= allowed[i];
-    if (any) panels[(*n_panels)++] = p;
+}
+
+// How many words the sentences' candidates hold together (their union): the
+// output layer computes those (transformer.c), so a batch reads the weights
+// of its candidates once for all its rows. -1: out of memory.
+static int count_batch_candidates(const rmt_model *m, const int32_t *ids, const int32_t *lens, int n_sent) {
+  int V = m->config.vocab_size, count = 0;
+  unsigned char *sentence = malloc((size_t)V), *batch = calloc((size_t)V, 1);
+  if (!sentence || !batch) count = -1;
+  for (int s = 0; count >= 0 && s < n_sent; ids += lens[s], s++) {
+    shortlist_candidates(m, ids, lens[s], sentence);
+    for (int i = 0; i < V; i++) batch[i] |= sentence[i];
   }
+  for (int i = 0; count >= 0 && i < V; i++) count += batch[i];
+  free(sentence);
+  free(batch);
+  return count;
+}
+
+// The rows of the output projection for the batch's candidates (tr->out_ids).
+static void gather_output_layer(rmt_translation *tr) {
+  const rmt_linear *full = &tr->model->output_projection;
+  rmt_linear *out = &tr->out_layer;
+  int n = tr->n_out, K = full->n_in;
+  out->n_out = n;
+  out->n_in = K;
+  out->relu_input = full->relu_input;
+  out->kr = full->kr;
+  if (full->weight) {
+    rmt_gather_packed_weight(out->weight, full->weight, tr->out_ids, n, K);
+  } else {
+    rmt_gather_packed_weight_i8(out->weight_i8, full->weight_i8, tr->out_ids, n, K, full->kr);
+    for (int i = 0; i < n; i++) out->weight_scale[i] = full->weight_scale[tr->out_ids[i]];
+  }
+  for (int i = 0; full->bias && i < n; i++) out->bias[i] = full->bias[tr->out_ids[i]];
 }
 
 // Target tokens allowed for a source of src_len tokens (counting its </s>):
@@ -246,7 +289,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   }
   // Validate the input and size everything before allocating anything.
   layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0, 0,
-                      (size_t)model->int8_max_in};
+                      (size_t)model->int8_max_in, 0, NULL};
   size_t id_count = 0;
   int max_target = 0;
   for (int s = 0; s < n_sent; s++) {
@@ -273,6 +316,15 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     if ((size_t)lens[s] + 1 > dims.src_max) dims.src_max = (size_t)lens[s] + 1;
     int max_len = max_target_len(c, &p, lens[s] + 1);
     max_target = max_len > max_target ? max_len : max_target;
+  }
+  if (c->shortlist_first >= 0 && p.shortlist) {
+    int n_out = count_batch_candidates(model, ids, lens, n_sent);
+    if (n_out < 0) {
+      rmt_error(RMT_E_NOMEM, "out of memory");
+      return NULL;
+    }
+    dims.n_out = (size_t)n_out;
+    dims.output = &model->output_projection;
   }
   dims.steps = (size_t)max_target + 1;
   dims.keys = dims.steps > dims.src_max ? dims.steps : dims.src_max;
@@ -328,11 +380,15 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
     dst[lens[s]] = c->eos_id;
     tr->max_len[s] = max_target_len(c, &p, tr->src_len[s]);
-    if (tr->allowed) {
-      size_t panels = ((size_t)c->vocab_size + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
-      shortlist_candidates(model, dst, tr->src_len[s], tr->allowed + (size_t)s * c->vocab_size,
-                           tr->panels + (size_t)s * panels, &tr->n_panels[s]);
+    if (tr->allowed) shortlist_candidates(model, dst, lens[s], tr->allowed + (size_t)s * c->vocab_size);
+  }
+  if (tr->allowed) {
+    for (int i = 0; i < c->vocab_size; i++) {
+      int any = 0;
+      for (int s = 0; s < n_sent && !any; s++) any = tr->allowed[(size_t)s * c->vocab_size + i];
+      if (any) tr->out_ids[tr->n_out++] = i;
     }
+    gather_output_layer(tr);
   }
   rmt_encode(tr);
   // Step 0: one row per sentence (all beams would be identical), starting from </s>.

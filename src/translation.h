@@ -23,12 +23,13 @@ typedef struct {
   int max_len_b;     // max target tokens = min(max_len_a * src_len + max_len_b, max_positions - 1),
   double max_len_a;  //   src_len counting the source's </s>
   double lenpen;     // finished score = sum of log-probs / length^lenpen (length counts </s>)
+  int shortlist;     // 1: a model's lexical shortlist limits each sentence's output words; 0: all words
 } rmt_search_params;
 
 // The fields of rmt_search_params by number, so that callers (JS) set them
 // without knowing the struct's layout; defaults and ranges live in translation.c.
 enum {
-  RMT_PARAM_BEAM, RMT_PARAM_NBEST, RMT_PARAM_MIN_LEN, RMT_PARAM_MAX_LEN_A, RMT_PARAM_MAX_LEN_B, RMT_PARAM_LENPEN,
+  RMT_PARAM_BEAM, RMT_PARAM_NBEST, RMT_PARAM_MIN_LEN, RMT_PARAM_MAX_LEN_A, RMT_PARAM_MAX_LEN_B, RMT_PARAM_LENPEN, RMT_PARAM_SHORTLIST,
   RMT_PARAM_COUNT
 };
 RMT_API int rmt_search_params_size(void);
@@ -59,9 +60,11 @@ struct rmt_translation {
   int *src_len;      // [n_sent] source tokens including </s>
   int *src_offset;   // [n_sent] first row of the sentence in enc_out / cross_k / cross_v
   int *max_len;      // [n_sent] target tokens allowed (without </s>)
-  unsigned char *allowed;  // [n_sent][V] output candidates (lexical shortlist); NULL without one
-  int *panels;             // [n_sent][ceil(V / 8)] the output-layer GEMM panels holding them (kernels.h)
-  int *n_panels;           // [n_sent]
+  unsigned char *allowed;  // [n_sent][V] output candidates (lexical shortlist); NULL without one in use
+  int n_out;               // the batch's candidates (the union of its sentences'): how many,
+  int *out_ids;            //   [n_out] which, ascending,
+  rmt_linear out_layer;    //   and the output projection's rows for them (gathered at the start)
+  float *out_logits;       // [rows_max][n_out] out_layer's output, scattered into logits
   int *finished;     // [n_sent]
   int *ignore;       // [n_sent * beam] fairseq's cands_to_ignore
   rmt_hypothesis *hyps;  // [n_sent * beam] finished hypotheses, n_hyps[s] of them

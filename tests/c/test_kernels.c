@@ -54,20 +54,24 @@ static void test_gemm(void) {
     rmt_gemm_f32_4x8__wasmsimd(row, A + (size_t)m * K, packed, bias, 1, N, K);
     CHECK(memcmp(row, C + (size_t)m * N, sizeof row) == 0, "gemm row %d differs between M=%d and M=1", m, M);
   }
-  // Listed panels only (the last one partial): bitwise the full GEMM's values
-  // there, nothing written elsewhere; 4-row tiles and the 1-row tail both.
-  static const int panels[] = {0, 2, 5};
+  // Gathered rows (a lexical shortlist's output layer), in any order, the
+  // last row of W among them: the GEMM over them gives bitwise the full
+  // GEMM's values of those columns; 4-row tiles and the 1-row tail both.
+  static const int rows[] = {44, 0, 9, 10, 17, 3, 40, 41, 42, 5};
+  enum { GATHERED = sizeof rows / sizeof rows[0] };
+  float *gathered = malloc(sizeof(float) * rmt_packed_weight_floats(GATHERED, K)), gathered_bias[GATHERED];
   float *P = malloc(sizeof(float) * M * N);
-  for (size_t i = 0; i < (size_t)M * N; i++) P[i] = 42.0f;
-  rmt_gemm_f32_4x8_panels__wasmsimd(P, A, packed, bias, M, N, K, panels, 3);
+  rmt_gather_packed_weight(gathered, packed, rows, GATHERED, K);
+  for (int i = 0; i < GATHERED; i++) gathered_bias[i] = bias[rows[i]];
+  rmt_gemm_f32_4x8__wasmsimd(P, A, gathered, gathered_bias, M, GATHERED, K);
   for (int m = 0; m < M; m++) {
-    for (int n = 0; n < N; n++) {
-      int listed = n / RMT_GEMM_NR == 0 || n / RMT_GEMM_NR == 2 || n / RMT_GEMM_NR == 5;
-      float want = listed ? C[(size_t)m * N + n] : 42.0f;
-      CHECK(memcmp(&P[(size_t)m * N + n], &want, sizeof want) == 0, "gemm panels: C[%d][%d] = %g, expected %g", m, n,
-            P[(size_t)m * N + n], want);
+    for (int i = 0; i < GATHERED; i++) {
+      CHECK(memcmp(&P[(size_t)m * GATHERED + i], &C[(size_t)m * N + rows[i]], sizeof(float)) == 0,
+            "gemm of gathered rows: C[%d][%d] = %g, expected %g", m, rows[i], P[(size_t)m * GATHERED + i],
+            C[(size_t)m * N + rows[i]]);
     }
   }
+  free(gathered);
   // Column ranges (a thread's share: src/threads.c), the last one partial: the
   // full GEMM's values bitwise in the range, nothing written outside it.
   static const int ranges[][2] = {{0, 8}, {8, 40}, {40, 45}, {16, 24}};
@@ -253,7 +257,7 @@ static int8_t rand_i8(void) { return (int8_t)(randf() * 127.5f); }  // -127..127
 
 // One kernel (relaxed or not: then A >= 0) on one shape: 1 when everything matched.
 static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const int8_t *W, const float *w_scale,
-                         const float *bias, const int *panels, int n_panels) {
+                         const float *bias, const int *rows, int n_rows) {
   int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
   int Kp = rmt_quantized_row_len(K, kr), ok = 1;
   int32_t *q = malloc(sizeof(int32_t) * M * K);
@@ -279,8 +283,8 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
   rmt_pack_weight_i8(packed, W, N, K, kr);
   // Integer part: unit scales, no bias; sums below 2^24 convert to float exactly.
   C[M * N] = 42.0f;
-  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, ones, packed, ones, NULL, M, N, K, NULL, 0);
-  else rmt_gemm_i8_4x8__wasmsimd(C, aq16, ones, packed, ones, NULL, M, N, K, NULL, 0);
+  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, ones, packed, ones, NULL, M, N, K);
+  else rmt_gemm_i8_4x8__wasmsimd(C, aq16, ones, packed, ones, NULL, M, N, K);
   for (int m = 0; m < M; m++) {
     for (int n = 0; n < N; n++) {
       int64_t sum = 0;
@@ -297,8 +301,8 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
   // Scaled, with bias: bitwise the reference (same float32 operations in the
   // same order), where float arithmetic is float32 (FLT_EVAL_METHOD 0: WASM,
   // x86-64); i386's x87 keeps the reference's intermediates in extended precision.
-  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale_simd, packed, w_scale, bias, M, N, K, NULL, 0);
-  else rmt_gemm_i8_4x8__wasmsimd(C, aq16, a_scale_simd, packed, w_scale, bias, M, N, K, NULL, 0);
+  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale_simd, packed, w_scale, bias, M, N, K);
+  else rmt_gemm_i8_4x8__wasmsimd(C, aq16, a_scale_simd, packed, w_scale, bias, M, N, K);
   rmt_gemm_i8__ref(C_ref, q, a_scale, W, w_scale, bias, M, N, K);
   int same = memcmp(C, C_ref, sizeof(float) * M * N) == 0;
   if (FLT_EVAL_METHOD != 0) {
@@ -312,21 +316,25 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
         bias != NULL);
   CHECK(C[M * N] == 42.0f, "gemm_i8 M=%d N=%d K=%d wrote past C", M, N, K);
   ok &= same;
-  if (panels) {  // listed panels only: the full GEMM's values there, nothing elsewhere
-    float *P = malloc(sizeof(float) * M * N);
-    for (int i = 0; i < M * N; i++) P[i] = 42.0f;
-    if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(P, aq8, a_scale_simd, packed, w_scale, bias, M, N, K, panels, n_panels);
-    else rmt_gemm_i8_4x8__wasmsimd(P, aq16, a_scale_simd, packed, w_scale, bias, M, N, K, panels, n_panels);
+  if (rows) {  // gathered rows (a lexical shortlist's output layer): the full GEMM's values of those columns
+    int8_t *gathered = malloc(rmt_packed_weight_i8_bytes(n_rows, K, kr));
+    float *P = malloc(sizeof(float) * M * n_rows), *scale = malloc(sizeof(float) * n_rows), *b = NULL;
+    rmt_gather_packed_weight_i8(gathered, packed, rows, n_rows, K, kr);
+    for (int i = 0; i < n_rows; i++) scale[i] = w_scale[rows[i]];
+    if (bias) {
+      b = malloc(sizeof(float) * n_rows);
+      for (int i = 0; i < n_rows; i++) b[i] = bias[rows[i]];
+    }
+    if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(P, aq8, a_scale_simd, gathered, scale, b, M, n_rows, K);
+    else rmt_gemm_i8_4x8__wasmsimd(P, aq16, a_scale_simd, gathered, scale, b, M, n_rows, K);
     for (int m = 0; m < M; m++) {
-      for (int n = 0; n < N; n++) {
-        int listed = 0;
-        for (int i = 0; i < n_panels; i++) listed |= n / RMT_GEMM_NR == panels[i];
-        float want = listed ? C[(size_t)m * N + n] : 42.0f;
-        CHECK(memcmp(&P[(size_t)m * N + n], &want, sizeof want) == 0, "gemm_i8 panels: C[%d][%d] = %g, expected %g",
-              m, n, P[(size_t)m * N + n], want);
+      for (int i = 0; i < n_rows; i++) {
+        CHECK(memcmp(&P[(size_t)m * n_rows + i], &C[(size_t)m * N + rows[i]], sizeof(float)) == 0,
+              "gemm_i8 of gathered rows: C[%d][%d] = %g, expected %g", m, rows[i], P[(size_t)m * n_rows + i],
+              C[(size_t)m * N + rows[i]]);
       }
     }
-    free(P);
+    free(gathered), free(P), free(scale), free(b);
   }
   free(q), free(a_scale), free(a_scale_simd), free(aq16), free(aq8), free(packed), free(C), free(C_ref);
   free(ones);
@@ -347,12 +355,12 @@ static void test_gemm_i8(void) {
     W[0] = -127;
     if (N * K > 1) W[(size_t)N * K - 1] = 127;
     for (int n = 0; n < N; n++) w_scale[n] = (1.5f + randf()) / 127.0f;
-    static const int panels[] = {0, 2, 5};
+    static const int rows[] = {44, 0, 9, 10, 17, 3, 40, 41, 42};
     for (int relaxed = 0; relaxed < 2; relaxed++) {
       if (relaxed) for (int i = 0; i < M * K; i++) A[i] = A[i] > 0.0f ? A[i] : 0.0f;  // a ReLU's output
       for (int with_bias = 0; with_bias < 2; with_bias++) {
         shapes++;
-        good += check_gemm_i8(relaxed, M, N, K, A, W, w_scale, with_bias ? bias : NULL, N > 40 ? panels : NULL, 3);
+        good += check_gemm_i8(relaxed, M, N, K, A, W, w_scale, with_bias ? bias : NULL, N > 40 ? rows : NULL, 9);
       }
     }
     free(A), free(w_scale), free(bias), free(W);

@@ -416,7 +416,7 @@ static void check_bad_files(void) {
       {"C", "\"pad_id\": 1", "\"pad_id\": null", "\"pad_id\" is required"},
       {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"output_bias\": true", "missing tensor decoder.output_projection.bias"},
       {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"decoder_self\": \"ssru\"", "missing tensor decoder.layers.0.ssru.in_proj.weight"},
-      {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"shortlist_first\": 8", "needs the 1-D I32 tensor shortlist.targets"},
+      {"C", "\"activation\": \"relu\"", "\"activation\": \"relu\", \"shortlist_first\": 8", "needs the 1-D I32 or I16 tensor shortlist.targets"},
   };
   for (size_t i = 0; i < sizeof edits / sizeof edits[0]; i++) {
     char *config = NULL, *weights = NULL;
