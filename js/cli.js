@@ -29,6 +29,7 @@ options (--name value or --name=value; -- ends the options):
   --min-len N       (default 1)
   --scores          prefix each output line with its score and a tab (text: the sum over its sentences)
   --batch N         most sentences translated together (default 32)
+  --no-shortlist    score every output word, not only the model's lexical shortlist (slower; a model without one ignores it)
   --threads N       threads to translate on (default: the processors, up to ${DEFAULT_THREADS_CAP}; 1: one thread)
   -h, --help        this text
   --version         the version
@@ -41,7 +42,7 @@ const OPTIONS = {
   model: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'boolean' },
   beam: { type: 'string' }, nbest: { type: 'string' }, lenpen: { type: 'string' }, 'max-len-a': { type: 'string' },
   'max-len-b': { type: 'string' }, 'min-len': { type: 'string' }, scores: { type: 'boolean' }, batch: { type: 'string' },
-  threads: { type: 'string' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
+  threads: { type: 'string' }, 'no-shortlist': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
 };
 // Search options: CLI name -> [API name, integer?]. Ranges are the engine's.
 const NUMBERS = {
@@ -73,6 +74,7 @@ function parse(argv) {
     search[key] = n;
   }
   if (search.batch !== undefined && search.batch < 1) throw new UsageError('--batch expects a positive integer');
+  if (values['no-shortlist']) search.shortlist = false;
   let threads;
   if (values.threads !== undefined) {
     if (!/^\d+$/.test(values.threads.trim())) throw new UsageError(`--threads expects a positive integer, got "${values.threads}"`);

@@ -9,6 +9,8 @@ export interface SearchOptions {
   maxLenA?: number;
   maxLenB?: number;
   lenpen?: number;
+  /** Score only the words of the model's lexical shortlist, if it has one (default true); false: every word. */
+  shortlist?: boolean | 0 | 1;
   /** For a model that translates into several languages. */
   targetLanguage?: string;
   /** Most sentences decoded together. Default 32. */

@@ -87,8 +87,9 @@ export class Engine {
   }
 
   // Calls use(ptr) with an rmt_search_params holding the engine's defaults
-  // and `options` (beam, nbest, minLen, maxLenA, maxLenB, lenpen), each checked
-  // by the engine (a RangeError names the option and its range).
+  // and `options` (beam, nbest, minLen, maxLenA, maxLenB, lenpen, shortlist),
+  // each checked by the engine (a RangeError names the option and its range).
+  // A boolean is 1 or 0 (shortlist: false).
   withParams(options, use) {
     const w = this.wasm;
     const ptr = w.malloc(w.exports.rmt_search_params_size());
@@ -96,7 +97,8 @@ export class Engine {
       w.exports.rmt_search_params_default(ptr);
       for (const { index, option } of this.searchFields) {
         if (options[option] === undefined) continue;
-        const value = typeof options[option] === 'number' ? options[option] : NaN;
+        const given = options[option];
+        const value = typeof given === 'number' ? given : typeof given === 'boolean' ? Number(given) : NaN;
         if (w.exports.rmt_search_param_set(ptr, index, value) < 0) throw w.error();
       }
       return use(ptr);

@@ -71,6 +71,11 @@ export interface TranslateOptions {
   maxLenA?: number;
   maxLenB?: number;
   /**
+   * With a model that has a lexical shortlist (the default model does), each sentence's output words are
+   * chosen among those its source words bring in (faster). false: among all words. Default true.
+   */
+  shortlist?: boolean;
+  /**
    * 'html': the text is HTML; its markup is kept (inline elements go around the target words the
    * model aligned to theirs; script, style, code, pre, translate="no" and class="notranslate" stay
    * as they are). Needs a DOM in browsers, parse5 (an optional peer dependency) in Node.

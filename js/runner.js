@@ -102,7 +102,7 @@ function partOffsets(piece, parts) {
   });
 }
 
-const SEARCH_OPTIONS = ['beam', 'nbest', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'targetLanguage', 'batch'];
+const SEARCH_OPTIONS = ['beam', 'nbest', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'shortlist', 'targetLanguage', 'batch'];
 
 export class Runner {
   constructor() {

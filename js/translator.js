@@ -16,7 +16,7 @@ import { translateHtml, translateHtmlStreaming } from './html.js';
 import { hasTranslatable } from './segment.js';
 import { anySignal, asyncIterable, streamOf } from './streams.js';
 
-const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'details'];
+const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'shortlist', 'details'];
 
 // The API settles create() in a task of its own, after the last progress
 // event: code that aborts on that event still sees create() reject.

@@ -239,6 +239,9 @@ test('worker mode (worker_threads) gives the same answers, streams, aborts and d
   assert.ok(full.length > 10 && stopped.length === 2, `${stopped.length} of ${full.length} chunks`);
   assert.equal(await w.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
   await assert.rejects(w.translate('x', { beam: 0 }), RangeError);
+  // shortlist reaches the engine: false on a model without a shortlist changes nothing; not a boolean is refused.
+  assert.deepEqual(await w.translate(ref.texts, { ...GREEDY, shortlist: false }), ref.translations.es.text);
+  await assert.rejects(w.translate('x', { shortlist: 'no' }), /shortlist must be an integer in \[0, 1\]/);
   const q = w.translate('x');
   w.destroy();
   await assert.rejects(q, isAbort);

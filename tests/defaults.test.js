@@ -11,12 +11,15 @@ const root = new URL('..', import.meta.url);
 const reference = readFileSync(new URL('models/reference.py', root), 'utf8');
 const engine = await Engine.load();
 
-// The keyword defaults of a Python function in reference.py: { name: number }.
+// The keyword defaults of a Python function in reference.py: { name: number }
+// (a bool as 1 or 0, as the engine holds it).
 function pythonDefaults(functionName) {
   const signature = new RegExp(`^def ${functionName}\\(([^)]*)\\)`, 'm').exec(reference);
   assert.ok(signature, `reference.py defines ${functionName}()`);
   const defaults = {};
-  for (const m of signature[1].matchAll(/(\w+)\s*:\s*\w+\s*=\s*([-\d.]+)/g)) defaults[m[1]] = Number(m[2]);
+  for (const m of signature[1].matchAll(/(\w+)\s*:\s*\w+\s*=\s*(True|False|[-\d.]+)/g)) {
+    defaults[m[1]] = m[2] === 'True' ? 1 : m[2] === 'False' ? 0 : Number(m[2]);
+  }
   return defaults;
 }
 
@@ -24,7 +27,7 @@ const camel = (name) => name.replace(/_(.)/g, (_, c) => c.toUpperCase());
 
 test('the engine\'s search defaults are reference.py\'s beam_search() defaults, field for field', () => {
   const python = pythonDefaults('beam_search');
-  assert.deepEqual(Object.keys(python).sort(), ['beam', 'lenpen', 'max_len_a', 'max_len_b', 'min_len', 'nbest']);
+  assert.deepEqual(Object.keys(python).sort(), ['beam', 'lenpen', 'max_len_a', 'max_len_b', 'min_len', 'nbest', 'shortlist']);
   const fromC = Object.fromEntries(Object.keys(python).map((name) => [name, engine.defaults[camel(name)]]));
   assert.deepEqual(fromC, python);
   // Every field the engine has is one of them (JS knows the fields only by asking C).

@@ -148,6 +148,54 @@ function expectLoadError(files, pattern) {
     (err) => err instanceof Error && pattern.test(err.message), `expected ${pattern}`);
 }
 
+// residual-2x2 with a lexical shortlist: id i brings in targets(i), stored
+// with targets as `dtype` (I32 or I16); edit(offsets, targets) may break it.
+function withShortlist(dtype, targets, edit = () => {}) {
+  const config = JSON.parse(good.config);
+  const offsets = new Int32Array(config.vocab_size + 1);
+  const flat = [];
+  for (let i = 0; i < config.vocab_size; i++) flat.push(...targets(i)), offsets[i + 1] = flat.length;
+  const ids = dtype === 'I16' ? Int16Array.from(flat) : Int32Array.from(flat);
+  edit(offsets, ids);
+  const h = structuredClone(header), at = goodData.length;
+  const o = Buffer.from(offsets.buffer), t = Buffer.from(ids.buffer);
+  h['shortlist.offsets'] = { dtype: 'I32', shape: [offsets.length], data_offsets: [at, at + o.length] };
+  h['shortlist.targets'] = { dtype, shape: [ids.length], data_offsets: [at + o.length, at + o.length + t.length] };
+  return { config: JSON.stringify({ ...config, shortlist_first: 4 }), weights: safetensors(JSON.stringify(h), Buffer.concat([goodData, o, t])) };
+}
+
+test('a lexical shortlist (I32 or I16 ids): each output word is a candidate, shortlist: false scores all words', () => {
+  const V = JSON.parse(good.config).vocab_size;
+  const targets = (i) => [(i * 7 + 3) % V, (i * 13 + 5) % V];
+  const sentences = good.reference.sentences;
+  const plain = engine.loadModel({ config: good.config, weights: good.weights });
+  const all = plain.translateIds(sentences, { beam: 3, nbest: 3 });
+  const results = [];
+  for (const dtype of ['I32', 'I16']) {
+    const model = engine.loadModel(withShortlist(dtype, targets));
+    const out = model.translateIds(sentences, { beam: 3, nbest: 3 });
+    results.push(out);
+    // Marian's rule (src/translation.c): ids below shortlist_first, the source's ids with its </s>,
+    // their targets, then the lowest others from shortlist_first on up to a multiple of 8.
+    sentences.forEach((src, s) => {
+      const allowed = new Set([0, 1, 2, 3]);
+      for (const id of [...src, 2]) allowed.add(id), targets(id).forEach((t) => allowed.add(t));
+      for (let i = 4; allowed.size % 8; i++) allowed.add(i);
+      for (const hyp of out[s]) assert.ok(hyp.ids.every((id) => allowed.has(id)), `${dtype} sentence ${s}: ${hyp.ids} outside its candidates`);
+    });
+    assert.deepEqual(model.translateIds(sentences, { beam: 3, nbest: 3, shortlist: false }), all, `${dtype}: shortlist: false`);
+    assert.throws(() => model.translateIds(sentences, { shortlist: 2 }), /shortlist must be an integer in \[0, 1\], got 2/);
+    model.dispose();
+  }
+  assert.deepEqual(results[0], results[1], 'I16 ids translate as I32 ones do');
+  assert.notDeepEqual(results[0], all, 'the shortlist changes some translations of this random model');
+  plain.dispose();
+  const broken = (edit) => () => engine.loadModel(withShortlist('I16', targets, edit));
+  assert.throws(broken((o, t) => { t[5] = -3; }), /shortlist\.targets: element 5 is -3, outside \[0, \d+\]/);
+  assert.throws(broken((o) => { o[3] = o[4] + 1; }), /shortlist\.offsets decreases at element 4/);
+  assert.throws(() => engine.loadModel({ ...withShortlist('I32', targets), config: good.config }), /unknown tensor shortlist/);
+});
+
 test('bad model files give clear errors', async (t) => {
   await t.test('truncated file', () => expectLoadError({ weights: good.weights.subarray(0, good.weights.length >> 1) }, /beyond .*truncated/));
   await t.test('file shorter than the length prefix', () => expectLoadError({ weights: good.weights.subarray(0, 5) }, /too short/));
