@@ -290,23 +290,64 @@ static void add_head_probs(float *probs, const float *scores, int h, int T, int 
   for (int t = 0; t < T; t++) probs[t] = (h ? probs[t] : 0.0f) + scores[t] * w;
 }
 
+// dot_f32 of q with 4 keys at once (4 independent add chains), each sum in
+// dot_f32's order: lanes ((0 + 1) + 2) + 3 after a 4x4 transpose, then the tail.
+static inline void dot4_f32(float *out, const float *q, const float *const *keys, int off, int n) {
+  int n4 = n & ~3;
+  const float *k0 = keys[0] + off, *k1 = keys[1] + off, *k2 = keys[2] + off, *k3 = keys[3] + off;
+  v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0;
+  for (int i = 0; i < n4; i += 4) {
+    v128_t x = wasm_v128_load(q + i);
+    a0 = rmt_f32x4_madd(x, wasm_v128_load(k0 + i), a0);
+    a1 = rmt_f32x4_madd(x, wasm_v128_load(k1 + i), a1);
+    a2 = rmt_f32x4_madd(x, wasm_v128_load(k2 + i), a2);
+    a3 = rmt_f32x4_madd(x, wasm_v128_load(k3 + i), a3);
+  }
+  v128_t t0 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
+  v128_t t2 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
+  v128_t sum = wasm_f32x4_add(wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+  wasm_v128_store(out, sum);
+  for (int j = 0; j < 4; j++) {
+    for (int i = n4; i < n; i++) out[j] += q[i] * keys[j][off + i];
+  }
+}
+
+// dst[0..E) = sum over t of p[t] * values[t][off..off+E), t in order (as a
+// load-madd-store per t would give), 32 features at a time held in registers.
+static void weighted_values(float *dst, const float *p, const float *const *values, int off, int T, int E) {
+  int e = 0;
+  for (; e + 32 <= E; e += 32) {
+    v128_t acc[8];
+    for (int j = 0; j < 8; j++) acc[j] = wasm_f32x4_splat(0);
+    for (int t = 0; t < T; t++) {
+      const float *v = values[t] + off + e;
+      v128_t w = wasm_f32x4_splat(p[t]);
+      for (int j = 0; j < 8; j++) acc[j] = rmt_f32x4_madd(w, wasm_v128_load(v + 4 * j), acc[j]);
+    }
+    for (int j = 0; j < 8; j++) wasm_v128_store(dst + e + 4 * j, acc[j]);
+  }
+  for (; e + 4 <= E; e += 4) {
+    v128_t acc = wasm_f32x4_splat(0);
+    for (int t = 0; t < T; t++) acc = rmt_f32x4_madd(wasm_f32x4_splat(p[t]), wasm_v128_load(values[t] + off + e), acc);
+    wasm_v128_store(dst + e, acc);
+  }
+  for (; e < E; e++) {
+    float acc = 0.0f;
+    for (int t = 0; t < T; t++) acc += p[t] * values[t][off + e];
+    dst[e] = acc;
+  }
+}
+
 void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, const float *const *keys,
                                      const float *const *values, int T, int H, int E, float *scores) {
-  int E4 = E & ~3;
   for (int h = 0; h < H; h++) {
-    int off = h * E;
-    for (int t = 0; t < T; t++) scores[t] = dot_f32(q + off, keys[t] + off, E);
+    int off = h * E, t = 0;
+    for (; t + 4 <= T; t += 4) dot4_f32(scores + t, q + off, keys + t, off, E);
+    for (; t < T; t++) scores[t] = dot_f32(q + off, keys[t] + off, E);
     rmt_softmax_f32(scores, T);
     add_head_probs(probs, scores, h, T, H);
-    float *dst = out + off;
-    memset(dst, 0, sizeof(float) * E);
-    for (int t = 0; t < T; t++) {
-      const float *v = values[t] + off;
-      v128_t p = wasm_f32x4_splat(scores[t]);
-      for (int e = 0; e < E4; e += 4) {
-        wasm_v128_store(dst + e, rmt_f32x4_madd(p, wasm_v128_load(v + e), wasm_v128_load(dst + e)));
-      }
-      for (int e = E4; e < E; e++) dst[e] += scores[t] * v[e];
-    }
+    weighted_values(out + off, scores, values, off, T, E);
   }
 }
