@@ -62,37 +62,46 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--json", help="also write the scores here")
     args = ap.parse_args()
-    with open(os.path.join(args.f32, "config.json")) as f:
-        config = json.load(f)
-    lang_tokens, max_positions = config["languages"]["target_lang_tokens"], config["max_positions"]
-    results = {}
-    print(f"{'split/direction/search':28} {'build':8} {'f32':>6} {'int8':>6} {'delta':>6}")
-    for split in args.splits:
-        for s, t in DIRECTIONS:
-            ids = [line.split() for line in read_lines(os.path.join(args.data, f"{split}.{s}.ids"))]
-            refs = read_lines(os.path.join(args.data, f"{split}.{t}"))[:len(ids)]
-            src = "".join(" ".join([str(lang_tokens[t])] + line[:max_positions - 3]) + "\n" for line in ids)
-            for beam in args.beams:
-                for build in args.builds:
-                    key = f"{split}/{s}-{t}/{'greedy' if beam == 1 else f'beam{beam}'}/{build}"
-                    row = {}
-                    for kind, model_dir in (("f32", args.f32), ("int8", args.int8)):
-                        hyps, seconds = translate(model_dir, build, src, beam, args.batch)
-                        row[kind] = round(bleu.corpus_bleu(hyps, refs)["score"], 2)
-                        row[f"{kind}_seconds"] = round(seconds, 2)
-                        row[f"{kind}_hyps"] = hyps
-                    row["delta"] = round(row["int8"] - row["f32"], 2)
-                    row["identical"] = sum(a == b for a, b in zip(row.pop("f32_hyps"), row.pop("int8_hyps")))
-                    row["sentences"] = len(ids)
-                    results[key] = row
-                    print(f"{key.rsplit('/', 1)[0]:28} {build:8} {row['f32']:6.2f} {row['int8']:6.2f} {row['delta']:+6.2f}"
-                          f"  ({row['identical']}/{len(ids)} translations identical)", flush=True)
+    results = compare([("f32", args.f32), ("int8", args.int8)], args.data, args.splits, args.beams, args.builds,
+                      args.batch)
     worst = min(r["delta"] for r in results.values())
     print(f"largest drop: {-worst:.2f} BLEU (target: at most 0.3)")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
             f.write("\n")
+
+
+def compare(models, data, splits, beams, builds, batch):
+    """BLEU of two model directories [(label, dir), (label, dir)] on each split,
+    direction, search and build; delta = second - first."""
+    (base, base_dir), (other, _) = models
+    with open(os.path.join(base_dir, "config.json")) as f:
+        config = json.load(f)
+    lang_tokens, max_positions = config["languages"]["target_lang_tokens"], config["max_positions"]
+    results = {}
+    print(f"{'split/direction/search':28} {'build':8} {base:>9} {other:>9} {'delta':>6}")
+    for split in splits:
+        for s, t in DIRECTIONS:
+            ids = [line.split() for line in read_lines(os.path.join(data, f"{split}.{s}.ids"))]
+            refs = read_lines(os.path.join(data, f"{split}.{t}"))[:len(ids)]
+            src = "".join(" ".join([str(lang_tokens[t])] + line[:max_positions - 3]) + "\n" for line in ids)
+            for beam in beams:
+                for build in builds:
+                    key = f"{split}/{s}-{t}/{'greedy' if beam == 1 else f'beam{beam}'}/{build}"
+                    row = {}
+                    for kind, model_dir in models:
+                        hyps, seconds = translate(model_dir, build, src, beam, batch)
+                        row[kind] = round(bleu.corpus_bleu(hyps, refs)["score"], 2)
+                        row[f"{kind}_seconds"] = round(seconds, 2)
+                        row[f"{kind}_hyps"] = hyps
+                    row["delta"] = round(row[other] - row[base], 2)
+                    row["identical"] = sum(a == b for a, b in zip(row.pop(f"{base}_hyps"), row.pop(f"{other}_hyps")))
+                    row["sentences"] = len(ids)
+                    results[key] = row
+                    print(f"{key.rsplit('/', 1)[0]:28} {build:8} {row[base]:9.2f} {row[other]:9.2f} "
+                          f"{row['delta']:+6.2f}  ({row['identical']}/{len(ids)} translations identical)", flush=True)
+    return results
 
 
 if __name__ == "__main__":

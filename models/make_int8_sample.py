@@ -35,10 +35,14 @@ def greedy_margins(model, source, output):
     """At each step of a greedy output (its </s> included), how far the chosen
     token's logit is above the runner-up's: where it is small, the engine's
     float rounding (and an activation rounded to the other int8 value) may
-    choose the runner-up."""
+    choose the runner-up. Under the model's lexical shortlist, among the words
+    it allows."""
     src = ref.pad_batch([source], model.cfg)
     enc, mask = model.encode(src)
     logits = model.decode(torch.tensor([[model.cfg.eos_id] + output]), enc, mask)[0]
+    allowed = ref.shortlist_candidates(model, src)
+    if allowed is not None:
+        logits = logits.masked_fill(~allowed, float("-inf"))
     top = logits.topk(2, dim=-1).values
     return [round(float(m), 4) for m in top[:, 0] - top[:, 1]]
 

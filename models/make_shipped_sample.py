@@ -33,7 +33,9 @@ def spm(tool, model, args, lines):
 
 def sample_cases(model, model_dir, data_dir, n):
     """The reference's greedy and beam-5 translations of every k-th line of
-    the test books (n per direction), tokenized and detokenized by spm."""
+    the test books (n per direction), tokenized and detokenized by spm; for a
+    model with a lexical shortlist, also without it ("greedy_all_words",
+    "beam5_all_words": the engine's shortlist: false)."""
     cfg = model.cfg
     spm_path = os.path.join(model_dir, "spm.model")
     lang_tokens = cfg.languages.get("target_lang_tokens", {})
@@ -49,18 +51,21 @@ def sample_cases(model, model_dir, data_dir, n):
         prefix = [lang_tokens[tgt_lang]] if lang_tokens else []
         src = ref.pad_batch([prefix + s for s in ids], cfg)
         results = {}
-        for name, beam in (("greedy", 1), ("beam5", 5)):
-            hyps = ref.beam_search(model, src, beam=beam, lenpen=1.0, max_len_a=1.2, max_len_b=10, min_len=1, nbest=1)
+        searches = [("greedy", 1, True), ("beam5", 5, True)]
+        if getattr(model, "shortlist", None) is not None:
+            searches += [("greedy_all_words", 1, False), ("beam5_all_words", 5, False)]
+        for name, beam, shortlist in searches:
+            hyps = ref.beam_search(model, src, beam=beam, lenpen=1.0, max_len_a=1.2, max_len_b=10, min_len=1, nbest=1,
+                                   shortlist=shortlist)
             out_ids = [h[0][0] for h in hyps]
             out_text = spm("spm_decode", spm_path, ["--input_format=id"], [" ".join(map(str, o)) for o in out_ids])
             results[name] = (out_ids, out_text)
         for i, text in enumerate(texts):
-            cases.append({
-                "source_language": src_lang, "target_language": tgt_lang if lang_tokens else None,
-                "text": text, "source_ids": ids[i],
-                "greedy_ids": results["greedy"][0][i], "greedy": results["greedy"][1][i],
-                "beam5_ids": results["beam5"][0][i], "beam5": results["beam5"][1][i],
-            })
+            case = {"source_language": src_lang, "target_language": tgt_lang if lang_tokens else None,
+                    "text": text, "source_ids": ids[i]}
+            for name, (out_ids, out_text) in results.items():
+                case[f"{name}_ids"], case[name] = out_ids[i], out_text[i]
+            cases.append(case)
     return cases
 
 

@@ -63,6 +63,8 @@ class ModelConfig:
     activation_dropout: float = 0.0
     # Free-form metadata: {"source": [...], "target": [...], "target_lang_tokens": {...}}
     languages: Dict = field(default_factory=dict)
+    # With a lexical shortlist (models/shortlist.py): the ids below this are always candidates.
+    shortlist_first: Optional[int] = None
 
     def __post_init__(self):
         if self.style not in STYLES:
@@ -411,8 +413,8 @@ def quantize_linears(model: "Transformer", int8: Dict[str, Tuple[torch.Tensor, t
 
 # ---------------------------------------------------------------- safetensors
 
-_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.int8: "I8"}
-_TORCH_DTYPES = {"F32": torch.float32, "F16": torch.float16, "I8": torch.int8}
+_DTYPES = {torch.float32: "F32", torch.float16: "F16", torch.int8: "I8", torch.int32: "I32", torch.int16: "I16"}
+_TORCH_DTYPES = {v: k for k, v in _DTYPES.items()}
 
 
 def write_safetensors(path: str, tensors: Dict[str, torch.Tensor], metadata: Optional[dict] = None):
@@ -484,7 +486,10 @@ def load_model_dir(path: str, int8: bool = True) -> Transformer:
 def model_from_tensors(cfg: ModelConfig, tensors: Dict[str, torch.Tensor], int8: bool = True) -> Transformer:
     """A model from safetensors contents (int8 ones included: see load_model_dir)."""
     model = Transformer(cfg)
-    tensors, int8_tensors = split_int8(dict(tensors))
+    tensors = dict(tensors)
+    if cfg.shortlist_first is not None:
+        model.shortlist = (tensors.pop("shortlist.offsets").long(), tensors.pop("shortlist.targets").long())
+    tensors, int8_tensors = split_int8(tensors)
     load_fairseq_state_dict(model, tensors)
     if int8_tensors and int8:
         quantize_linears(model, int8_tensors)
@@ -508,10 +513,38 @@ def max_target_len(cfg: ModelConfig, src_len_with_eos: int, max_len_a: float, ma
     return min(int(max_len_a * src_len_with_eos + max_len_b), cfg.max_positions - 1)
 
 
-def step_log_probs(model, tokens, enc_out, enc_pad_mask, cache, step, max_lens, min_len):
+def shortlist_candidates(model, src_tokens: torch.Tensor) -> Optional[torch.Tensor]:
+    """[B, V] bool: each sentence's output candidates under the model's lexical
+    shortlist (None without one), by Marian's rule as the engine applies it
+    (src/translation.c shortlist_candidates): the ids below shortlist_first,
+    every source id (</s> included), the targets each brings in, then the
+    lowest other ids from shortlist_first on until the count is a multiple of 8."""
     cfg = model.cfg
-    logits = model.decode(tokens, enc_out, enc_pad_mask, cache)[:, -1, :]
-    lprobs = F.log_softmax(logits.float(), dim=-1)
+    if getattr(model, "shortlist", None) is None:
+        return None
+    offsets, targets = model.shortlist
+    allowed = torch.zeros(src_tokens.shape[0], cfg.vocab_size, dtype=torch.bool)
+    for b, row in enumerate(src_tokens.tolist()):
+        allowed[b, :cfg.shortlist_first] = True
+        for token in row:
+            if token == cfg.pad_id:
+                continue
+            allowed[b, token] = True
+            allowed[b, targets[offsets[token]:offsets[token + 1]]] = True
+        missing = (-int(allowed[b].sum())) % 8
+        fill = (~allowed[b, cfg.shortlist_first:]).nonzero().flatten()[:missing] + cfg.shortlist_first
+        allowed[b, fill] = True
+    return allowed
+
+
+def step_log_probs(model, tokens, enc_out, enc_pad_mask, cache, step, max_lens, min_len, allowed=None):
+    """allowed: [rows, V] bool, the lexical shortlist's candidates (others are
+    left out of the softmax), or None."""
+    cfg = model.cfg
+    logits = model.decode(tokens, enc_out, enc_pad_mask, cache)[:, -1, :].float()
+    if allowed is not None:
+        logits = logits.masked_fill(~allowed, float("-inf"))
+    lprobs = F.log_softmax(logits, dim=-1)
     lprobs[lprobs != lprobs] = float("-inf")
     lprobs[:, cfg.pad_id] = float("-inf")
     at_max = step >= max_lens
@@ -533,18 +566,20 @@ def reorder_cache(cache, order):
 
 @torch.no_grad()
 def greedy_search(model: Transformer, src_tokens: torch.Tensor, max_len_a: float = 1.2, max_len_b: int = 10,
-                  min_len: int = 1) -> List[List[int]]:
-    return [hyps[0][0] for hyps in beam_search(model, src_tokens, 1, 1.0, max_len_a, max_len_b, min_len, 1)]
+                  min_len: int = 1, shortlist: bool = True) -> List[List[int]]:
+    return [hyps[0][0] for hyps in beam_search(model, src_tokens, 1, 1.0, max_len_a, max_len_b, min_len, 1, shortlist)]
 
 
 @torch.no_grad()
 def beam_search(model: Transformer, src_tokens: torch.Tensor, beam: int = 5, lenpen: float = 1.0,
                 max_len_a: float = 1.2, max_len_b: int = 10, min_len: int = 1,
-                nbest: int = 1) -> List[List[Tuple[List[int], float]]]:
+                nbest: int = 1, shortlist: bool = True) -> List[List[Tuple[List[int], float]]]:
     """fairseq's SequenceGenerator with BeamSearch (no unk penalty, no n-gram
     blocking), sentence by sentence inside one batched decoder call. Returns per
     sentence up to nbest (ids without eos, score) with score = sum of log-probs
-    (eos included) / length^lenpen, length counting eos."""
+    (eos included) / length^lenpen, length counting eos. With the model's
+    lexical shortlist (shortlist=False: without), each sentence's words are
+    chosen among its candidates (shortlist_candidates)."""
     cfg = model.cfg
     model.eval()
     B, S = src_tokens.shape
@@ -553,6 +588,8 @@ def beam_search(model: Transformer, src_tokens: torch.Tensor, beam: int = 5, len
     enc_out, enc_pad_mask = model.encode(src_tokens)
     rows = torch.arange(B).repeat_interleave(beam)  # row r belongs to sentence r // beam
     enc_out, enc_pad_mask = enc_out[rows], enc_pad_mask[rows]
+    allowed = shortlist_candidates(model, src_tokens) if shortlist else None
+    row_allowed = allowed[rows] if allowed is not None else None
     row_max_lens = max_lens[rows]
     V = cfg.vocab_size
     T = int(max_lens.max()) + 2
@@ -564,7 +601,8 @@ def beam_search(model: Transformer, src_tokens: torch.Tensor, beam: int = 5, len
     ignore = torch.zeros(B, beam, dtype=torch.bool)  # fairseq's cands_to_ignore
     cache: List[dict] = []
     for step in range(T - 1):
-        lprobs = step_log_probs(model, tokens[:, :step + 1], enc_out, enc_pad_mask, cache, step, row_max_lens, min_len)
+        lprobs = step_log_probs(model, tokens[:, :step + 1], enc_out, enc_pad_mask, cache, step, row_max_lens, min_len,
+                                row_allowed)
         lprobs = lprobs.view(B, beam, V)
         if step == 0:
             cand = lprobs[:, 0, :]  # all beams are equal at the first step

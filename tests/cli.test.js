@@ -81,6 +81,17 @@ test('--threads N: the same translations on 1, 2 and 3 threads', () => {
   }
 });
 
+test('--no-shortlist scores every word: the shipped model then translates as the reference does without its shortlist', () => {
+  const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-sample.json`, 'utf8'));
+  const cases = sample.cases.filter((c) => c.target_language === 'en').slice(0, 4);
+  const input = `${cases.map((c) => c.text).join('\n')}\n`;
+  const args = ['--model', `${root}${sample.model}`, '--to', 'en', '--beam', '1'];
+  const withShortlist = cli(args, input), allWords = cli([...args, '--no-shortlist'], input);
+  assert.equal(allWords.code, 0, allWords.stderr);
+  assert.deepEqual(withShortlist.lines, cases.map((c) => c.greedy));
+  assert.deepEqual(allWords.lines, cases.map((c) => c.greedy_all_words));
+});
+
 test('--help prints the usage and exits 0', () => {
   for (const flag of ['--help', '-h']) {
     const run = cli([flag]);

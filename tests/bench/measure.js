@@ -40,19 +40,20 @@ export async function measureVariant(variant, { readFile, texts, targetLanguage,
   for (let r = 0; r < rounds; r++) peak = Math.max(peak, runPeak());
   // First: the load and the first translation, on code the JS engine has not optimized yet.
   const { engine, model, ms: loadMs } = await loadVariant(variant, readFile);
+  const search = { targetLanguage, ...variant.options };
   let t = performance.now();
-  model.translateTexts([SENTENCE_20_WORDS], { targetLanguage });
+  model.translateTexts([SENTENCE_20_WORDS], search);
   const firstMs = performance.now() - t;
   t = performance.now();
-  model.translateTexts([SENTENCE_20_WORDS], { targetLanguage });
+  model.translateTexts([SENTENCE_20_WORDS], search);
   const secondMs = performance.now() - t;
 
-  for (const beam of [1, 5]) model.translateTexts(texts.slice(0, 8), { beam, targetLanguage }); // warm up
+  for (const beam of [1, 5]) model.translateTexts(texts.slice(0, 8), { ...search, beam }); // warm up
   const tokensPerSecond = {};
   let greedy;
   for (const beam of [1, 5]) {
     for (const [label, batch] of [['batch1', 1], ['batched', BATCH]]) {
-      const r = throughput(model, texts, batch, { beam, targetLanguage });
+      const r = throughput(model, texts, batch, { ...search, beam });
       tokensPerSecond[`${beam === 1 ? 'greedy' : 'beam5'}_${label}`] = round(r.tokensPerSecond, 0);
       if (beam === 1 && batch === BATCH) greedy = r.outputs;
     }
@@ -67,6 +68,7 @@ export async function measureVariant(variant, { readFile, texts, targetLanguage,
     about: variant.about,
     wasm: variant.wasm,
     model: variant.model,
+    options: variant.options,
     threads,
     load_ms: round(loadMs),
     first_translation_ms: round(firstMs),

@@ -6,6 +6,7 @@
 //   model    the model directory (default: the shipped models/es-en/)
 //   needs    'relaxed-simd' when the runtime must have relaxed SIMD, 'threads' when it must
 //            share memory (a cross-origin isolated page); else the row is skipped
+//   options  search options for every translation (default: the engine's)
 //   load({ wasm, files }): optional; { engine, model } from the bytes of the
 //            build and of the model's files ({ config, weights, spm }).
 //            Default: Engine.load(wasm), then engine.loadModel(files). A
@@ -27,8 +28,10 @@ const threadedLoad = async ({ wasm, files }) => {
 
 export const VARIANTS = [
   { name: 'f32', about: 'plain SIMD128 build, f32 arithmetic (f16 weights widened at load)', wasm: DEFAULT_WASM, model: FLOAT_MODEL },
+  { name: 'f32_all_words', about: 'f32 without the lexical shortlist: the output layer scores all 8,000 words', wasm: DEFAULT_WASM, model: FLOAT_MODEL, options: { shortlist: false } },
   { name: 'relaxed', about: 'relaxed-SIMD build (f32x4.relaxed_madd), f32 arithmetic', wasm: RELAXED_WASM, model: FLOAT_MODEL, needs: 'relaxed-simd' },
   { name: 'int8', about: 'plain SIMD128 build, int8 weights and activations (i32x4.dot_i16x8_s)', wasm: DEFAULT_WASM, model: SHIPPED_MODEL },
+  { name: 'int8_all_words', about: 'int8 without the lexical shortlist', wasm: DEFAULT_WASM, model: SHIPPED_MODEL, options: { shortlist: false } },
   { name: 'int8_relaxed', about: 'relaxed-SIMD build, int8 (relaxed_dot_i8x16_i7x16 where exact: fc2, if the runtime computes it right)', wasm: RELAXED_WASM, model: SHIPPED_MODEL, needs: 'relaxed-simd' },
   { name: 'threads', about: `threads build on ${BENCH_THREADS} threads, f32`, wasm: THREADS_WASM, model: FLOAT_MODEL, needs: 'threads', load: threadedLoad },
   { name: 'int8_threads', about: `threads build on ${BENCH_THREADS} threads, int8`, wasm: THREADS_WASM, model: SHIPPED_MODEL, needs: 'threads', load: threadedLoad },
