@@ -17,17 +17,22 @@
 // step_log_probs): no padding, only </s> at the length limit, no </s> before
 // min_len; with Marian's search, only <unk> is masked. Words off the
 // sentence's lexical shortlist, if the model has one, are out from the start.
-static void step_log_probs(const rmt_translation *tr, float *lprobs, int s) {
+static void step_log_probs(const rmt_translation *tr, float *lprobs, int s, int thread) {
   const rmt_config *c = &tr->model->config;
-  if (tr->allowed) {
+  if (tr->cand_ids) {
     // Marian's log-softmax runs over the shortlist's words only: the same as
-    // leaving the others out of it.
-    const unsigned char *allowed = tr->allowed + (size_t)s * c->vocab_size;
-    for (int i = 0; i < c->vocab_size; i++) {
-      if (!allowed[i]) lprobs[i] = -INFINITY;
-    }
+    // leaving the others out of it (-inf). The sentence's candidates are
+    // compacted into this thread's scratch for it.
+    const int *cand = tr->cand_ids + tr->cand_offset[s];
+    int n = tr->cand_offset[s + 1] - tr->cand_offset[s];
+    float *compact = tr->cand_scratch + (size_t)thread * tr->cand_most;
+    for (int i = 0; i < n; i++) compact[i] = lprobs[cand[i]];
+    rmt_log_softmax_f32__wasmsimd(compact, compact, n);
+    for (int i = 0; i < c->vocab_size; i++) lprobs[i] = -INFINITY;
+    for (int i = 0; i < n; i++) lprobs[cand[i]] = compact[i];
+  } else {
+    rmt_log_softmax_f32__wasmsimd(lprobs, lprobs, c->vocab_size);
   }
-  rmt_log_softmax_f32__wasmsimd(lprobs, lprobs, c->vocab_size);
   if (c->search == RMT_SEARCH_MARIAN) {
     lprobs[c->unk_id] = -INFINITY;  // Marian suppresses <unk> unless --allow-unk
     return;
@@ -47,8 +52,7 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s) {
 static void all_log_probs(void *ctx, int begin, int end, int thread) {
   const rmt_translation *tr = ctx;
   int V = tr->model->config.vocab_size;
-  (void)thread;
-  for (int r = begin; r < end; r++) step_log_probs(tr, tr->logits + (size_t)r * V, tr->row_sent[r]);
+  for (int r = begin; r < end; r++) step_log_probs(tr, tr->logits + (size_t)r * V, tr->row_sent[r], thread);
 }
 
 // Keeps the k best (score, index) pairs in descending order.

@@ -309,7 +309,7 @@ void rmt_decoder_step(rmt_translation *tr) {
     sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, R);
   }
   stack_finish(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
-  if (!tr->allowed) {
+  if (!tr->cand_ids) {
     linear(tr, tr->logits, x, &m->output_projection, R);
     return;
   }

@@ -105,9 +105,10 @@ RMT_API int rmt_limit(int which) {
 typedef struct {
   size_t n_sent, beam, rows, src_rows, src_max, steps, keys, threads;
   size_t int8_in;  // the model's widest int8 Linear input (rmt_model.int8_max_in); 0: none
-  // With the model's lexical shortlist in use: the batch's candidates, and the
-  // output projection whose rows for them are gathered (NULL: no shortlist).
-  size_t n_out;
+  // With the model's lexical shortlist in use: the sentences' candidates (in
+  // all, the most of one, the batch's), and the output projection whose rows
+  // for the batch's are gathered (NULL: no shortlist).
+  size_t cand_total, cand_most, n_out;
   const rmt_linear *output;
 } layout_dims;
 
@@ -174,7 +175,10 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   if (d->output) {
     const rmt_linear *o = d->output;
     int n_out = (int)d->n_out;  // at most the vocabulary's size
-    TAKE(allowed, unsigned char, MUL(N, (size_t)c->vocab_size));
+    TAKE(cand_ids, int, d->cand_total);
+    TAKE(cand_offset, int, rmt_size_add(N, 1));
+    TAKE(cand_scratch, float, MUL(d->threads, d->cand_most));
+    TAKE(word_mark, unsigned char, (size_t)c->vocab_size);
     TAKE(out_ids, int, d->n_out);
     if (o->weight) {
       TAKE(out_layer.weight, float, rmt_packed_weight_floats(n_out, o->n_in));
@@ -212,21 +216,50 @@ static void shortlist_candidates(const rmt_model *m, const int32_t *ids, int n_i
   }
 }
 
-// How many words the sentences' candidates hold together (their union): the
-// output layer computes those (transformer.c), so a batch reads the weights
-// of its candidates once for all its rows. -1: out of memory.
-static int count_batch_candidates(const rmt_model *m, const int32_t *ids, const int32_t *lens, int n_sent) {
-  int V = m->config.vocab_size, count = 0;
+// The shortlist's sizes for the arena: the sentences' candidates in all and
+// the most of one, and how many words they hold together (the batch's: the
+// output layer computes those, transformer.c, so a batch reads the weights of
+// its candidates once for all its rows). RMT_E_NOMEM without scratch memory.
+static int count_candidates(const rmt_model *m, const int32_t *ids, const int32_t *lens, int n_sent, layout_dims *d) {
+  int V = m->config.vocab_size;
   unsigned char *sentence = malloc((size_t)V), *batch = calloc((size_t)V, 1);
-  if (!sentence || !batch) count = -1;
-  for (int s = 0; count >= 0 && s < n_sent; ids += lens[s], s++) {
-    shortlist_candidates(m, ids, lens[s], sentence);
-    for (int i = 0; i < V; i++) batch[i] |= sentence[i];
+  if (!sentence || !batch) {
+    free(sentence);
+    free(batch);
+    return rmt_error(RMT_E_NOMEM, "out of memory");
   }
-  for (int i = 0; count >= 0 && i < V; i++) count += batch[i];
+  for (int s = 0; s < n_sent; ids += lens[s], s++) {
+    shortlist_candidates(m, ids, lens[s], sentence);
+    size_t count = 0;
+    for (int i = 0; i < V; i++) count += sentence[i], batch[i] |= sentence[i];
+    d->cand_total += count;  // at most n_sent * V: the sentences' ids are in memory, V is an int
+    if (count > d->cand_most) d->cand_most = count;
+  }
+  for (int i = 0; i < V; i++) d->n_out += batch[i];
   free(sentence);
   free(batch);
-  return count;
+  return RMT_OK;
+}
+
+// Lists each sentence's candidates and the batch's (tr->cand_ids, tr->out_ids)
+// once the sentences are in src_ids.
+static void list_candidates(rmt_translation *tr) {
+  const rmt_model *m = tr->model;
+  int V = m->config.vocab_size, count = 0;
+  for (int s = 0; s < tr->n_sent; s++) {
+    shortlist_candidates(m, tr->src_ids + tr->src_offset[s], tr->src_len[s] - 1, tr->word_mark);
+    tr->cand_offset[s] = count;
+    for (int i = 0; i < V; i++) {
+      if (tr->word_mark[i]) tr->cand_ids[count++] = i;
+    }
+  }
+  tr->cand_offset[tr->n_sent] = count;
+  memset(tr->word_mark, 0, (size_t)V);
+  for (int j = 0; j < count; j++) tr->word_mark[tr->cand_ids[j]] = 1;
+  tr->n_out = 0;
+  for (int i = 0; i < V; i++) {
+    if (tr->word_mark[i]) tr->out_ids[tr->n_out++] = i;
+  }
 }
 
 // The rows of the output projection for the batch's candidates (tr->out_ids).
@@ -289,7 +322,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   }
   // Validate the input and size everything before allocating anything.
   layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0, 0,
-                      (size_t)model->int8_max_in, 0, NULL};
+                      (size_t)model->int8_max_in, 0, 0, 0, NULL};
   size_t id_count = 0;
   int max_target = 0;
   for (int s = 0; s < n_sent; s++) {
@@ -317,19 +350,14 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     int max_len = max_target_len(c, &p, lens[s] + 1);
     max_target = max_len > max_target ? max_len : max_target;
   }
-  if (c->shortlist_first >= 0 && p.shortlist) {
-    int n_out = count_batch_candidates(model, ids, lens, n_sent);
-    if (n_out < 0) {
-      rmt_error(RMT_E_NOMEM, "out of memory");
-      return NULL;
-    }
-    dims.n_out = (size_t)n_out;
-    dims.output = &model->output_projection;
-  }
   dims.steps = (size_t)max_target + 1;
   dims.keys = dims.steps > dims.src_max ? dims.steps : dims.src_max;
-  // Attention's scratch, one copy per thread that may attend (threads.h).
+  // Attention's and the shortlist's scratch, one copy per thread that may use it (threads.h).
   dims.threads = (size_t)rmt_threads_available();
+  if (c->shortlist_first >= 0 && p.shortlist) {
+    if (count_candidates(model, ids, lens, n_sent, &dims)) return NULL;
+    dims.output = &model->output_projection;
+  }
   size_t bytes = layout(c, &dims, NULL, NULL);
   if (bytes > RMT_MAX_TRANSLATION_BYTES) {
     // Every count below the limit also fits the int fields of rmt_translation.
@@ -356,6 +384,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   tr->src_max = (int)dims.src_max;
   tr->keys_max = (int)dims.keys;
   tr->scratch_threads = (int)dims.threads;
+  tr->cand_most = (int)dims.cand_most;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
   if (!tr->src_len || !tr->src_offset) goto nomem;
@@ -380,14 +409,9 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
     dst[lens[s]] = c->eos_id;
     tr->max_len[s] = max_target_len(c, &p, tr->src_len[s]);
-    if (tr->allowed) shortlist_candidates(model, dst, lens[s], tr->allowed + (size_t)s * c->vocab_size);
   }
-  if (tr->allowed) {
-    for (int i = 0; i < c->vocab_size; i++) {
-      int any = 0;
-      for (int s = 0; s < n_sent && !any; s++) any = tr->allowed[(size_t)s * c->vocab_size + i];
-      if (any) tr->out_ids[tr->n_out++] = i;
-    }
+  if (tr->cand_ids) {
+    list_candidates(tr);
     gather_output_layer(tr);
   }
   rmt_encode(tr);

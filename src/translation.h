@@ -60,7 +60,13 @@ struct rmt_translation {
   int *src_len;      // [n_sent] source tokens including </s>
   int *src_offset;   // [n_sent] first row of the sentence in enc_out / cross_k / cross_v
   int *max_len;      // [n_sent] target tokens allowed (without </s>)
-  unsigned char *allowed;  // [n_sent][V] output candidates (lexical shortlist); NULL without one in use
+  // With a lexical shortlist in use (else cand_ids is NULL): each sentence's
+  // output candidates, ascending: cand_ids[cand_offset[s] .. cand_offset[s + 1]),
+  int *cand_ids;
+  int *cand_offset;        // [n_sent + 1]
+  int cand_most;           // the most of one sentence
+  float *cand_scratch;     // [scratch_threads][cand_most] their logits, compacted (search.c)
+  unsigned char *word_mark;  // [V] scratch
   int n_out;               // the batch's candidates (the union of its sentences'): how many,
   int *out_ids;            //   [n_out] which, ascending,
   rmt_linear out_layer;    //   and the output projection's rows for them (gathered at the start)
