@@ -66,6 +66,18 @@ test('threads build vs one thread: identical ids and scores on every fixture, gr
       trs.forEach((tr) => tr.free());
       models.forEach((m) => m.dispose());
     }
+    // The shipped model: int8, a float16 output layer and a lexical shortlist
+    // (its gathered output layer split by panels, its log-softmax by rows).
+    const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-sample.json`, 'utf8'));
+    const texts = sample.cases.filter((c) => c.target_language === 'en').map((c) => c.text);
+    const shipped = (f) => readFileSync(`${root}models/es-en/${f}`);
+    const models = [one, ...engines].map((e) => e.loadModel({ config: shipped('config.json'), weights: shipped('model.safetensors'), spm: shipped('spm.model') }));
+    for (const beam of [1, 4]) {
+      const [want, ...got] = models.map((m) => m.translateTexts(texts, { beam, targetLanguage: 'en' }));
+      for (const g of got) assert.deepEqual(g, want, `shipped model, beam ${beam}`);
+      compared += texts.length;
+    }
+    models.forEach((m) => m.dispose());
     console.log(`threads 2 and 3 vs 1: ${compared} sentence translations compared, all identical`);
   } finally {
     engines.forEach((e) => e.dispose());
