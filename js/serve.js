@@ -176,7 +176,9 @@ async function main() {
   });
   const { resolveDefaultModel } = await import('./loader.js');
   try {
-    // The service worker caches the shell only as listed here: list it as it is now.
+    // The page's bundled modules, and the shell the service worker caches
+    // (only as listed here), as js/ and web/ are now.
+    if (!await (await import('./bundle.js')).writeDemoBundles()) console.warn('residual-mt serve: esbuild not found (npm install): the page loads its modules unbundled');
     (await import('./shell.js')).writeShellManifest();
   } catch (err) {
     console.warn(`residual-mt serve: no offline support (dist/shell.json: ${err.message}); run npm run build`);

@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLES } from '../js/bundle.js';
 import { DEMO_CSP, demoMounts } from '../js/serve.js';
 import { withServer } from './lib/server.js';
 import { DEFAULT_MODEL, createTranslator, modelInfo } from '../js/index.js';
@@ -471,7 +472,7 @@ test('the service worker makes a version only of a shell that matches dist/shell
   // dist/ as the server has it: the engine, and a shell.json that, like a
   // portal answering every URL with its own page, does not match index.html.
   const dist = mkdtempSync(join(tmpdir(), 'rmt-dist-'));
-  for (const wasm of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm']) cpSync(`${root}dist/${wasm}`, join(dist, wasm));
+  for (const file of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm', ...Object.keys(BUNDLES)]) cpSync(`${root}dist/${file}`, join(dist, file));
   const shell = JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8'));
   const portal = structuredClone(shell);
   portal.files['index.html'].sha256 = createHash('sha256').update('<html>Log in to the Wi-Fi</html>').digest('hex');
@@ -510,7 +511,8 @@ test('a worker that dies mid-translation fails the page\'s calls instead of leav
     await withServer({}, async (base) => {
       await page.goto(`${base}?sw=0`);
       await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
-      // The demo's translator (same module and options: the same engine): a long translation, then the worker closes.
+      // The library's own modules (the demo runs its bundle, dist/demo.js): a
+      // translator in a worker of its own, a long translation, then that worker closes.
       const outcome = page.evaluate(async () => {
         const { createTranslator, modelInfo } = await import('/js/index.js');
         const [sourceLanguage, targetLanguage] = (await modelInfo()).pairs[0];
@@ -522,7 +524,7 @@ test('a worker that dies mid-translation fails the page\'s calls instead of leav
         return { results: results.map((r) => r.status === 'rejected' ? r.reason.message : 'resolved'), later, fresh };
       });
       await page.waitForFunction(() => window.started === true);
-      const [worker] = page.workers();
+      const worker = page.workers().find((w) => w.url().endsWith('/js/worker.js'));
       assert.ok(worker, 'the engine runs in a worker');
       await worker.evaluate(() => self.close());
       const { results, later, fresh } = await outcome;
