@@ -429,7 +429,7 @@ test('the service worker precaches every module the demo and its worker import, 
 test('the demo page loads one bundled module (dist/demo.js, js/bundle.js), as built from web/ and js/ now, and its worker one', async () => {
   const html = readFileSync(`${root}web/index.html`, 'utf8');
   const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
-  assert.deepEqual(scripts, ['<script type="module" src="../dist/demo.js">']);
+  assert.deepEqual(scripts, ['<script type="importmap">', '<script type="module" src="../dist/demo.js">']);
   assert.ok(!html.includes('modulepreload'), 'nothing else to preload');
   const { files, bundled } = await demoBundles();
   assert.ok(bundled, 'esbuild (a devDependency) is installed');
