@@ -242,11 +242,10 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
   }
   // A NaN or Inf weight makes every translation through it NaN: refuse it here,
   // where the message can name the tensor (a scan of a few ms).
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(dst[i])) {
-      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu",
-                       info->name, isnan(dst[i]) ? "NaN" : "Inf", i);
-    }
+  size_t bad = rmt_first_nonfinite_f32__wasmsimd(dst, n);
+  if (bad < n) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu",
+                     info->name, isnan(dst[bad]) ? "NaN" : "Inf", bad);
   }
   return RMT_OK;
 }
