@@ -70,9 +70,16 @@ class Host {
       });
     }
     let files;
+    // The engine loads (instantiated, its threads started) while the model's
+    // files are still coming; the model's load, asked for once that has been
+    // (enginePosted), waits for it there and fails with it.
+    let enginePosted = null;
+    const onEngine = (compiled) => {
+      enginePosted = started.then(() => { backend.loadEngine({ wasm: compiled, threads }).catch(() => {}); });
+    };
     try {
       [files] = await Promise.all([
-        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true,
+        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine,
           signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);
@@ -86,11 +93,12 @@ class Host {
       // engine's memory. A file that fails the check fails the load.
       const loaded = timeStep('load');
       let verified = null;
-      const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm, threads },
+      const loading = (enginePosted ?? Promise.resolve()).then(() => backend.load({ wasm: enginePosted ? undefined : files.wasm,
+        config: files.config, weights: files.weights, spm: files.spm, threads },
         files.checkWeights && ((weights) => {
           verified = files.checkWeights(weights);
           verified.catch(() => {}); // awaited below, once the load has settled
-        }));
+        })));
       await loading.catch(() => {});
       if (verified) await verified;
       else if (files.checkWeights) await loading.then(() => { throw new Error('residual-mt: the weights were not handed back to be checked'); });

@@ -456,10 +456,14 @@ function verifyTimed(f, bytes) {
 //   Chromium: the page checks the weights while its worker loads them.) Other
 //   files, and files the cache keeps or that come from it, are checked before
 //   loadFiles returns either way, so a file that fails is never cached.
+//   onEngine(wasm): called with the engine (see wasm below) as soon as it is
+//   here, before the model's files may be: the caller may start loading it
+//   (and move its bytes elsewhere).
 // Returns { wasm, config, weights, spm, manifest, manifestBytes, bytes, checkWeights }:
 // wasm is the compiled WebAssembly.Module where the browser compiled it while
 // it downloaded (see streamable), else its bytes.
-export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false } = {}) {
+export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false,
+  onEngine = null } = {}) {
   signal?.throwIfAborted();
   const store = verify ? await modelStore(base, cache) : null;
   const wanted = [];
@@ -467,8 +471,12 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   // Requested at once, while the manifest is read: the engine, and the model
   // files when there is no cache to look in first (or, from the page's Cache
   // Storage, to be checked once the manifest is there).
-  const engine = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? null
+  const fetched = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? null
     : fetchEngine(engineFile(wasm ? await toUrl(wasm) : defaultWasmUrl()));
+  const engine = fetched && untilAborted(fetched, signal).then((got) => {
+    onEngine?.(got.wasm);
+    return got;
+  });
   engine?.catch(() => {}); // awaited below
   const pageCache = pageCacheUsable(base);
   const openings = new Map(wanted.filter(() => !store && !pageCache).map((f) => [f, openTimed(f, signal)]));
@@ -517,7 +525,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   };
   onProgress({ loaded, total, file: null });
   let checkWeights = null;
-  const engineDone = engine && untilAborted(engine, signal).then(({ wasm: compiled, size }) => {
+  const engineDone = engine?.then(({ wasm: compiled, size }) => {
     found.wasm = compiled;
     counted('residual-mt.wasm', size);
   });
