@@ -55,7 +55,9 @@ class Host {
     for (const listener of this.listeners) listener(p);
   }
 
-  async open({ base, wasm, useWorker, workerRequired, verify, cache, threads }) {
+  async open(options) {
+    const { base, wasm, useWorker, workerRequired, verify, cache, pageCache = true } = options;
+    let { threads } = options;
     // The worker starts while the files download (or has started already: prepareWorker).
     let { backend, started } = useWorker ? takeWorker() : startBackend(new InProcessBackend(), 'runner start');
     if (useWorker && !workerRequired) {
@@ -79,7 +81,7 @@ class Host {
     };
     try {
       [files] = await Promise.all([
-        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine,
+        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, pageCache,
           signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);
@@ -110,8 +112,11 @@ class Host {
       this.threads = info.threads;
     } catch (err) {
       await backend.dispose().catch(() => {});
-      // The files came, the engine could not use them: the API's OperationError.
       if (this.loadController.signal.aborted || err.name === 'AbortError') throw err;
+      // The page's cached copy of the weights did not match (stale or
+      // damaged): once more, through the network.
+      if (err.pageCopy && pageCache) return this.open({ ...options, pageCache: false });
+      // The files came, the engine could not use them: the API's OperationError.
       throw makeError('OperationError', err.message);
     }
     this.backend = backend;

@@ -447,14 +447,17 @@ function verifyTimed(f, bytes) {
 //   makes a missing manifest, or a model file it does not list, an error)
 //   cache: keep the model for reuse, and use a kept one (needs its manifest).
 //   Either way, a page whose service worker keeps the model's files reads
-//   them from Cache Storage (pageCacheUsable), when they match the manifest.
-//   deferVerify: leave the SHA-256 check of downloaded weights to the caller,
-//   who starts loading the engine first: the result's checkWeights(bytes)
-//   (null when nothing is left to check) rejects with an OperationError
-//   naming the file if they do not match the manifest, and nothing may be
-//   used before it resolves. (Web Crypto hashes on the calling thread in
-//   Chromium: the page checks the weights while its worker loads them.) Other
-//   files, and files the cache keeps or that come from it, are checked before
+//   them from Cache Storage (pageCacheUsable), when they match the manifest;
+//   pageCache: false reads them through the network (and the service worker).
+//   deferVerify: leave the SHA-256 check of downloaded weights, and of the
+//   weights read from the page's Cache Storage, to the caller, who starts
+//   loading the engine first: the result's checkWeights(bytes) (null when
+//   nothing is left to check) rejects with an OperationError naming the file
+//   if they do not match the manifest (err.pageCopy: it was the page's cached
+//   copy, to be read again with pageCache: false), and nothing may be used
+//   before it resolves. (Web Crypto hashes on the calling thread in Chromium:
+//   the page checks the weights while its worker loads them.) Other files,
+//   and files the cache keeps or that come from it, are checked before
 //   loadFiles returns either way, so a file that fails is never cached.
 //   onEngine(wasm): called with the engine (see wasm below) as soon as it is
 //   here, before the model's files may be: the caller may start loading it
@@ -463,7 +466,7 @@ function verifyTimed(f, bytes) {
 // wasm is the compiled WebAssembly.Module where the browser compiled it while
 // it downloaded (see streamable), else its bytes.
 export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false,
-  onEngine = null } = {}) {
+  onEngine = null, pageCache: pageCacheWanted = true } = {}) {
   signal?.throwIfAborted();
   const store = verify ? await modelStore(base, cache) : null;
   const wanted = [];
@@ -478,7 +481,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     return got;
   });
   engine?.catch(() => {}); // awaited below
-  const pageCache = pageCacheUsable(base);
+  const pageCache = pageCacheWanted && pageCacheUsable(base);
   const openings = new Map(wanted.filter(() => !store && !pageCache).map((f) => [f, openTimed(f, signal)]));
   const pageReads = new Map(pageCache ? wanted.map((f) => [f, readPageCache(f)]) : []);
   const cancelOpenings = async () => {
@@ -504,8 +507,15 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   const manifest = manifestInfo?.manifest ?? null;
   for (const f of wanted) f.entry = manifest?.files[f.name];
   const found = {};
+  let checkWeights = null;
+  // Whether the caller checks these weights (deferVerify), as it does those downloaded.
+  const deferred = (f) => f.entry && deferVerify && !hash && f.name === 'model.safetensors';
   await Promise.all(wanted.filter((f) => !openings.has(f)).map(async (f) => {
-    const bytes = await fromCache(store, hash, f) ?? (pageCache ? await pageCopy(f, pageReads.get(f)) : null);
+    let bytes = await fromCache(store, hash, f);
+    if (!bytes && pageCache && deferred(f)) {
+      bytes = await pageReads.get(f);
+      if (bytes) checkWeights = (weights) => verifyTimed(f, weights).catch((err) => { throw Object.assign(err, { pageCopy: true }); });
+    } else if (!bytes && pageCache) bytes = await pageCopy(f, pageReads.get(f));
     if (bytes) found[f.key] = bytes;
     else openings.set(f, openTimed(f, signal));
   }));
@@ -524,7 +534,6 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     onProgress({ loaded, total: Math.max(total, loaded), file: name });
   };
   onProgress({ loaded, total, file: null });
-  let checkWeights = null;
   const engineDone = engine?.then(({ wasm: compiled, size }) => {
     found.wasm = compiled;
     counted('residual-mt.wasm', size);
@@ -533,7 +542,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     const bytes = await readAll(f.file, (n) => counted(f.name, n), f.file.size ?? f.entry?.size);
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
-    if (f.entry && deferVerify && !hash && f.name === 'model.safetensors') {
+    if (deferred(f)) {
       checkWeights = (weights) => verifyTimed(f, weights);
     } else if (f.entry) {
       await verifyTimed(f, bytes);

@@ -154,7 +154,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await waitReady();
       const warmLoad = Date.now() - started;
       // The model came from the service worker's Cache Storage, read by the page itself (js/loader.js
-      // fromPageCache: matched against the manifest), the engine compiled as it streamed in.
+      // readPageCache: matched against the manifest), the engine compiled as it streamed in.
       const steps = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
       for (const step of ['rmt:cache storage model.safetensors', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
         assert.ok(steps.includes(step), `no ${step} in ${steps.join(', ')}`);
@@ -171,6 +171,25 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.click('[data-testid=translate]');
       await shows(await inNode(pair, source[3]));
       await context.setOffline(false);
+
+      // A stale copy of the weights in Cache Storage (another version's cache, which the
+      // page's caches.match finds first): the engine loads it while it is checked, the check
+      // fails, and the load starts again through the network (js/host.js, loader.js pageCache).
+      await page.evaluate(async () => {
+        const url = new URL('/models/es-en/model.safetensors', location.href).href;
+        const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+        for (const name of await caches.keys()) if (name.startsWith('residual-mt-v')) await (await caches.open(name)).delete(url);
+        bytes[bytes.length - 1] ^= 1;
+        await (await caches.open('a-stale-copy')).put(url, new Response(bytes));
+      });
+      await page.reload();
+      await waitReady();
+      const again = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      assert.ok(again.includes('rmt:cache storage model.safetensors') && again.includes('rmt:fetch model.safetensors'),
+        `the stale copy was read, then the model downloaded: ${again.join(', ')}`);
+      await page.fill('[data-testid=source]', source[0]);
+      await page.click('[data-testid=translate]');
+      await shows(await inNode(pair, source[0]));
       assert.deepEqual(errors, [], 'console errors, CSP violations, or no worker');
 
       // A browser without WebAssembly SIMD is told what is missing.
