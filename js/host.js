@@ -16,30 +16,6 @@ function startBackend(backend, step) {
   return { backend, started: backend.start().then(started) };
 }
 
-// A worker started before a load needs it (prepareWorker), at most one a
-// page: createTranslator starts it while it finds the model and reads its
-// config, the load it starts takes it, and if none does (the model was
-// loaded already, or create() failed first) it ends (dropSpareWorker).
-let spareWorker = null;
-
-export function prepareWorker() {
-  if (spareWorker) return;
-  spareWorker = startBackend(new WorkerBackend(), 'worker start');
-  spareWorker.started.catch(() => {}); // the load that takes it sees the failure
-}
-
-export function dropSpareWorker() {
-  const spare = spareWorker;
-  spareWorker = null;
-  spare?.started.then(() => spare.backend.dispose(), () => spare.backend.terminate?.()).catch(() => {});
-}
-
-function takeWorker() {
-  const worker = spareWorker ?? startBackend(new WorkerBackend(), 'worker start');
-  spareWorker = null;
-  return worker;
-}
-
 class Host {
   constructor(key) {
     this.key = key;
@@ -58,8 +34,8 @@ class Host {
   async open(options) {
     const { base, wasm, useWorker, workerRequired, verify, cache, pageCache = true } = options;
     let { threads } = options;
-    // The worker starts while the files download (or has started already: prepareWorker).
-    let { backend, started } = useWorker ? takeWorker() : startBackend(new InProcessBackend(), 'runner start');
+    // The worker starts while the files download.
+    let { backend, started } = useWorker ? startBackend(new WorkerBackend(), 'worker start') : startBackend(new InProcessBackend(), 'runner start');
     if (useWorker && !workerRequired) {
       // A page that cannot start the worker (a Content Security Policy, a
       // file: URL) still gets translations, on its own thread.

@@ -9,7 +9,7 @@ import { INPUT_QUOTA, checkThreads, defaultWasmUrl, threadCount } from './defaul
 import { documentInactive, isNode, missingFeatures } from './env.js';
 import { abortError, makeError, notSupported } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
-import { acquireHost, dropSpareWorker, hostState, loadedConfig, prepareWorker } from './host.js';
+import { acquireHost, hostState, loadedConfig } from './host.js';
 import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage } from './languages.js';
 import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } from './loader.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
@@ -307,13 +307,12 @@ export async function createTranslator(options) {
   const wasmKey = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? `bytes${wasm.byteLength}` : String(wasm ?? '');
   const hostOptions = { wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache, threads: await threadCount(threads) };
   // In a browser (where no user gesture is asked for first), the load does
-  // not wait for what it can do without: the default engine compiles and
-  // the worker starts while the model is found (loader.js prepareEngine,
-  // host.js prepareWorker), and the model loads while its config is read;
-  // a model that turns out not to translate this pair stops loading then.
+  // not wait for what it can do without: the default engine compiles while
+  // the model is found (loader.js prepareEngine), and the model loads (its
+  // worker starts) while its config is read; a model that turns out not to
+  // translate this pair stops loading then.
   const early = !isNode() && !activationRequired;
   if (early && wasm === undefined) prepareEngine(defaultWasmUrl(hostOptions.threads));
-  if (early && useWorker) prepareWorker();
   const unneeded = new AbortController();
   let host, pair, loading = null;
   try {
@@ -330,8 +329,6 @@ export async function createTranslator(options) {
     unneeded.abort(err);
     loading?.then((loaded) => loaded.release(), () => {}); // had it loaded already
     throw err;
-  } finally {
-    dropSpareWorker(); // a worker prepared above that no load took
   }
   return created(host, pair);
 }
