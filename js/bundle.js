@@ -29,7 +29,7 @@ export const BUNDLES = Object.freeze({
 });
 
 const ESBUILD_OPTIONS = {
-  bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent',
+  bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent', minify: true,
   // Node's modules (the library imports them only where it runs in Node) and
   // the optional HTML parser for Node (html-tree.js) stay imports.
   external: ['node:*', 'parse5'],
