@@ -203,9 +203,12 @@ build_wasm_threads() {
     "--import-memory --shared-memory --export=__stack_pointer" "--enable-threads --enable-bulk-memory" threads
 }
 
+# dist/demo.js, dist/worker.js, dist/pool-worker.js: the demo's modules
+# bundled (js/bundle.js, esbuild from the devDependencies), and
 # dist/shell.json: what the demo's service worker may cache (js/shell.js);
 # written every time, since web/ and js/ change without a rebuild.
 write_shell() {
+  node js/bundle.js
   node js/shell.js >/dev/null
 }
 

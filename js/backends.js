@@ -1,7 +1,7 @@
 // Where the engine runs: in this thread (InProcessBackend) or in a worker
 // (WorkerBackend: a Web Worker in browsers, a worker_thread in Node). Both
-// offer start(), load(files), call(type, payload, onPartial) -> { promise,
-// cancel(reason) } and dispose().
+// offer start(), loadEngine(engine), load(files), call(type, payload,
+// onPartial) -> { promise, cancel(reason) } and dispose().
 
 import { isNode, workerExecArgv } from './env.js';
 import { reviveError, unknownError } from './errors.js';
@@ -10,6 +10,11 @@ export class InProcessBackend {
   async start() {
     const { Runner } = await import('./runner.js');
     this.runner = new Runner();
+  }
+
+  // The engine ({ wasm, threads }) before its model (Runner.loadEngine).
+  loadEngine(engine) {
+    return this.runner.loadEngine(engine);
   }
 
   // onWeights(bytes): called with the weights once they are in the engine's memory.
@@ -101,6 +106,12 @@ export class WorkerBackend {
     this.worker.ref?.();
     this.worker.postMessage({ ...message, id }, transfer ?? []);
     return { id, promise };
+  }
+
+  // The engine ({ wasm, threads }: bytes move, a compiled module is shared)
+  // before its model.
+  loadEngine({ wasm, threads }) {
+    return this.send({ type: 'engine', wasm, threads }, ArrayBuffer.isView(wasm) ? [wasm.buffer] : []).promise;
   }
 
   // Bytes move to the worker (a compiled WebAssembly.Module is shared with

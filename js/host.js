@@ -11,6 +11,11 @@ import { JobQueue } from './queue.js';
 
 const hosts = new Map(); // key -> Host
 
+function startBackend(backend, step) {
+  const started = timeStep(step);
+  return { backend, started: backend.start().then(started) };
+}
+
 class Host {
   constructor(key) {
     this.key = key;
@@ -26,11 +31,11 @@ class Host {
     for (const listener of this.listeners) listener(p);
   }
 
-  async open({ base, wasm, useWorker, workerRequired, verify, cache, threads }) {
+  async open(options) {
+    const { base, wasm, useWorker, workerRequired, verify, cache, pageCache = true } = options;
+    let { threads } = options;
     // The worker starts while the files download.
-    let backend = useWorker ? new WorkerBackend() : new InProcessBackend();
-    const workerStarted = timeStep(useWorker ? 'worker start' : 'runner start');
-    let started = backend.start().then(workerStarted);
+    let { backend, started } = useWorker ? startBackend(new WorkerBackend(), 'worker start') : startBackend(new InProcessBackend(), 'runner start');
     if (useWorker && !workerRequired) {
       // A page that cannot start the worker (a Content Security Policy, a
       // file: URL) still gets translations, on its own thread.
@@ -43,9 +48,16 @@ class Host {
       });
     }
     let files;
+    // The engine loads (instantiated, its threads started) while the model's
+    // files are still coming; the model's load, asked for once that has been
+    // (enginePosted), waits for it there and fails with it.
+    let enginePosted = null;
+    const onEngine = (compiled) => {
+      enginePosted = started.then(() => { backend.loadEngine({ wasm: compiled, threads }).catch(() => {}); });
+    };
     try {
       [files] = await Promise.all([
-        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true,
+        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, pageCache,
           signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);
@@ -59,11 +71,12 @@ class Host {
       // engine's memory. A file that fails the check fails the load.
       const loaded = timeStep('load');
       let verified = null;
-      const loading = backend.load({ wasm: files.wasm, config: files.config, weights: files.weights, spm: files.spm, threads },
+      const loading = (enginePosted ?? Promise.resolve()).then(() => backend.load({ wasm: enginePosted ? undefined : files.wasm,
+        config: files.config, weights: files.weights, spm: files.spm, threads },
         files.checkWeights && ((weights) => {
           verified = files.checkWeights(weights);
           verified.catch(() => {}); // awaited below, once the load has settled
-        }));
+        })));
       await loading.catch(() => {});
       if (verified) await verified;
       else if (files.checkWeights) await loading.then(() => { throw new Error('residual-mt: the weights were not handed back to be checked'); });
@@ -75,8 +88,11 @@ class Host {
       this.threads = info.threads;
     } catch (err) {
       await backend.dispose().catch(() => {});
-      // The files came, the engine could not use them: the API's OperationError.
       if (this.loadController.signal.aborted || err.name === 'AbortError') throw err;
+      // The page's cached copy of the weights did not match (stale or
+      // damaged): once more, through the network.
+      if (err.pageCopy && pageCache) return this.open({ ...options, pageCache: false });
+      // The files came, the engine could not use them: the API's OperationError.
       throw makeError('OperationError', err.message);
     }
     this.backend = backend;

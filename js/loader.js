@@ -54,14 +54,22 @@ async function fileExists(url) {
 // directory under node_modules/), the repository's own copy (a checkout:
 // npm start, the tests and the CLI run offline), then the package at its
 // pinned version on an npm CDN. Over HTTP the answer is kept for the page's
-// lifetime (one probe per page load).
+// lifetime (one probe per page load), and so is the config.json the probe
+// read (readConfig's, without a second request).
 let defaultOverHttp = null;
+const probedConfigs = new Map(); // config.json URL -> { bytes, contentType }
 export function resolveDefaultModel({ signal } = {}) {
   if (isNode()) return findDefaultModelNode();
   defaultOverHttp ??= findDefaultModelHttp();
   defaultOverHttp.catch(() => { defaultOverHttp = null; });
-  if (!signal) return defaultOverHttp;
-  return Promise.race([defaultOverHttp, new Promise((_, reject) => {
+  return untilAborted(defaultOverHttp, signal);
+}
+
+// `promise`, or signal.reason once the signal aborts (work shared by several
+// callers goes on for the others).
+function untilAborted(promise, signal) {
+  if (!signal) return promise;
+  return Promise.race([promise, new Promise((_, reject) => {
     signal.throwIfAborted();
     signal.addEventListener('abort', () => reject(signal.reason), { once: true });
   })]);
@@ -97,9 +105,13 @@ async function findDefaultModelHttpOnce() {
     ? new URL(`../${DEFAULT_MODEL.package}/`, root) : packageUrl(DEFAULT_MODEL.repoPath);
   try {
     // config.json is in every model directory (manifest.json may not be).
-    const response = await fetch(new URL('config.json', local));
+    const url = new URL('config.json', local);
+    const response = await fetch(url);
+    if (response.ok) {
+      probedConfigs.set(url.href, { bytes: new Uint8Array(await response.arrayBuffer()), contentType: response.headers.get('content-type') });
+      return local;
+    }
     await response.body?.cancel().catch(() => {});
-    if (response.ok) return local;
   } catch { /* offline and not cached: the pinned URL */ }
   return new URL(DEFAULT_MODEL.url);
 }
@@ -320,21 +332,30 @@ function pageCacheUsable(base) {
     base.origin === globalThis.location?.origin;
 }
 
-// A model file from the page's Cache Storage, if it is there and matches the
-// manifest (checked before it is used: a stale or damaged copy is downloaded).
-async function fromPageCache(f) {
-  if (!f.entry) return null;
+// A model file's bytes from the page's Cache Storage, or null: read while
+// the manifest is, and checked against it once it is there (pageCopy).
+async function readPageCache(f) {
   const done = timeStep(`cache storage ${f.name}`);
   try {
     const response = await caches.match(f.url.href);
-    if (!response?.ok) return null;
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    await verifyTimed(f, bytes);
-    return bytes;
+    return response?.ok ? new Uint8Array(await response.arrayBuffer()) : null;
   } catch {
     return null;
   } finally {
     done();
+  }
+}
+
+// The page's copy (readPageCache's answer) if it matches the manifest entry,
+// else null: a stale or damaged copy is downloaded.
+async function pageCopy(f, read) {
+  const bytes = await read;
+  if (!bytes || !f.entry) return null;
+  try {
+    await verifyTimed(f, bytes);
+    return bytes;
+  } catch {
+    return null;
   }
 }
 
@@ -348,16 +369,58 @@ function streamable(file) {
     /^application\/wasm\b/i.test(file.contentType ?? '');
 }
 
-async function compileStreaming(f, signal) {
+async function compileStreaming(f) {
   try {
     return await WebAssembly.compileStreaming(f.file.response);
   } catch (err) {
-    if (signal?.aborted) throw signal.reason;
     if (err instanceof WebAssembly.CompileError) {
       throw operationError(`residual-mt: ${f.name} (${f.url}) is not valid WebAssembly: ${err.message}`);
     }
     throw describeFetchError(err, f.url, f.what);
   }
+}
+
+// The engine as the loader gives it (a compiled WebAssembly.Module where the
+// browser compiled it while it downloaded, else its bytes) and its size. In
+// a browser each engine URL is compiled once a page: createTranslator starts
+// it before the model is found (prepareEngine), and later loads of the same
+// engine reuse the module. Bytes (which move to a worker) and failures are
+// not kept: the next load fetches again.
+const engines = new Map(); // URL -> Promise<{ wasm, size }>
+
+function engineFile(url) {
+  return { key: 'wasm', name: 'residual-mt.wasm', what: 'the engine (residual-mt.wasm)', url };
+}
+
+function fetchEngine(f) {
+  const keep = !isNode();
+  let fetched = keep ? engines.get(f.url.href) : undefined;
+  if (fetched) return fetched;
+  fetched = (async () => {
+    await openTimed(f);
+    if (f.file.error) throw f.file.error;
+    if (f.file.missing) throw networkError(f.file.message);
+    if (streamable(f.file)) {
+      const wasm = await compileStreaming(f);
+      f.fetched();
+      return { wasm, size: f.file.size ?? 0 };
+    }
+    const bytes = await readAll(f.file, () => {}, f.file.size);
+    f.fetched();
+    checkContent(f.name, bytes, f.file.contentType, f.url);
+    return { wasm: bytes, size: bytes.length };
+  })();
+  if (keep) {
+    engines.set(f.url.href, fetched);
+    fetched.then(({ wasm }) => { if (!(wasm instanceof WebAssembly.Module)) engines.delete(f.url.href); },
+      () => engines.delete(f.url.href));
+  }
+  return fetched;
+}
+
+// Starts fetching and compiling the engine at `url` (a browser's page: see fetchEngine).
+export function prepareEngine(url) {
+  if (!isNode()) fetchEngine(engineFile(url)).catch(() => {});
 }
 
 // Opens a wanted file (f.file), timing it from the request to its last byte
@@ -384,31 +447,43 @@ function verifyTimed(f, bytes) {
 //   makes a missing manifest, or a model file it does not list, an error)
 //   cache: keep the model for reuse, and use a kept one (needs its manifest).
 //   Either way, a page whose service worker keeps the model's files reads
-//   them from Cache Storage (pageCacheUsable), when they match the manifest.
-//   deferVerify: leave the SHA-256 check of downloaded weights to the caller,
-//   who starts loading the engine first: the result's checkWeights(bytes)
-//   (null when nothing is left to check) rejects with an OperationError
-//   naming the file if they do not match the manifest, and nothing may be
-//   used before it resolves. (Web Crypto hashes on the calling thread in
-//   Chromium: the page checks the weights while its worker loads them.) Other
-//   files, and files the cache keeps or that come from it, are checked before
+//   them from Cache Storage (pageCacheUsable), when they match the manifest;
+//   pageCache: false reads them through the network (and the service worker).
+//   deferVerify: leave the SHA-256 check of downloaded weights, and of the
+//   weights read from the page's Cache Storage, to the caller, who starts
+//   loading the engine first: the result's checkWeights(bytes) (null when
+//   nothing is left to check) rejects with an OperationError naming the file
+//   if they do not match the manifest (err.pageCopy: it was the page's cached
+//   copy, to be read again with pageCache: false), and nothing may be used
+//   before it resolves. (Web Crypto hashes on the calling thread in Chromium:
+//   the page checks the weights while its worker loads them.) Other files,
+//   and files the cache keeps or that come from it, are checked before
 //   loadFiles returns either way, so a file that fails is never cached.
+//   onEngine(wasm): called with the engine (see wasm below) as soon as it is
+//   here, before the model's files may be: the caller may start loading it
+//   (and move its bytes elsewhere).
 // Returns { wasm, config, weights, spm, manifest, manifestBytes, bytes, checkWeights }:
 // wasm is the compiled WebAssembly.Module where the browser compiled it while
 // it downloaded (see streamable), else its bytes.
-export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false } = {}) {
+export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false,
+  onEngine = null, pageCache: pageCacheWanted = true } = {}) {
   signal?.throwIfAborted();
   const store = verify ? await modelStore(base, cache) : null;
   const wanted = [];
-  if (!(wasm instanceof Uint8Array || wasm instanceof ArrayBuffer)) {
-    const url = wasm ? await toUrl(wasm) : defaultWasmUrl();
-    wanted.push({ key: 'wasm', name: 'residual-mt.wasm', what: 'the engine (residual-mt.wasm)', url });
-  }
   for (const name of MODEL_FILES) wanted.push({ key: name, name, what: `the model's ${name}`, url: new URL(name, base) });
   // Requested at once, while the manifest is read: the engine, and the model
-  // files when there is no cache to look in first.
-  const pageCache = pageCacheUsable(base);
-  const openings = new Map(wanted.filter((f) => f.key === 'wasm' || (!store && !pageCache)).map((f) => [f, openTimed(f, signal)]));
+  // files when there is no cache to look in first (or, from the page's Cache
+  // Storage, to be checked once the manifest is there).
+  const fetched = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? null
+    : fetchEngine(engineFile(wasm ? await toUrl(wasm) : defaultWasmUrl()));
+  const engine = fetched && untilAborted(fetched, signal).then((got) => {
+    onEngine?.(got.wasm);
+    return got;
+  });
+  engine?.catch(() => {}); // awaited below
+  const pageCache = pageCacheWanted && pageCacheUsable(base);
+  const openings = new Map(wanted.filter(() => !store && !pageCache).map((f) => [f, openTimed(f, signal)]));
+  const pageReads = new Map(pageCache ? wanted.map((f) => [f, readPageCache(f)]) : []);
   const cancelOpenings = async () => {
     for (const o of await Promise.allSettled(openings.values())) if (o.status === 'fulfilled') o.value.file.cancel?.();
   };
@@ -430,10 +505,17 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     throw err;
   }
   const manifest = manifestInfo?.manifest ?? null;
-  for (const f of wanted) if (f.key !== 'wasm') f.entry = manifest?.files[f.name];
+  for (const f of wanted) f.entry = manifest?.files[f.name];
   const found = {};
+  let checkWeights = null;
+  // Whether the caller checks these weights (deferVerify), as it does those downloaded.
+  const deferred = (f) => f.entry && deferVerify && !hash && f.name === 'model.safetensors';
   await Promise.all(wanted.filter((f) => !openings.has(f)).map(async (f) => {
-    const bytes = await fromCache(store, hash, f) ?? (pageCache ? await fromPageCache(f) : null);
+    let bytes = await fromCache(store, hash, f);
+    if (!bytes && pageCache && deferred(f)) {
+      bytes = await pageReads.get(f);
+      if (bytes) checkWeights = (weights) => verifyTimed(f, weights).catch((err) => { throw Object.assign(err, { pageCopy: true }); });
+    } else if (!bytes && pageCache) bytes = await pageCopy(f, pageReads.get(f));
     if (bytes) found[f.key] = bytes;
     else openings.set(f, openTimed(f, signal));
   }));
@@ -452,25 +534,25 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     onProgress({ loaded, total: Math.max(total, loaded), file: name });
   };
   onProgress({ loaded, total, file: null });
-  let checkWeights = null;
-  await Promise.all(files.map(async (f) => {
-    if (f.key === 'wasm' && streamable(f.file)) {
-      found.wasm = await compileStreaming(f, signal);
-      f.fetched();
-      counted(f.name, f.file.size ?? 0);
-      return;
-    }
+  const engineDone = engine?.then(({ wasm: compiled, size }) => {
+    found.wasm = compiled;
+    counted('residual-mt.wasm', size);
+  });
+  await Promise.all([engineDone, ...files.map(async (f) => {
     const bytes = await readAll(f.file, (n) => counted(f.name, n), f.file.size ?? f.entry?.size);
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
-    if (f.entry && deferVerify && !hash && f.name === 'model.safetensors') {
+    if (deferred(f)) {
       checkWeights = (weights) => verifyTimed(f, weights);
     } else if (f.entry) {
       await verifyTimed(f, bytes);
       if (hash) await store.put(hash, f.name, bytes);
     }
     found[f.key] = bytes;
-  }));
+  })]).catch(async (err) => {
+    for (const f of files) f.file.cancel?.();
+    throw err;
+  });
   return {
     wasm: found.wasm ?? new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm), // a copy: it may be transferred
     config: textDecoder.decode(found['config.json']),
@@ -484,22 +566,30 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
 }
 
 // Reads just config.json (for availability() and language lists); offline,
-// the cached model's.
-export async function readConfig(base, { signal, cache = true } = {}) {
-  const done = timeStep('config');
-  try {
-    return await readConfigOnce(base, { signal, cache });
-  } finally {
-    done();
+// the cached model's. Calls while one is under way share its request.
+const configReads = new Map(); // config.json URL and cache option -> Promise of the read under way
+export function readConfig(base, { signal, cache = true } = {}) {
+  const key = `${new URL('config.json', base).href} ${cache}`;
+  let read = configReads.get(key);
+  if (!read) {
+    const done = timeStep('config');
+    read = readConfigOnce(base, { cache }).finally(() => {
+      done();
+      configReads.delete(key);
+    });
+    configReads.set(key, read);
   }
+  return untilAborted(read, signal);
 }
 
-async function readConfigOnce(base, { signal, cache }) {
+async function readConfigOnce(base, { cache }) {
   const url = new URL('config.json', base);
+  const probed = probedConfigs.get(url.href);
+  if (probed) return parseConfig(probed.bytes, probed.contentType, url);
   let bytes;
   let contentType = null;
   try {
-    const file = await open(url, "the model's config.json", signal);
+    const file = await open(url, "the model's config.json");
     if (file.missing) throw networkError(file.message);
     if (file.error) throw file.error;
     contentType = file.contentType;
@@ -508,6 +598,10 @@ async function readConfigOnce(base, { signal, cache }) {
     bytes = err.name === 'NetworkError' ? await cachedFile(base, 'config.json', cache) : null;
     if (!bytes) throw err;
   }
+  return parseConfig(bytes, contentType, url);
+}
+
+function parseConfig(bytes, contentType, url) {
   checkContent('config.json', bytes, contentType, url);
   return JSON.parse(textDecoder.decode(bytes));
 }

@@ -110,13 +110,27 @@ export class Runner {
     this.lock = Promise.resolve();
   }
 
-  // Returns info() with `steps`: how long each part took (timeStep's log).
+  // Loads the engine (a compiled WebAssembly.Module or its bytes) on
+  // `threads` threads, before the model's files are in: load() then needs
+  // no wasm. Resolves once it is ready.
+  loadEngine({ wasm, threads }) {
+    this.engineSteps = [];
+    const done = timeStep('engine', this.engineSteps);
+    this.engineReady = Engine.load(wasm, { threads }).then((engine) => {
+      this.engine = engine;
+      done();
+    });
+    return this.engineReady;
+  }
+
+  // Loads the model (and the engine, given wasm; else loadEngine's). Returns
+  // info() with `steps`: how long each part took (timeStep's log).
   // onWeights(bytes): as engine.loadModel's.
   async load({ wasm, config, weights, spm, threads, warmup = true, onWeights }) {
-    const steps = [];
-    let done = timeStep('engine', steps);
-    this.engine = await Engine.load(wasm, { threads });
-    done();
+    if (wasm !== undefined || !this.engineReady) this.loadEngine({ wasm, threads });
+    await this.engineReady;
+    const steps = [...this.engineSteps];
+    let done;
     this.model = this.engine.loadModel({ config, weights, spm }, steps, onWeights);
     if (warmup) {
       done = timeStep('warmup', steps);

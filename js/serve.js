@@ -8,7 +8,8 @@
 //   node js/serve.js [--port 8080] [--host 127.0.0.1]     (PORT overrides the default)
 
 import { createServer } from 'node:http';
-import { createReadStream, promises as fs } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -44,12 +45,19 @@ export function demoMounts(root = ROOT) {
   ];
 }
 
+// The demo page's inline import map (web/index.html: where the default
+// model is, so that the page need not ask the server), allowed by its hash.
+export function importMapHash(html = readFileSync(join(ROOT, 'web/index.html'), 'utf8')) {
+  const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
+  return map ? `'sha256-${createHash('sha256').update(map[1]).digest('base64')}'` : null;
+}
+
 // The demo's policy: scripts and workers only from this origin, no eval
-// (WebAssembly compilation allowed), no inline script or style, no requests
-// to other origins (a ?model=URL link cannot make the page load a file from
-// elsewhere), no plugins, no framing.
+// (WebAssembly compilation allowed), no inline script or style but the
+// page's import map, no requests to other origins (a ?model=URL link cannot
+// make the page load a file from elsewhere), no plugins, no framing.
 export const DEMO_CSP = [
-  "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval'", "worker-src 'self'", "connect-src 'self'",
+  "default-src 'self'", `script-src 'self' 'wasm-unsafe-eval'${importMapHash() ? ` ${importMapHash()}` : ''}`, "worker-src 'self'", "connect-src 'self'",
   "img-src 'self'", "style-src 'self'", "manifest-src 'self'", "object-src 'none'", "base-uri 'none'",
   "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');
@@ -176,7 +184,9 @@ async function main() {
   });
   const { resolveDefaultModel } = await import('./loader.js');
   try {
-    // The service worker caches the shell only as listed here: list it as it is now.
+    // The page's bundled modules, and the shell the service worker caches
+    // (only as listed here), as js/ and web/ are now.
+    if (!await (await import('./bundle.js')).writeDemoBundles()) console.warn('residual-mt serve: esbuild not found (npm install): the page loads its modules unbundled');
     (await import('./shell.js')).writeShellManifest();
   } catch (err) {
     console.warn(`residual-mt serve: no offline support (dist/shell.json: ${err.message}); run npm run build`);

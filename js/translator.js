@@ -5,13 +5,13 @@
 // names the API uses. The engine runs elsewhere (host.js); this file checks,
 // queues and answers.
 
-import { INPUT_QUOTA, checkThreads, threadCount } from './defaults.js';
+import { INPUT_QUOTA, checkThreads, defaultWasmUrl, threadCount } from './defaults.js';
 import { documentInactive, isNode, missingFeatures } from './env.js';
 import { abortError, makeError, notSupported } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { acquireHost, hostState, loadedConfig } from './host.js';
 import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage } from './languages.js';
-import { isCached, readConfig, resolveDefaultModel, toLocation } from './loader.js';
+import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } from './loader.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
 import { hasTranslatable } from './segment.js';
 import { anySignal, asyncIterable, streamOf } from './streams.js';
@@ -302,17 +302,34 @@ export async function createTranslator(options) {
   };
   if (sameLanguage(source, target)) return created(null, { sourceLanguage: source, targetLanguage: target, identity: true });
 
-  const base = await modelLocation(model, signal);
-  const pairs = languagePairs(await configOf(base, { signal, cache }), base.href);
-  const pair = resolvePair(pairs, source, target);
-  if (!pair) throw notSupported(`the model at ${base.href} does not translate ${source} → ${target} (it translates ${describePairs(pairs)})`);
-  await checkActivation(base, cache);
   const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
   if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
   const wasmKey = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? `bytes${wasm.byteLength}` : String(wasm ?? '');
-  const host = await acquireHost({ base, wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache,
-    threads: await threadCount(threads) },
-    (bytes) => progress.bytes(bytes), signal);
+  const hostOptions = { wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache, threads: await threadCount(threads) };
+  // In a browser (where no user gesture is asked for first), the load does
+  // not wait for what it can do without: the default engine compiles while
+  // the model is found (loader.js prepareEngine), and the model loads (its
+  // worker starts) while its config is read; a model that turns out not to
+  // translate this pair stops loading then.
+  const early = !isNode() && !activationRequired;
+  if (early && wasm === undefined) prepareEngine(defaultWasmUrl(hostOptions.threads));
+  const unneeded = new AbortController();
+  let host, pair, loading = null;
+  try {
+    const base = await modelLocation(model, signal);
+    const acquire = () => acquireHost({ base, ...hostOptions }, (bytes) => progress.bytes(bytes), anySignal([signal, unneeded.signal]));
+    loading = early ? acquire() : null;
+    loading?.catch(() => {}); // awaited below, once the pair is known
+    const pairs = languagePairs(await configOf(base, { signal, cache }), base.href);
+    pair = resolvePair(pairs, source, target);
+    if (!pair) throw notSupported(`the model at ${base.href} does not translate ${source} → ${target} (it translates ${describePairs(pairs)})`);
+    await checkActivation(base, cache);
+    host = await (loading ?? acquire());
+  } catch (err) {
+    unneeded.abort(err);
+    loading?.then((loaded) => loaded.release(), () => {}); // had it loaded already
+    throw err;
+  }
   return created(host, pair);
 }
 

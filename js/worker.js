@@ -1,8 +1,10 @@
 // The worker side of a translator (a Web Worker in browsers, a
 // worker_thread in Node). Messages from the page:
+//   { id, type: 'engine', wasm, threads }              -> done once the engine is ready (before its model)
 //   { id, type: 'load', wasm, config, weights, spm, threads, returnWeights }
 //                                                      -> { id, type: 'weights', weights } (returnWeights: once
-//                                                         they are in the engine's memory), then done with info
+//                                                         they are in the engine's memory), then done with info;
+//                                                         without wasm, on the engine of 'engine'
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
 //   { id, type: 'measure', text, options }             -> done with a token count
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
@@ -53,6 +55,9 @@ const cancels = new Map(); // job id -> reason once cancelled
 async function handle(msg) {
   const { id, type } = msg;
   switch (type) {
+    case 'engine':
+      await runner.loadEngine(msg);
+      return true;
     case 'load':
       return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, [weights.buffer]) : undefined });
     case 'translate':

@@ -121,6 +121,11 @@ void rmt_scale_f32__wasmsimd(float *x, float scale, size_t n);
 void rmt_f16_to_f32__wasmsimd(float *out, const unsigned char *src, size_t n);
 void rmt_f16_to_f32__ref(float *out, const unsigned char *src, size_t n);
 
+// ---- The index of x's first Inf or NaN, or n when every value is finite
+// (the model's load refuses weights that are not).
+size_t rmt_first_nonfinite_f32__wasmsimd(const float *x, size_t n);
+size_t rmt_first_nonfinite_f32__ref(const float *x, size_t n);
+
 // ---- Softmax family over one row of n values (in place)
 void rmt_softmax_f32(float *x, int n);
 // out = x - max - log(sum(exp(x - max))); returns nothing, out may alias x.

@@ -44,18 +44,52 @@ size_t rmt_packed_weight_i8_bytes(int N, int K, int kr) {
   return rmt_size_mul(panels * RMT_GEMM_NR, (size_t)rmt_quantized_row_len(K, kr));  // saturates (size.h)
 }
 
-void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr) {
-  int panels = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, Kp = rmt_quantized_row_len(K, kr);
-  for (int p = 0; p < panels; p++) {
-    int8_t *panel = packed + (size_t)p * RMT_GEMM_NR * Kp;
-    for (int k0 = 0; k0 < Kp; k0 += kr) {
-      for (int j = 0; j < RMT_GEMM_NR; j++) {
-        for (int i = 0; i < kr; i++) {
-          int n = p * RMT_GEMM_NR + j, k = k0 + i;
-          panel[(size_t)k0 * RMT_GEMM_NR + j * kr + i] = n < N && k < K ? weight[(size_t)n * K + k] : 0;
-        }
+// Panel p's k groups k0 in [k_from, k_to), byte by byte: rows past N and
+// columns past K are zeros.
+static void pack_groups_bytes(int8_t *panel, const int8_t *weight, int p, int k_from, int k_to, int N, int K, int kr) {
+  for (int k0 = k_from; k0 < k_to; k0 += kr) {
+    for (int j = 0; j < RMT_GEMM_NR; j++) {
+      for (int i = 0; i < kr; i++) {
+        int n = p * RMT_GEMM_NR + j, k = k0 + i;
+        panel[(size_t)k0 * RMT_GEMM_NR + j * kr + i] = n < N && k < K ? weight[(size_t)n * K + k] : 0;
       }
     }
+  }
+}
+
+// The same for a panel of RMT_GEMM_NR whole rows and groups that lie inside
+// them (k_to <= K): each row's group of kr bytes moves as one 2- or 4-byte
+// unit (the two k groups there are), which the model's load does for every
+// int8 weight.
+static void pack_groups_whole(int8_t *panel, const int8_t *rows, int k_to, int K, int kr) {
+  for (int k0 = 0; k0 < k_to; k0 += kr) {
+    int8_t *dst = panel + (size_t)k0 * RMT_GEMM_NR;
+    const int8_t *src = rows + k0;
+    for (int j = 0; j < RMT_GEMM_NR; j++, dst += kr, src += K) {
+      if (kr == 2) {
+        uint16_t unit;
+        memcpy(&unit, src, sizeof unit);
+        memcpy(dst, &unit, sizeof unit);
+      } else {
+        uint32_t unit;
+        memcpy(&unit, src, sizeof unit);
+        memcpy(dst, &unit, sizeof unit);
+      }
+    }
+  }
+}
+
+void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr) {
+  int panels = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, Kp = rmt_quantized_row_len(K, kr);
+  int k_whole = (kr == 2 || kr == 4) ? K / kr * kr : 0;  // groups inside the row
+  for (int p = 0; p < panels; p++) {
+    int8_t *panel = packed + (size_t)p * RMT_GEMM_NR * Kp;
+    int k_from = 0;
+    if ((p + 1) * RMT_GEMM_NR <= N) {
+      pack_groups_whole(panel, weight + (size_t)p * RMT_GEMM_NR * K, k_whole, K, kr);
+      k_from = k_whole;
+    }
+    pack_groups_bytes(panel, weight, p, k_from, Kp, N, K, kr);
   }
 }
 

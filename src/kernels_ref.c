@@ -35,6 +35,13 @@ void rmt_relu_f32__ref(float *x, size_t n) {
   for (size_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
+size_t rmt_first_nonfinite_f32__ref(const float *x, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(x[i])) return i;
+  }
+  return n;
+}
+
 void rmt_f16_to_f32__ref(float *out, const unsigned char *src, size_t n) {
   for (size_t i = 0; i < n; i++) {
     uint32_t h = (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;

@@ -21,11 +21,35 @@ size_t rmt_packed_weight_floats(int N, int K) {
   return rmt_size_mul(panels * RMT_GEMM_NR, (size_t)K);  // saturates (size.h)
 }
 
+// Four rows of four values each, transposed: column k of them is cols[k].
+static inline void transpose_4x4(const v128_t rows[4], v128_t cols[4]) {
+  v128_t r01_lo = wasm_i32x4_shuffle(rows[0], rows[1], 0, 4, 1, 5), r23_lo = wasm_i32x4_shuffle(rows[2], rows[3], 0, 4, 1, 5);
+  v128_t r01_hi = wasm_i32x4_shuffle(rows[0], rows[1], 2, 6, 3, 7), r23_hi = wasm_i32x4_shuffle(rows[2], rows[3], 2, 6, 3, 7);
+  cols[0] = wasm_i32x4_shuffle(r01_lo, r23_lo, 0, 1, 4, 5);
+  cols[1] = wasm_i32x4_shuffle(r01_lo, r23_lo, 2, 3, 6, 7);
+  cols[2] = wasm_i32x4_shuffle(r01_hi, r23_hi, 0, 1, 4, 5);
+  cols[3] = wasm_i32x4_shuffle(r01_hi, r23_hi, 2, 3, 6, 7);
+}
+
 void rmt_pack_weight(float *packed, const float *weight, int N, int K) {
   int panels = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
   for (int p = 0; p < panels; p++) {
     float *panel = packed + (size_t)p * RMT_GEMM_NR * K;
-    for (int k = 0; k < K; k++) {
+    int k_from = 0;
+    if ((p + 1) * RMT_GEMM_NR <= N) {
+      // A panel of whole rows: four columns at a time, two 4x4 transposes
+      // (rows 0-3 and 4-7 of the panel) give four panel rows of 8.
+      const float *rows = weight + (size_t)p * RMT_GEMM_NR * K;
+      for (k_from = 0; k_from + 4 <= K; k_from += 4) {
+        for (int half = 0; half < 2; half++) {
+          v128_t in[4], out[4];
+          for (int r = 0; r < 4; r++) in[r] = wasm_v128_load(rows + (size_t)(4 * half + r) * K + k_from);
+          transpose_4x4(in, out);
+          for (int c = 0; c < 4; c++) wasm_v128_store(panel + (size_t)(k_from + c) * RMT_GEMM_NR + 4 * half, out[c]);
+        }
+      }
+    }
+    for (int k = k_from; k < K; k++) {
       for (int j = 0; j < RMT_GEMM_NR; j++) {
         int n = p * RMT_GEMM_NR + j;
         panel[(size_t)k * RMT_GEMM_NR + j] = n < N ? weight[(size_t)n * K + k] : 0.0f;
@@ -212,6 +236,19 @@ void rmt_f16_to_f32__wasmsimd(float *out, const unsigned char *src, size_t n) {
     }
   }
   rmt_f16_to_f32__ref(out + n8, src + 2 * n8, n - n8);
+}
+
+// A float is Inf or NaN when its exponent bits are all ones: 16 values a
+// step, and the plain twin finds which one in the step that has one.
+size_t rmt_first_nonfinite_f32__wasmsimd(const float *x, size_t n) {
+  size_t n16 = n & ~(size_t)15;
+  const v128_t exponent = wasm_i32x4_splat(0x7f800000);
+  for (size_t i = 0; i < n16; i += 16) {
+    v128_t any = wasm_i32x4_splat(0);
+    for (int j = 0; j < 16; j += 4) any = wasm_v128_or(any, wasm_i32x4_eq(wasm_v128_and(wasm_v128_load(x + i + j), exponent), exponent));
+    if (wasm_v128_any_true(any)) return i + rmt_first_nonfinite_f32__ref(x + i, 16);
+  }
+  return n16 + rmt_first_nonfinite_f32__ref(x + n16, n - n16);
 }
 
 void rmt_add_scaled_f32__wasmsimd(float *out, const float *a, const float *b, float scale, size_t n) {

@@ -290,15 +290,27 @@ static int load_shortlist(loader *ld, rmt_model *model) {
   return RMT_OK;
 }
 
+// With shared embeddings the output projection is the embedding itself
+// (checked by load_embedding), packed for the GEMM: from the float32 table
+// load_embedding has just widened, when it has one, rather than read again.
+static int pack_shared_output(loader *ld, rmt_model *model, int v, int d, float *scratch) {
+  const rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
+  rmt_linear *lin = &model->output_projection;
+  if (!ld->arena || !model->embed_tokens.f32) return pack_tensor(ld, lin, info, v, d, scratch);
+  lin->n_out = v, lin->n_in = d;
+  lin->weight = take_floats(ld, rmt_packed_weight_floats(v, d));
+  if (!lin->weight) return arena_exhausted();
+  rmt_pack_weight(lin->weight, model->embed_tokens.f32, v, d);
+  return RMT_OK;
+}
+
 static int load_all(loader *ld, rmt_model *model, float *scratch) {
   const rmt_config *c = &model->config;
   int d = c->d_model, v = c->vocab_size, err;
   if ((err = load_embedding(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d, scratch))) return err;
   if (c->share_embeddings) {
     model->decoder_embed_tokens = model->embed_tokens;
-    // The output projection is the embedding itself (checked above), packed for the GEMM.
-    const rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
-    if ((err = pack_tensor(ld, &model->output_projection, info, v, d, scratch))) return err;
+    if ((err = pack_shared_output(ld, model, v, d, scratch))) return err;
   } else {
     if ((err = load_embedding(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d, scratch))) return err;
     if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;

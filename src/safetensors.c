@@ -190,8 +190,9 @@ static size_t scale_count(const rmt_safetensors *st, const rmt_tensor_info *info
   return count == 1 || count == rows ? count : 0;
 }
 
-static int scale_at(const rmt_safetensors *st, const rmt_tensor_info *info, size_t i, float *scale) {
-  const rmt_tensor_info *scale_info = find_scale(st, info);
+// scale_info: find_scale's answer, looked up once for all of a tensor's rows.
+static int scale_at(const rmt_safetensors *st, const rmt_tensor_info *info, const rmt_tensor_info *scale_info, size_t i,
+                    float *scale) {
   *scale = 0.0f;
   if (scale_info) memcpy(scale, st->data + scale_info->offset + 4 * i, 4);  // the data may be unaligned
   if (*scale > 0.0f && isfinite(*scale)) return RMT_OK;
@@ -203,8 +204,9 @@ int rmt_safetensors_read_i8(const rmt_safetensors *st, const rmt_tensor_info *in
   if (!rmt_safetensors_i8_rows(st, info)) {
     return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s must be I8 with one scale per row", info->name);
   }
+  const rmt_tensor_info *scale_info = find_scale(st, info);
   for (int64_t r = 0; r < info->shape[0]; r++) {
-    int err = scale_at(st, info, (size_t)r, &row_scales[r]);
+    int err = scale_at(st, info, scale_info, (size_t)r, &row_scales[r]);
     if (err) return err;
   }
   memcpy(dst, st->data + info->offset, info->bytes);
@@ -226,9 +228,10 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
                        info->name, info->name);
     }
     // q * scale in float32: a Marian intgemm8 weight exactly as Marian dequantises it.
+    const rmt_tensor_info *scale_info = find_scale(st, info);
     for (size_t r = 0; r < rows; r++) {
       float scale;
-      int err = scale_at(st, info, count == 1 ? 0 : r, &scale);
+      int err = scale_at(st, info, scale_info, count == 1 ? 0 : r, &scale);
       if (err) return err;
       for (size_t c = 0; c < cols; c++) dst[r * cols + c] = (float)(int8_t)src[r * cols + c] * scale;
     }
@@ -244,11 +247,10 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
   }
   // A NaN or Inf weight makes every translation through it NaN: refuse it here,
   // where the message can name the tensor (a scan of a few ms).
-  for (size_t i = 0; i < n; i++) {
-    if (!isfinite(dst[i])) {
-      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu",
-                       info->name, isnan(dst[i]) ? "NaN" : "Inf", i);
-    }
+  size_t bad = rmt_first_nonfinite_f32__wasmsimd(dst, n);
+  if (bad < n) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu",
+                     info->name, isnan(dst[bad]) ? "NaN" : "Inf", bad);
   }
   return RMT_OK;
 }

@@ -16,6 +16,7 @@ import { loadFiles, toLocation } from '../js/loader.js';
 import { loadWasm } from '../js/wasm.js';
 import { createStaticServer } from '../js/serve.js';
 import { DEFAULT_MODEL, INPUT_QUOTA, MANIFEST, MODEL_FILES } from '../js/defaults.js';
+import { demoBundles } from '../js/bundle.js';
 import { SHELL, SHELL_FORMAT, SHELL_MANIFEST, shellManifest } from '../js/shell.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -398,15 +399,13 @@ test('an idle worker_thread does not keep the process alive (no destroy() needed
 });
 
 // The modules `entry` (a path from the repository root) imports, itself
-// included, as paths; also those it imports later (import()) and starts as
-// workers, unless staticOnly.
-function moduleGraph(entry, { staticOnly = false } = {}, seen = new Set()) {
+// included, as paths; also those it imports later (import()) and starts as workers.
+function moduleGraph(entry, seen = new Set()) {
   if (seen.has(entry)) return seen;
   seen.add(entry);
   const source = readFileSync(`${root}${entry.slice(1)}`, 'utf8');
-  const imports = staticOnly ? /(?:from\s+|import\s+)'(\.{1,2}\/[^']+\.js)'/g
-    : /(?:from\s+|import\s*\(?\s*)'(\.{1,2}\/[^']+\.js)'|new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g;
-  for (const m of source.matchAll(imports)) moduleGraph(new URL(m[1] ?? m[2], `http://x${entry}`).pathname, { staticOnly }, seen);
+  const imports = /(?:from\s+|import\s*\(?\s*)'(\.{1,2}\/[^']+\.js)'|new URL\('(\.{1,2}\/[^']+\.js)', import\.meta\.url\)/g;
+  for (const m of source.matchAll(imports)) moduleGraph(new URL(m[1] ?? m[2], `http://x${entry}`).pathname, seen);
   return seen;
 }
 
@@ -430,12 +429,22 @@ test('the service worker precaches every module the demo and its worker import, 
   assert.ok(shell.has('/dist/residual-mt.wasm'));
 });
 
-test('the demo page preloads every module app.js imports (fetched at once, not one import level at a time)', () => {
+test('the demo page loads one bundled module (dist/demo.js, js/bundle.js), as built from web/ and js/ now, and its worker one', async () => {
   const html = readFileSync(`${root}web/index.html`, 'utf8');
-  const preloaded = new Set([...html.matchAll(/<link rel="modulepreload" href="([^"]+)">/g)].map((m) => new URL(m[1], 'http://x/web/').pathname));
-  const page = moduleGraph('/web/app.js', { staticOnly: true });
-  assert.ok(page.has('/js/loader.js') && !page.has('/js/worker.js'));
-  for (const path of page) assert.ok(preloaded.has(path), `web/index.html does not preload ${path}`);
+  const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+  assert.deepEqual(scripts, ['<script type="importmap">', '<script type="module" src="../dist/demo.js">']);
+  assert.ok(!html.includes('modulepreload'), 'nothing else to preload');
+  const { files, bundled } = await demoBundles();
+  assert.ok(bundled, 'esbuild (a devDependency) is installed');
+  for (const [name, text] of Object.entries(files)) {
+    assert.equal(readFileSync(`${root}dist/${name}`, 'utf8'), text, `dist/${name} is stale: bash build.sh wasm`);
+    assert.doesNotMatch(text, /\bimport\s*[^;()]*?from\s*["']\.{1,2}\//, `dist/${name} imports no module of its own`);
+    assert.ok(SHELL.includes(`../dist/${name}`), `the service worker keeps dist/${name}`);
+  }
+  // The URLs the library computes from import.meta.url resolve from dist/ as from js/.
+  assert.match(files['demo.js'], /new URL\("\.\/worker\.js",\s*import\.meta\.url\)/);
+  assert.match(files['worker.js'], /new URL\("\.\/pool-worker\.js",\s*import\.meta\.url\)/);
+  assert.match(files['demo.js'], /new URL\("\.\.\/",\s*import\.meta\.url\)/);
 });
 
 test('npm start\'s server (js/serve.js) prints its URL and honours PORT', async () => {

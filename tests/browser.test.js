@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLES } from '../js/bundle.js';
 import { DEMO_CSP, demoMounts } from '../js/serve.js';
 import { withServer } from './lib/server.js';
 import { DEFAULT_MODEL, createTranslator, modelInfo } from '../js/index.js';
@@ -153,7 +154,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await waitReady();
       const warmLoad = Date.now() - started;
       // The model came from the service worker's Cache Storage, read by the page itself (js/loader.js
-      // fromPageCache: matched against the manifest), the engine compiled as it streamed in.
+      // readPageCache: matched against the manifest), the engine compiled as it streamed in.
       const steps = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
       for (const step of ['rmt:cache storage model.safetensors', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
         assert.ok(steps.includes(step), `no ${step} in ${steps.join(', ')}`);
@@ -170,6 +171,25 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.click('[data-testid=translate]');
       await shows(await inNode(pair, source[3]));
       await context.setOffline(false);
+
+      // A stale copy of the weights in Cache Storage (another version's cache, which the
+      // page's caches.match finds first): the engine loads it while it is checked, the check
+      // fails, and the load starts again through the network (js/host.js, loader.js pageCache).
+      await page.evaluate(async () => {
+        const url = new URL('/models/es-en/model.safetensors', location.href).href;
+        const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
+        for (const name of await caches.keys()) if (name.startsWith('residual-mt-v')) await (await caches.open(name)).delete(url);
+        bytes[bytes.length - 1] ^= 1;
+        await (await caches.open('a-stale-copy')).put(url, new Response(bytes));
+      });
+      await page.reload();
+      await waitReady();
+      const again = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      assert.ok(again.includes('rmt:cache storage model.safetensors') && again.includes('rmt:fetch model.safetensors'),
+        `the stale copy was read, then the model downloaded: ${again.join(', ')}`);
+      await page.fill('[data-testid=source]', source[0]);
+      await page.click('[data-testid=translate]');
+      await shows(await inNode(pair, source[0]));
       assert.deepEqual(errors, [], 'console errors, CSP violations, or no worker');
 
       // A browser without WebAssembly SIMD is told what is missing.
@@ -471,7 +491,7 @@ test('the service worker makes a version only of a shell that matches dist/shell
   // dist/ as the server has it: the engine, and a shell.json that, like a
   // portal answering every URL with its own page, does not match index.html.
   const dist = mkdtempSync(join(tmpdir(), 'rmt-dist-'));
-  for (const wasm of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm']) cpSync(`${root}dist/${wasm}`, join(dist, wasm));
+  for (const file of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm', ...Object.keys(BUNDLES)]) cpSync(`${root}dist/${file}`, join(dist, file));
   const shell = JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8'));
   const portal = structuredClone(shell);
   portal.files['index.html'].sha256 = createHash('sha256').update('<html>Log in to the Wi-Fi</html>').digest('hex');
@@ -510,7 +530,8 @@ test('a worker that dies mid-translation fails the page\'s calls instead of leav
     await withServer({}, async (base) => {
       await page.goto(`${base}?sw=0`);
       await page.waitForFunction(() => document.querySelector('[data-testid=status]')?.textContent === 'ready', null, { timeout: 30_000 });
-      // The demo's translator (same module and options: the same engine): a long translation, then the worker closes.
+      // The library's own modules (the demo runs its bundle, dist/demo.js): a
+      // translator in a worker of its own, a long translation, then that worker closes.
       const outcome = page.evaluate(async () => {
         const { createTranslator, modelInfo } = await import('/js/index.js');
         const [sourceLanguage, targetLanguage] = (await modelInfo()).pairs[0];
@@ -522,7 +543,7 @@ test('a worker that dies mid-translation fails the page\'s calls instead of leav
         return { results: results.map((r) => r.status === 'rejected' ? r.reason.message : 'resolved'), later, fresh };
       });
       await page.waitForFunction(() => window.started === true);
-      const [worker] = page.workers();
+      const worker = page.workers().find((w) => w.url().endsWith('/js/worker.js'));
       assert.ok(worker, 'the engine runs in a worker');
       await worker.evaluate(() => self.close());
       const { results, later, fresh } = await outcome;

@@ -259,7 +259,7 @@ test('the demo server: a malformed request target is a 400 and it keeps serving;
     assert.equal(await (await fetch(`${base}/alias.txt`)).text(), 'inside\n', 'a link that stays inside is served');
     const page = await fetch(`${base}/inside.txt`);
     assert.equal(page.headers.get('content-security-policy'), DEMO_CSP);
-    assert.match(DEMO_CSP, /script-src 'self' 'wasm-unsafe-eval'(;|$)/);
+    assert.match(DEMO_CSP, /script-src 'self' 'wasm-unsafe-eval' 'sha256-[A-Za-z0-9+/]+=*'(;|$)/, 'and the demo\'s import map');
     assert.doesNotMatch(DEMO_CSP, /unsafe-inline|'unsafe-eval'/);
   } finally {
     server.close();

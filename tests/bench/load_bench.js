@@ -21,6 +21,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { writeDemoBundles } from '../../js/bundle.js';
 import { writeShellManifest } from '../../js/shell.js';
 import { withServer } from '../lib/server.js';
 import { SENTENCE_20_WORDS } from './measure.js';
@@ -106,7 +107,9 @@ function summarize(runs) {
 // profile) and warm reloads.
 export async function demoLoadBench({ runs = 3, text = SENTENCE_20_WORDS } = {}) {
   const cold = [], warm = [], translations = [];
-  writeShellManifest(); // as npm start does: the service worker caches the shell as it is now
+  // As npm start does: the page's bundles, and the shell the service worker caches, as they are now.
+  await writeDemoBundles();
+  writeShellManifest();
   await withServer({}, async (base) => {
     for (let r = 0; r < runs; r++) {
       const { context, close } = await launchChromium();

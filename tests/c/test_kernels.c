@@ -128,6 +128,29 @@ static void test_elementwise(void) {
   }
 }
 
+// The first Inf or NaN, at every position of arrays of every length up to
+// 40 (tails and whole steps of 16), against the plain twin; none in finite data.
+static void test_first_nonfinite(void) {
+  float x[40];
+  const float bad[3] = {INFINITY, -INFINITY, NAN};
+  for (size_t n = 0; n <= 40; n++) {
+    for (size_t i = 0; i < n; i++) x[i] = (float)i * 0.5f - 3.0f;
+    CHECK(rmt_first_nonfinite_f32__wasmsimd(x, n) == n && rmt_first_nonfinite_f32__ref(x, n) == n, "finite n=%zu", n);
+    for (size_t at = 0; at < n; at++) {
+      for (int b = 0; b < 3; b++) {
+        x[at] = bad[b];
+        if (at + 3 < n) x[at + 3] = bad[(b + 1) % 3];  // a second one later: the first is found
+        size_t simd = rmt_first_nonfinite_f32__wasmsimd(x, n), ref = rmt_first_nonfinite_f32__ref(x, n);
+        CHECK(simd == at && ref == at, "n=%zu, %g at %zu: simd %zu, reference %zu", n, bad[b], at, simd, ref);
+        x[at] = 1.0f;
+        if (at + 3 < n) x[at + 3] = 1.0f;
+      }
+    }
+  }
+  x[0] = FLT_MAX, x[1] = -FLT_MAX, x[2] = FLT_MIN, x[3] = 0x1p-149f;
+  CHECK(rmt_first_nonfinite_f32__wasmsimd(x, 4) == 4, "the largest and smallest floats are finite");
+}
+
 // Every half, from an odd address (the source may be unaligned), bit for bit
 // against the plain C twin; and the twin against values known by hand.
 static void test_f16_to_f32(void) {
@@ -385,6 +408,7 @@ int main(void) {
   test_layer_norm();
   test_elementwise();
   test_f16_to_f32();
+  test_first_nonfinite();
   test_softmax();
   test_log_softmax_simd();
   test_attention();
