@@ -76,6 +76,9 @@ int rmt_relaxed_dot_exact(void);
 size_t rmt_packed_weight_i8_bytes(int N, int K, int kr);
 void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr);
 int rmt_quantized_row_len(int K, int kr);
+// Row m of quantized activations Aq (int16 for RMT_GEMM_I8_KR_DOT16, bytes for
+// RMT_GEMM_I8_KR_RELAXED, rows of rmt_quantized_row_len(K, kr)).
+int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr);
 // Per row m of A (M x K): a_scale[m] and Aq's row (stride rmt_quantized_row_len).
 void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K);
 // The same for A >= 0 (q 0..127 as bytes); a negative value is clamped to 0.
