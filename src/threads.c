@@ -98,7 +98,7 @@ void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const in
 // A chunk is 1 / (CHUNK_SHARE * threads) of the items not yet taken, and at
 // least 1 / (MAX_CHUNKS_PER_THREAD * threads) of the job's (at least 1 item).
 #define CHUNK_SHARE 2
-#define MAX_CHUNKS_PER_THREAD 32
+#define MAX_CHUNKS_PER_THREAD 128
 
 typedef struct {
   rmt_range_fn fn;
