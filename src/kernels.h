@@ -75,6 +75,9 @@ void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int 
 // rmt_gather_packed_weight for an int8 weight packed with k groups of kr.
 void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr);
 int rmt_quantized_row_len(int K, int kr);
+// Row m of quantized activations Aq (int16 for RMT_GEMM_I8_KR_DOT16, bytes for
+// RMT_GEMM_I8_KR_RELAXED, rows of rmt_quantized_row_len(K, kr)).
+int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr);
 // Per row m of A (M x K): a_scale[m] and Aq's row (stride rmt_quantized_row_len).
 void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K);
 // The same for A >= 0 (q 0..127 as bytes); a negative value is clamped to 0.

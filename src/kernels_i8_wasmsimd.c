@@ -39,6 +39,11 @@ int rmt_gemm_i8_kr(int input_nonnegative) {
 
 int rmt_quantized_row_len(int K, int kr) { return (K + kr - 1) / kr * kr; }
 
+int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr) {
+  size_t offset = (size_t)m * rmt_quantized_row_len(K, kr);
+  return kr == RMT_GEMM_I8_KR_RELAXED ? (int16_t *)((uint8_t *)Aq + offset) : Aq + offset;
+}
+
 size_t rmt_packed_weight_i8_bytes(int N, int K, int kr) {
   size_t panels = ((size_t)N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
   return rmt_size_mul(panels * RMT_GEMM_NR, (size_t)rmt_quantized_row_len(K, kr));  // saturates (size.h)

@@ -2,8 +2,10 @@
 // loop over items: rmt_parallel_for) by filling a job slot and bumping
 // `pool.generation`; workers, parked on that word, wake and take chunks of the
 // items (an atomic counter, `pool.claim`) alongside thread 0 until none is
-// left; thread 0 then waits until every chunk is done. It posts a job only
-// once the previous one is done.
+// left; thread 0 then waits until every item is done. It posts a job only
+// once the previous one is done. Chunks shrink as the job runs out (a share
+// of the items left): few claims while there is much to do, and the threads
+// finish within a small chunk of each other.
 //
 // Waiting: a short spin first (in a decoding step the next GEMM comes within
 // microseconds, and waking a sleeping thread costs tens of them), then
@@ -52,15 +54,24 @@ void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const fl
   rmt_parallel_for((N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, gemm_panels, &args, (long long)M * N * K, RMT_THREADS_ALL);
 }
 
-// The int8 product the same way: its input quantized once on thread 0, then
-// ranges of weight panels on the threads.
+// The int8 product the same way: its input quantized first (ranges of rows
+// on the threads: each row has its own scale), then ranges of weight panels.
 typedef struct {
   float *C;
-  const int16_t *Aq;
-  const float *a_scale, *w_scale, *bias;
+  const float *A;
+  int16_t *Aq;
+  float *a_scale;
+  const float *w_scale, *bias;
   const int8_t *packed_weight;
   int kr, M, N, K;
 } gemm_i8_args;
+
+static void quantize_rows(void *ctx, int begin, int end, int thread) {
+  const gemm_i8_args *g = ctx;
+  (void)thread;
+  rmt_quantize_rows_i8(rmt_quantized_row(g->Aq, begin, g->K, g->kr), g->a_scale + begin, g->A + (size_t)begin * g->K,
+                       end - begin, g->K, g->kr);
+}
 
 static void gemm_i8_panels(void *ctx, int begin, int end, int thread) {
   const gemm_i8_args *g = ctx;
@@ -71,9 +82,10 @@ static void gemm_i8_panels(void *ctx, int begin, int end, int thread) {
 
 void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
                  const float *w_scale, const float *bias, int M, int N, int K) {
-  rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr);
-  gemm_i8_args args = {C, Aq, a_scale, w_scale, bias, packed_weight, kr, M, N, K};
-  rmt_parallel_for((N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, gemm_i8_panels, &args, (long long)M * N * K, RMT_THREADS_ALL);
+  gemm_i8_args args = {C, A, Aq, a_scale, w_scale, bias, packed_weight, kr, M, N, K};
+  long long work = (long long)M * N * K;  // both loops split when the product does
+  rmt_parallel_for(M, quantize_rows, &args, work, RMT_THREADS_ALL);
+  rmt_parallel_for((N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, gemm_i8_panels, &args, work, RMT_THREADS_ALL);
 }
 
 #ifdef RMT_THREADS
@@ -83,12 +95,16 @@ void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const in
 #define WORKER_STACK_BYTES (64 * 1024)  // a share of a GEMM or of attention needs a few hundred bytes
 #define SPIN_ROUNDS (1 << 18)           // atomic loads before sleeping: a few hundred microseconds
 
-#define CHUNKS_PER_THREAD 8  // a job's items come in about this many chunks per thread
+// A chunk is 1 / (CHUNK_SHARE * threads) of the items not yet taken, and at
+// least 1 / (MAX_CHUNKS_PER_THREAD * threads) of the job's (at least 1 item).
+#define CHUNK_SHARE 2
+#define MAX_CHUNKS_PER_THREAD 128
 
 typedef struct {
   rmt_range_fn fn;
   void *ctx;
-  int n, n_chunks, max_threads;  // items, the chunks they are cut into, threads with scratch
+  int n, n_threads, min_chunk;  // items, threads sharing them, the smallest chunk
+  int max_threads;              // threads with scratch for this job
 } range_job;
 
 static struct {
@@ -101,8 +117,8 @@ static struct {
   // that is late for g may read a changing slot only once claim has moved on.
   range_job jobs[2];
   _Atomic int generation;      // the latest job's number: workers wait for it to change
-  _Atomic uint64_t claim;      // (generation << 32) | the next chunk to take
-  _Atomic int done;            // chunks of the current job finished
+  _Atomic uint64_t claim;      // (generation << 32) | the next item to take
+  _Atomic int done;            // items of the current job finished
   _Atomic int sleepers;        // workers in (or about to enter) memory.atomic.wait32 on generation
   _Atomic int running;         // workers inside rmt_thread_run
   _Atomic int stop;            // set by rmt_threads_stop
@@ -127,6 +143,13 @@ static int wait_for_change(_Atomic int *word, int value, int can_block, _Atomic 
   }
 }
 
+// Items a chunk takes when `left` of the job's are not yet taken.
+static int chunk_size(const range_job *job, int left) {
+  int size = left / (CHUNK_SHARE * job->n_threads);
+  if (size < job->min_chunk) size = job->min_chunk;
+  return size < left ? size : left;
+}
+
 // Takes chunks of job `gen` and runs them until none is left (or the job is
 // over): every thread does, thread 0 included. Chunks are taken, not dealt,
 // so a worker that is asleep or descheduled holds up only a chunk it has
@@ -138,13 +161,12 @@ static void work_on(int gen, int thread) {
   if (thread >= job.max_threads) return;  // no scratch of its own for this job
   uint64_t word = atomic_load(&pool.claim);
   for (;;) {
-    if ((int)(word >> 32) != gen || (int)(uint32_t)word >= job.n_chunks) return;
-    if (!atomic_compare_exchange_weak(&pool.claim, &word, word + 1)) continue;  // word reloaded
-    int chunk = (int)(uint32_t)word;
-    int begin = (int)((long long)job.n * chunk / job.n_chunks);
-    int end = (int)((long long)job.n * (chunk + 1) / job.n_chunks);
-    job.fn(job.ctx, begin, end, thread);
-    if (atomic_fetch_add(&pool.done, 1) + 1 == job.n_chunks) __builtin_wasm_memory_atomic_notify((int *)&pool.done, 1);
+    int begin = (int)(uint32_t)word;
+    if ((int)(word >> 32) != gen || begin >= job.n) return;
+    int size = chunk_size(&job, job.n - begin);
+    if (!atomic_compare_exchange_weak(&pool.claim, &word, word + (uint64_t)size)) continue;  // word reloaded
+    job.fn(job.ctx, begin, begin + size, thread);
+    if (atomic_fetch_add(&pool.done, size) + size == job.n) __builtin_wasm_memory_atomic_notify((int *)&pool.done, 1);
     word = atomic_load(&pool.claim);
   }
 }
@@ -156,14 +178,14 @@ void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max
     return;
   }
   int gen = atomic_load(&pool.generation) + 1;
-  int n_chunks = n < CHUNKS_PER_THREAD * n_threads ? n : CHUNKS_PER_THREAD * n_threads;
-  pool.jobs[gen & 1] = (range_job){fn, ctx, n, n_chunks, max_threads};
+  int min_chunk = n / (MAX_CHUNKS_PER_THREAD * n_threads);
+  pool.jobs[gen & 1] = (range_job){fn, ctx, n, n_threads, min_chunk > 1 ? min_chunk : 1, max_threads};
   atomic_store(&pool.done, 0);
   atomic_store(&pool.claim, (uint64_t)(uint32_t)gen << 32);
   atomic_store(&pool.generation, gen);  // publishes the job (sequentially consistent)
   if (atomic_load(&pool.sleepers) > 0) __builtin_wasm_memory_atomic_notify((int *)&pool.generation, -1u);
   work_on(gen, 0);
-  for (int done; (done = atomic_load(&pool.done)) != n_chunks;) wait_for_change(&pool.done, done, pool.can_block, NULL);
+  for (int done; (done = atomic_load(&pool.done)) != n;) wait_for_change(&pool.done, done, pool.can_block, NULL);
 }
 
 int rmt_threads_available(void) { return pool.n_threads; }

@@ -30,11 +30,32 @@ static const float *sublayer_input(const rmt_config *c, const rmt_norm *norm, co
 //   post      x = LN(x + out)
 //   pre       x = x + out
 //   residual  dual = dual + out * s;  x = LN(out + x)
-static void sublayer_output(const rmt_config *c, const rmt_norm *norm, float *x, float *dual, const float *out, int M) {
-  size_t n = (size_t)M * c->d_model;
+// Rows are independent: ranges of them run on the pool's threads when there
+// are enough (a batch's encoder; a decoding step's few rows stay on one).
+typedef struct {
+  const rmt_config *c;
+  const rmt_norm *norm;
+  float *x, *dual;
+  const float *out;
+} sublayer_fold;
+
+static void sublayer_output_rows(void *ctx, int begin, int end, int thread) {
+  const sublayer_fold *f = ctx;
+  const rmt_config *c = f->c;
+  (void)thread;
+  int M = end - begin;
+  size_t at = (size_t)begin * c->d_model, n = (size_t)M * c->d_model;
+  float *x = f->x + at, *dual = f->dual + at;
+  const float *out = f->out + at;
   if (c->style == RMT_STYLE_RESIDUAL) rmt_add_scaled_f32__wasmsimd(dual, dual, out, c->res_scale, n);
   rmt_add_scaled_f32__wasmsimd(x, x, out, 1.0f, n);
-  if (c->style != RMT_STYLE_PRE) rmt_layer_norm_f32__wasmsimd(x, x, norm->gamma, norm->beta, M, c->d_model, c->ln_eps);
+  if (c->style != RMT_STYLE_PRE) rmt_layer_norm_f32__wasmsimd(x, x, f->norm->gamma, f->norm->beta, M, c->d_model, c->ln_eps);
+}
+
+static void sublayer_output(const rmt_config *c, const rmt_norm *norm, float *x, float *dual, const float *out, int M) {
+  sublayer_fold fold = {c, norm, x, dual, out};
+  long long work = 8LL * M * c->d_model;  // two adds and a LayerNorm: about 8 operations a value
+  rmt_parallel_for(M, sublayer_output_rows, &fold, work, RMT_THREADS_ALL);
 }
 
 // The stack's output: x (post), LN_final(x) (pre), x * alpha + LN_final(dual) (residual).
