@@ -18,7 +18,7 @@ export function benchTable(report) {
   const m = report.machine;
   const lines = [];
   lines.push(`Measured ${report.date.slice(0, 10)} on ${m.cpu} (${m.cores} cores), Node ${m.node}, ${m.chromium ?? 'no Chromium'}` +
-    `${report.quick ? ' (a --quick run: fewer sentences and rounds)' : ''}. ` +
+    `${report.quick ? ' (a --quick run: fewer sentences, rounds and passes)' : ''}. ` +
     `Workload: ${report.workload.texts} (${report.workload.sentences} sentences), target tokens/s with </s>; ` +
     `batched: ${report.workload.batched} sentences a call.`);
   lines.push('');
