@@ -354,11 +354,14 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   dims.keys = dims.steps > dims.src_max ? dims.steps : dims.src_max;
   // Attention's and the shortlist's scratch, one copy per thread that may use it (threads.h).
   dims.threads = (size_t)rmt_threads_available();
-  if (c->shortlist_first >= 0 && p.shortlist) {
+  size_t bytes = layout(c, &dims, NULL, NULL);
+  // The shortlist's candidates are counted (a pass over the vocabulary per
+  // sentence) only for a batch that fits without them.
+  if (bytes <= RMT_MAX_TRANSLATION_BYTES && c->shortlist_first >= 0 && p.shortlist) {
     if (count_candidates(model, ids, lens, n_sent, &dims)) return NULL;
     dims.output = &model->output_projection;
+    bytes = layout(c, &dims, NULL, NULL);
   }
-  size_t bytes = layout(c, &dims, NULL, NULL);
   if (bytes > RMT_MAX_TRANSLATION_BYTES) {
     // Every count below the limit also fits the int fields of rmt_translation.
     char need[64];

@@ -84,13 +84,16 @@ test('text without letters (numbers, emoji, punctuation, whitespace, control cha
 
 test('translateStreaming(): chunks to append, none taken back, adding up to translate() (shipped model, greedy and beam)', async () => {
   const t = await createTranslator({ model: SHIPPED, sourceLanguage: 'es', targetLanguage: 'en' });
-  const text = 'En el principio creó Dios los cielos y la tierra. Y la tierra estaba desordenada y vacía.';
+  // A short sentence, then a long one: the first is done within max_len_a * 3 + max_len_b = 13 steps,
+  // long before the second, so even a beam's output comes in more than one piece.
+  const text = 'Hola. Y la tierra estaba desordenada y vacía, y las tinieblas estaban sobre la haz del abismo, ' +
+    'y el espíritu de Dios se movía sobre la haz de las aguas.';
   for (const options of [GREEDY, { beam: 5 }]) {
     const chunks = [];
     for await (const chunk of t.translateStreaming(text, options)) chunks.push(chunk);
     assert.equal(chunks.join(''), await t.translate(text, options));
     // Greedy output is final token by token; a beam's only once its hypotheses
-    // agree on a prefix, which depends on the model: at least each sentence.
+    // agree on a prefix, which depends on the model, or its sentence is done.
     const least = options.beam === 1 ? 3 : 2;
     assert.ok(chunks.length >= least, `${chunks.length} chunks at beam ${options.beam}`);
     // Each chunk is new text: no chunk repeats what came before it.

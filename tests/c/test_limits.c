@@ -44,6 +44,7 @@ static rmt_model shaped_model(int d_model, int ffn_dim, int decoder_layers, int 
   c->encoder_layers = 6, c->decoder_layers = decoder_layers;
   c->vocab_size = vocab_size, c->max_positions = max_positions;
   c->bos_id = 0, c->pad_id = 1, c->eos_id = 2, c->unk_id = 3;
+  c->shortlist_first = -1;  // no lexical shortlist (config.c's default)
   return model;
 }
 
@@ -124,11 +125,12 @@ static void test_largest_beam(void) {
 static void test_search_params(void) {
   rmt_search_params p;
   rmt_search_params_default(&p);
-  const char *names[] = {"beam", "nbest", "min_len", "max_len_a", "max_len_b", "lenpen"};
+  const char *names[] = {"beam", "nbest", "min_len", "max_len_a", "max_len_b", "lenpen", "shortlist"};
   for (int f = 0; f < RMT_PARAM_COUNT; f++) CHECK(strcmp(rmt_search_param_name(f), names[f]) == 0, "field %d name", f);
   CHECK(!rmt_search_param_name(RMT_PARAM_COUNT) && !rmt_search_param_name(-1), "no name past the fields");
   CHECK(rmt_search_params_size() == (int)sizeof p, "size");
-  CHECK(p.beam == 5 && p.nbest == 1 && p.min_len == 1 && p.max_len_a == 1.2 && p.max_len_b == 10 && p.lenpen == 1.0,
+  CHECK(p.beam == 5 && p.nbest == 1 && p.min_len == 1 && p.max_len_a == 1.2 && p.max_len_b == 10 && p.lenpen == 1.0 &&
+            p.shortlist == 1,
         "defaults");
   CHECK(rmt_search_param_get(&p, RMT_PARAM_MAX_LEN_A) == 1.2, "get");
   CHECK(rmt_search_param_set(&p, RMT_PARAM_BEAM, 256) == RMT_OK && p.beam == 256, "largest beam");
