@@ -36,7 +36,7 @@ const MODELS = [
 ];
 
 const work = mkdtempSync(join(tmpdir(), 'rmt-marian-bench-'));
-const engine = await Engine.load();
+const engine = await Engine.load(undefined, { threads: 1 });  // Bergamot runs on one thread too
 // Short outputs like a real model's: factor 1 (Bergamot's worker uses 2).
 const LEN = { maxLenA: 1, maxLenB: 0, minLen: 0, lenpen: 1 };
 try {

@@ -24,7 +24,7 @@ const TEXTS = readFileSync(join(root, 'tests/fixtures/spm/corpus.txt'), 'utf8').
   .slice(0, 24);
 
 const work = mkdtempSync(join(tmpdir(), 'rmt-marian-int8-'));
-const engine = await Engine.load();
+const engine = await Engine.load(undefined, { threads: 1 });  // Bergamot runs on one thread too
 try {
   for (const [name, shape] of [['transformer relu', { seed: 11 }], ['transformer swish', { seed: 12, activation: 'swish' }],
     ['SSRU decoder', { seed: 13, decoder: 'ssru' }]]) {
