@@ -22,13 +22,14 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s, int 
   if (tr->cand_ids) {
     // Marian's log-softmax runs over the shortlist's words only: the same as
     // leaving the others out of it (-inf). The sentence's candidates are
-    // compacted into this thread's scratch for it.
+    // compacted into this thread's scratch for it; of the row's other words
+    // only the batch's hold values (transformer.c), the rest are -inf already.
     const int *cand = tr->cand_ids + tr->cand_offset[s];
     int n = tr->cand_offset[s + 1] - tr->cand_offset[s];
     float *compact = tr->cand_scratch + (size_t)thread * tr->cand_most;
     for (int i = 0; i < n; i++) compact[i] = lprobs[cand[i]];
     rmt_log_softmax_f32__wasmsimd(compact, compact, n);
-    for (int i = 0; i < c->vocab_size; i++) lprobs[i] = -INFINITY;
+    for (int j = 0; j < tr->n_out; j++) lprobs[tr->out_ids[j]] = -INFINITY;
     for (int i = 0; i < n; i++) lprobs[cand[i]] = compact[i];
   } else {
     rmt_log_softmax_f32__wasmsimd(lprobs, lprobs, c->vocab_size);

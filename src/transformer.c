@@ -335,15 +335,15 @@ void rmt_decoder_step(rmt_translation *tr) {
     return;
   }
   // Under a lexical shortlist the output layer computes the batch's
-  // candidates only (gathered by translation.c); every other word is -inf, so
-  // that no stale value shows through rmt_translation_logits, and search.c
-  // masks the words a row's own sentence does not allow.
+  // candidates only (gathered by translation.c) into their places of the
+  // logits; every other word stays -inf there (translation.c fills the logits
+  // so, and search.c writes nothing else), and search.c masks the words a
+  // row's own sentence does not allow.
   int V = c->vocab_size, n_out = tr->n_out;
   linear(tr, tr->out_logits, x, &tr->out_layer, R);
   for (int r = 0; r < R; r++) {
     float *row = tr->logits + (size_t)r * V;
     const float *computed = tr->out_logits + (size_t)r * n_out;
-    for (int i = 0; i < V; i++) row[i] = -INFINITY;
     for (int j = 0; j < n_out; j++) row[tr->out_ids[j]] = computed[j];
   }
 }

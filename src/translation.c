@@ -416,6 +416,9 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   if (tr->cand_ids) {
     list_candidates(tr);
     gather_output_layer(tr);
+    // Words off the batch's candidates are -inf in every row of the logits
+    // from here on: the decoder writes only the candidates' places.
+    for (size_t i = 0; i < dims.rows * (size_t)c->vocab_size; i++) tr->logits[i] = -INFINITY;
   }
   rmt_encode(tr);
   // Step 0: one row per sentence (all beams would be identical), starting from </s>.
