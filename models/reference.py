@@ -65,6 +65,8 @@ class ModelConfig:
     languages: Dict = field(default_factory=dict)
     # With a lexical shortlist (models/shortlist.py): the ids below this are always candidates.
     shortlist_first: Optional[int] = None
+    # "int16": the engine computes the output layer in 16-bit integers (see int8 below).
+    output_layer: str = "float"
 
     def __post_init__(self):
         if self.style not in STYLES:
@@ -73,6 +75,8 @@ class ModelConfig:
             raise ValueError("d_model must be divisible by n_heads")
         if self.activation != "relu":
             raise ValueError("only relu is supported")
+        if self.output_layer not in ("float", "int16"):
+            raise ValueError(f'output_layer must be "float" or "int16", got {self.output_layer!r}')
 
     @staticmethod
     def from_dict(d: dict) -> "ModelConfig":
@@ -355,40 +359,59 @@ def load_fairseq_state_dict(model: Transformer, tensors: Dict[str, torch.Tensor]
 #     a_scale = max|x| / 127                           (a row of zeros: q_x = 0, a_scale 0)
 #     out = (float32(sum_k q_x * q_w) * a_scale) * w_scale + bias    (float32, in that order)
 # in every build (the relaxed-SIMD one computes the same integers: src/kernels.h).
+# The output layer's input is quantized the same way to 16 bits instead of 8:
+# to qmax_i16(K) in place of 127 (the largest qmax <= 32767 with
+# 127 * qmax * K < 2^31, so that the engine's int32 sums stay exact).
+# With config "output_layer": "int16" the engine quantizes the (float) output
+# projection itself at load, per row as quantize_weight does, to
+# qmax_w16(K) levels (the largest q <= 32767 with q * q * K < 2^31), and its
+# input to the same qmax; otherwise the same arithmetic.
 # Embedding lookups use the dequantized rows. Int8Linear simulates that
 # exactly (integer sums in float64, exact below 2^53); the rest of the model
 # stays float32 as in the float reference.
 QMAX = 127
+QMAX_I16 = 32767
 
 
-def quantize_weight(w: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-    """A float weight (N, K) -> (q int8 (N, K), scale float32 (N)): symmetric
-    per row, scale = max|row| / 127 (1 for a row of zeros)."""
+def qmax_i16(k: int) -> int:
+    """An int8 output layer's activation range for K inputs (src/kernels.h rmt_qmax_i16)."""
+    return min(QMAX_I16, (2**31 - 1) // (QMAX * k))
+
+
+def qmax_w16(k: int) -> int:
+    """A 16-bit output layer's weight and activation range (src/kernels.h rmt_qmax_w16)."""
+    return min(QMAX_I16, math.isqrt((2**31 - 1) // k))
+
+
+def quantize_weight(w: torch.Tensor, qmax: int = QMAX) -> Tuple[torch.Tensor, torch.Tensor]:
+    """A float weight (N, K) -> (q int8 (N, K), or int16 for qmax > 127, scale
+    float32 (N)): symmetric per row, scale = max|row| / qmax (1 for a row of zeros)."""
     w = w.float()
     amax = w.abs().amax(dim=1)
-    scale = torch.where(amax > 0, amax / QMAX, torch.ones_like(amax))
-    q = torch.round(w / scale[:, None]).clamp(-QMAX, QMAX).to(torch.int8)
+    scale = torch.where(amax > 0, amax / qmax, torch.ones_like(amax))
+    q = torch.round(w / scale[:, None]).clamp(-qmax, qmax).to(torch.int8 if qmax <= QMAX else torch.int16)
     return q, scale
 
 
-def quantize_rows(x: torch.Tensor) -> Tuple[torch.Tensor, torch.Tensor]:
-    """Activations (..., K) float32 -> (q as float32 integers, a_scale (..., 1)), as the engine does."""
+def quantize_rows(x: torch.Tensor, qmax: int = QMAX) -> Tuple[torch.Tensor, torch.Tensor]:
+    """Activations (..., K) float32 -> (q as float32 integers in [-qmax, qmax], a_scale (..., 1)), as the engine does."""
     amax = x.abs().amax(dim=-1, keepdim=True)
-    inv = torch.where(amax > 0, torch.tensor(float(QMAX)) / amax, torch.zeros_like(amax))
-    return torch.round(x * inv).clamp(-QMAX, QMAX), amax / QMAX
+    inv = torch.where(amax > 0, torch.tensor(float(qmax)) / amax, torch.zeros_like(amax))
+    return torch.round(x * inv).clamp(-qmax, qmax), amax / qmax
 
 
 class Int8Linear(nn.Module):
     """The engine's int8 Linear (see above): int8 weights with row scales, activations quantized per row."""
 
-    def __init__(self, q: torch.Tensor, scale: torch.Tensor, bias: Optional[torch.Tensor]):
+    def __init__(self, q: torch.Tensor, scale: torch.Tensor, bias: Optional[torch.Tensor], act_qmax: int = QMAX):
         super().__init__()
+        self.act_qmax = act_qmax
         self.register_buffer("q", q.to(torch.float64))  # integers, exact in float64
         self.register_buffer("scale", scale.float())
         self.register_buffer("bias", None if bias is None else bias.detach().float().clone())
 
     def forward(self, x):
-        qx, a_scale = quantize_rows(x.float())
+        qx, a_scale = quantize_rows(x.float(), self.act_qmax)
         sums = torch.matmul(qx.double(), self.q.t())  # exact integer sums
         out = sums.float() * a_scale * self.scale
         return out if self.bias is None else out + self.bias
@@ -407,7 +430,8 @@ def quantize_linears(model: "Transformer", int8: Dict[str, Tuple[torch.Tensor, t
             setattr(model.get_submodule(parent_name), attr, Int8Linear(*int8[key], module.bias))
     key = "encoder.embed_tokens.weight" if model.cfg.share_embeddings else "decoder.output_projection.weight"
     if key in int8:
-        model.output_int8 = Int8Linear(*int8[key], None)
+        q, scale = int8[key]
+        model.output_int8 = Int8Linear(q, scale, None, qmax_i16(q.shape[1]))
     return model
 
 
@@ -493,6 +517,12 @@ def model_from_tensors(cfg: ModelConfig, tensors: Dict[str, torch.Tensor], int8:
     load_fairseq_state_dict(model, tensors)
     if int8_tensors and int8:
         quantize_linears(model, int8_tensors)
+    if cfg.output_layer == "int16" and int8:
+        key = "encoder.embed_tokens.weight" if cfg.share_embeddings else "decoder.output_projection.weight"
+        if key in int8_tensors:
+            raise ValueError(f'{key} is int8: "output_layer": "int16" quantizes a float output projection')
+        q, scale = quantize_weight(model.output_weight().detach(), qmax_w16(cfg.d_model))
+        model.output_int8 = Int8Linear(q, scale, None, qmax_w16(cfg.d_model))
     return model.eval()
 
 

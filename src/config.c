@@ -170,7 +170,7 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
   }
   static const char *const activations[] = {"relu", "swish"}, *const positions[] = {"fairseq", "marian"},
                            *const starts[] = {"eos", "zeros"}, *const selfs[] = {"attention", "ssru"},
-                           *const searches[] = {"fairseq", "marian"};
+                           *const searches[] = {"fairseq", "marian"}, *const output_layers[] = {"float", "int16"};
   int activation = RMT_ACT_RELU, marian_positions = 0, search = RMT_SEARCH_FAIRSEQ;
   if ((err = parse_choice(&json, "activation", activations, 2, &activation)) ||
       (err = parse_choice(&json, "positions", positions, 2, &marian_positions)) ||
@@ -178,7 +178,8 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
       (err = parse_choice(&json, "decoder_self", selfs, 2, &config->ssru)) ||
       (err = parse_choice(&json, "search", searches, 2, &search)) ||
       (err = parse_bool(&json, "share_embeddings", &config->share_embeddings)) ||
-      (err = parse_bool(&json, "output_bias", &config->output_bias))) {
+      (err = parse_bool(&json, "output_bias", &config->output_bias)) ||
+      (err = parse_choice(&json, "output_layer", output_layers, 2, &config->output_int16))) {
     goto done;
   }
   config->activation = (rmt_activation)activation;

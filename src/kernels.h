@@ -10,6 +10,7 @@
 // and dense (leading dimension = row length).
 #ifndef RMT_KERNELS_H
 #define RMT_KERNELS_H
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,8 +37,9 @@ void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const floa
 // ---- int8 GEMM: C[M,N] = (Aq[M,K] . Wq[N,K]^T) * a_scale[m] * w_scale[n] + bias[n]
 // Wq holds int8 weights, one scale per output feature (row of W: value =
 // q * w_scale[n]); Aq the activations quantized per row on the fly by
-// rmt_quantize_rows_*: symmetric 8-bit, a_scale[m] = max|A[m,:]| / 127,
-// q = round-half-even(A * (127 / max|A[m,:]|)) (0 for a row of zeros). The
+// rmt_quantize_rows_*: symmetric, to qmax (127, 8 bits; the output layer
+// rmt_qmax_i16(K), 16 bits), a_scale[m] = max|A[m,:]| / qmax,
+// q = round-half-even(A * (qmax / max|A[m,:]|)) (0 for a row of zeros). The
 // integer sum is exact (int32: K <= RMT_GEMM_I8_MAX_K); each output is then
 // ((float)sum * a_scale[m]) * w_scale[n] + bias[n] in float32, in that order.
 // Two kernels, computing the same numbers:
@@ -56,6 +58,13 @@ void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const floa
 #define RMT_GEMM_I8_KR_RELAXED 4  // the __wasmrelaxed kernel's
 #define RMT_GEMM_I8_MAX_K 65536   // 127 * 127 * K stays below 2^31
 #define RMT_QMAX_I8 127
+#define RMT_QMAX_I16 32767
+// The output layer's activations are quantized to 16 bits (its logits are
+// what the search compares: 8 bits there cost ~0.5 BLEU, models/README.md),
+// which the __wasmsimd kernel multiplies as fast as 8 (it stores them as
+// int16 either way): the largest qmax <= RMT_QMAX_I16 whose sums over K stay
+// exact in int32 (127 * qmax * K < 2^31).
+int rmt_qmax_i16(int K);
 #if defined(__wasm_relaxed_simd__)
 #define RMT_HAVE_RELAXED_DOT 1  // this build runs __wasmrelaxed for inputs >= 0
 #else
@@ -78,27 +87,58 @@ int rmt_quantized_row_len(int K, int kr);
 // Row m of quantized activations Aq (int16 for RMT_GEMM_I8_KR_DOT16, bytes for
 // RMT_GEMM_I8_KR_RELAXED, rows of rmt_quantized_row_len(K, kr)).
 int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr);
-// Per row m of A (M x K): a_scale[m] and Aq's row (stride rmt_quantized_row_len).
-void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K);
-// The same for A >= 0 (q 0..127 as bytes); a negative value is clamped to 0.
+// Per row m of A (M x K): a_scale[m] and Aq's row (stride rmt_quantized_row_len),
+// q in [-qmax, qmax] (qmax <= RMT_QMAX_I16).
+void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K, int qmax);
+// The same for A >= 0 (q 0..127 as bytes: qmax RMT_QMAX_I8 only); a negative value is clamped to 0.
 void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K);
 void rmt_gemm_i8_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                const float *w_scale, const float *bias, int M, int N, int K);
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                   const float *w_scale, const float *bias, int M, int N, int K);
+// 16-bit layers (the output layer of a model whose config says "output_layer":
+// "int16"): int16 weights, one scale per row, and int16 activations, both
+// quantized to rmt_qmax_w16(K) levels each way (the largest q <= RMT_QMAX_I16
+// with q * q * K < 2^31: exact int32 sums; 2,896 for K = 256), weights packed
+// in pairs of k as RMT_GEMM_I8_KR_DOT16 int8 ones are; the __wasmsimd kernel
+// loads them without widening. Otherwise as the int8 GEMM.
+int rmt_qmax_w16(int K);
+size_t rmt_packed_weight_i16_bytes(int N, int K);
+// A float weight (N, K) quantized per row to [-qmax, qmax] (rmt_weight_scale)
+// into w_scale and the 16-bit kernel's panels.
+void rmt_quantize_pack_weight_i16(int16_t *packed, float *w_scale, const float *weight, int N, int K, int qmax);
+void rmt_gather_packed_weight_i16(int16_t *dst, const int16_t *packed, const int *rows, int n, int K);
+void rmt_gemm_i16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
+                                const float *w_scale, const float *bias, int M, int N, int K);
+void rmt_gemm_i16_cols(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
+                       const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels);
 // Both steps for float activations A (M, K): quantize per row into Aq / a_scale
 // (scratch of rmt_quantized_row_len(K, kr) int16 per row, and M floats), then
 // the kernel that weights packed with k groups of kr are for.
+// qmax: RMT_QMAX_I8, or up to rmt_qmax_i16(K) with kr RMT_GEMM_I8_KR_DOT16.
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
-                   const float *w_scale, const float *bias, int M, int N, int K);
+                   int qmax, const float *w_scale, const float *bias, int M, int N, int K);
 // The two steps apart, for threads (threads.h): the quantization for kernel kr,
 // then panels first_panel .. first_panel + n_panels - 1 of the product (each
 // value as the whole product computes it).
-void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr);
+void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax);
 void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
                       const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels);
+// A weight row's quantization (models/reference.py quantize_weight): scale =
+// max|row| / qmax (1 for a row of zeros), q = round-half-even(w / scale)
+// clamped to [-qmax, qmax]. At load: model.c's int8 matrices, the 16-bit
+// output layer.
+static inline float rmt_weight_scale(const float *row, int K, int qmax) {
+  float amax = 0.0f;
+  for (int k = 0; k < K; k++) amax = fabsf(row[k]) > amax ? fabsf(row[k]) : amax;
+  return amax > 0.0f ? amax / (float)qmax : 1.0f;
+}
+static inline int rmt_quantize_weight(float w, float scale, int qmax) {
+  float q = nearbyintf(w / scale);  // round half to even (the default rounding mode)
+  return q > qmax ? qmax : q < -qmax ? -qmax : (int)q;
+}
 // The plain C twins: q = the quantized row, weights unpacked (N, K).
-void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K);
+void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K, int qmax);
 void rmt_gemm_i8__ref(float *C, const int32_t *Aq, const float *a_scale, const int8_t *weight, const float *w_scale,
                       const float *bias, int M, int N, int K);
 

@@ -40,6 +40,6 @@ RMT_API size_t rmt_kernel_quantized_bytes(int M, int K) {
 RMT_API void rmt_kernel_gemm_i8(float *C, const float *A, void *scratch, const int8_t *packed_weight,
                                 const float *w_scale, const float *bias, int M, int N, int K, int nonneg) {
   float *a_scale = scratch;
-  rmt_linear_i8(C, A, (int16_t *)(a_scale + M), a_scale, packed_weight, rmt_gemm_i8_kr(nonneg), w_scale, bias, M, N,
-                K);
+  rmt_linear_i8(C, A, (int16_t *)(a_scale + M), a_scale, packed_weight, rmt_gemm_i8_kr(nonneg), RMT_QMAX_I8, w_scale,
+                bias, M, N, K);
 }

@@ -37,6 +37,18 @@ int rmt_gemm_i8_kr(int input_nonnegative) {
   return relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
 }
 
+int rmt_qmax_i16(int K) {
+  int64_t fits = INT32_MAX / ((int64_t)RMT_QMAX_I8 * (K > 0 ? K : 1));
+  return fits < RMT_QMAX_I16 ? (int)fits : RMT_QMAX_I16;
+}
+
+int rmt_qmax_w16(int K) {
+  int64_t limit = INT32_MAX / (K > 0 ? K : 1), q = (int64_t)sqrt((double)limit);
+  while (q * q > limit) q--;  // exact whatever sqrt rounds to
+  while ((q + 1) * (q + 1) <= limit) q++;
+  return q < RMT_QMAX_I16 ? (int)q : RMT_QMAX_I16;
+}
+
 int rmt_quantized_row_len(int K, int kr) { return (K + kr - 1) / kr * kr; }
 
 int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr) {
@@ -116,6 +128,28 @@ void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *r
   }
 }
 
+// int16 weights in pairs of k are, byte for byte, int8 weights of 2K bytes a
+// row in groups of 4 bytes: the same panel layout, so the same movers.
+size_t rmt_packed_weight_i16_bytes(int N, int K) {
+  return rmt_size_mul(rmt_packed_weight_i8_bytes(N, K, RMT_GEMM_I8_KR_DOT16), sizeof(int16_t));
+}
+
+void rmt_quantize_pack_weight_i16(int16_t *packed, float *w_scale, const float *weight, int N, int K, int qmax) {
+  int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16);
+  memset(packed, 0, rmt_packed_weight_i16_bytes(N, K));  // rows past N, columns past K
+  for (int n = 0; n < N; n++) {
+    const float *row = weight + (size_t)n * K;
+    float scale = w_scale[n] = rmt_weight_scale(row, K, qmax);
+    // Feature n is lane n % 8 of panel n / 8: k pair g at [g][lane][2].
+    int16_t *dst = packed + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * Kp + (size_t)(n % RMT_GEMM_NR) * 2;
+    for (int k = 0; k < K; k++) dst[(size_t)(k / 2) * RMT_GEMM_NR * 2 + k % 2] = (int16_t)rmt_quantize_weight(row[k], scale, qmax);
+  }
+}
+
+void rmt_gather_packed_weight_i16(int16_t *dst, const int16_t *packed, const int *rows, int n, int K) {
+  rmt_gather_packed_weight_i8((int8_t *)dst, (const int8_t *)packed, rows, n, 2 * K, 2 * RMT_GEMM_I8_KR_DOT16);
+}
+
 // ---------------------------------------------------------------- activations
 
 static float absmax_f32(const float *x, int K) {
@@ -128,14 +162,15 @@ static float absmax_f32(const float *x, int K) {
   return out;
 }
 
-// Row x quantized to [qmin, 127] (qmin -127, or 0 for a row known to be
+// Row x quantized to [qmin, qmax] (qmin -qmax, or 0 for a row known to be
 // >= 0), 8 values at a time as int32 lanes through store8; returns the row's
 // scale. The scalar tail is rmt_quantize_row__ref's.
-static ALWAYS_INLINE float quantize_row(const float *x, int K, int qmin, void (*store8)(void *, int, v128_t, v128_t),
-                                        void (*store1)(void *, int, int), void *dst) {
+static ALWAYS_INLINE float quantize_row(const float *x, int K, int qmin, int qmax,
+                                        void (*store8)(void *, int, v128_t, v128_t), void (*store1)(void *, int, int),
+                                        void *dst) {
   float amax = absmax_f32(x, K);
-  float inv = amax > 0.0f ? (float)RMT_QMAX_I8 / amax : 0.0f;
-  v128_t inv4 = wasm_f32x4_splat(inv), hi4 = wasm_i32x4_splat(RMT_QMAX_I8), lo4 = wasm_i32x4_splat(qmin);
+  float inv = amax > 0.0f ? (float)qmax / amax : 0.0f;
+  v128_t inv4 = wasm_f32x4_splat(inv), hi4 = wasm_i32x4_splat(qmax), lo4 = wasm_i32x4_splat(qmin);
   int K8 = K & ~7, k = 0;
   for (; k < K8; k += 8) {
     v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_mul(wasm_v128_load(x + k), inv4)));
@@ -144,9 +179,9 @@ static ALWAYS_INLINE float quantize_row(const float *x, int K, int qmin, void (*
   }
   for (; k < K; k++) {
     float q = nearbyintf(x[k] * inv);
-    store1(dst, k, q > RMT_QMAX_I8 ? RMT_QMAX_I8 : q < qmin ? qmin : (int)q);
+    store1(dst, k, q > qmax ? qmax : q < qmin ? qmin : (int)q);
   }
-  return amax / (float)RMT_QMAX_I8;
+  return amax / (float)qmax;
 }
 
 static ALWAYS_INLINE void store8_i16(void *dst, int k, v128_t a, v128_t b) {
@@ -160,11 +195,11 @@ static ALWAYS_INLINE void store8_u8(void *dst, int k, v128_t a, v128_t b) {
 }
 static ALWAYS_INLINE void store1_u8(void *dst, int k, int q) { ((uint8_t *)dst)[k] = (uint8_t)q; }
 
-void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K) {
+void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K, int qmax) {
   int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16);
   for (int m = 0; m < M; m++) {
     int16_t *row = Aq + (size_t)m * Kp;
-    a_scale[m] = quantize_row(A + (size_t)m * K, K, -RMT_QMAX_I8, store8_i16, store1_i16, row);
+    a_scale[m] = quantize_row(A + (size_t)m * K, K, -qmax, qmax, store8_i16, store1_i16, row);
     for (int k = K; k < Kp; k++) row[k] = 0;
   }
 }
@@ -173,7 +208,7 @@ void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A,
   int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_RELAXED);
   for (int m = 0; m < M; m++) {
     uint8_t *row = Aq + (size_t)m * Kp;
-    a_scale[m] = quantize_row(A + (size_t)m * K, K, 0, store8_u8, store1_u8, row);
+    a_scale[m] = quantize_row(A + (size_t)m * K, K, 0, RMT_QMAX_I8, store8_u8, store1_u8, row);
     for (int k = K; k < Kp; k++) row[k] = 0;
   }
 }
@@ -203,12 +238,14 @@ static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a
 
 // Rows m..m+R-1 (R = 4 or 1, a constant after inlining) against panel p, 8
 // accumulators at most. relaxed: 4 k per step, activations 0..127 bytes;
-// otherwise 2 k per step, activations int16.
-static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const int8_t *packed_weight,
+// otherwise 2 k per step, activations int16, weights int8 widened as they
+// load or (wide) int16.
+static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const float *bias, int m, int p, int N, int K, int R,
-                                  int relaxed) {
+                                  int relaxed, int wide) {
   int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16, Kp = rmt_quantized_row_len(K, kr);
-  const int8_t *w = packed_weight + (size_t)p * RMT_GEMM_NR * Kp;
+  size_t weight_bytes = wide ? sizeof(int16_t) : sizeof(int8_t);
+  const int8_t *w = (const int8_t *)packed_weight + (size_t)p * RMT_GEMM_NR * Kp * weight_bytes;
   v128_t c[4][2];
   for (int r = 0; r < R; r++) c[r][0] = c[r][1] = wasm_i32x4_splat(0);
   if (relaxed) {
@@ -223,8 +260,9 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
     }
   } else {
     const int16_t *a = (const int16_t *)Aq + (size_t)m * Kp;
-    for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_DOT16, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16) {
-      v128_t w0 = wasm_i16x8_load8x8(w), w1 = wasm_i16x8_load8x8(w + 8);
+    for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_DOT16, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16 * weight_bytes) {
+      v128_t w0 = wide ? wasm_v128_load(w) : wasm_i16x8_load8x8(w);
+      v128_t w1 = wide ? wasm_v128_load(w + 16) : wasm_i16x8_load8x8(w + 8);
       for (int r = 0; r < R; r++) {
         v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
         c[r][0] = wasm_i32x4_add(c[r][0], wasm_i32x4_dot_i16x8(x, w0));
@@ -240,41 +278,55 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
 }
 
 // 4-row tiles, then single rows; panels first_panel .. first_panel + n_panels - 1.
-static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const int8_t *packed_weight,
+static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const float *bias, int M, int N, int K, int first_panel,
-                                  int n_panels, int relaxed) {
+                                  int n_panels, int relaxed, int wide) {
   int end = first_panel + n_panels, m = 0;
   for (; m + 4 <= M; m += 4) {
-    for (int p = first_panel; p < end; p++) tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 4, relaxed);
+    for (int p = first_panel; p < end; p++) {
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 4, relaxed, wide);
+    }
   }
   for (; m < M; m++) {
-    for (int p = first_panel; p < end; p++) tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 1, relaxed);
+    for (int p = first_panel; p < end; p++) {
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 1, relaxed, wide);
+    }
   }
 }
 
 void rmt_gemm_i8_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0, 0);
 }
 
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                   const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 1);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 1, 0);
 }
 
-void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr) {
+void rmt_gemm_i16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
+                                const float *w_scale, const float *bias, int M, int N, int K) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0, 1);
+}
+
+void rmt_gemm_i16_cols(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
+                       const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, first_panel, n_panels, 0, 1);
+}
+
+void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax) {
   if (kr == RMT_GEMM_I8_KR_RELAXED) rmt_quantize_rows_u8__wasmsimd((uint8_t *)Aq, a_scale, A, M, K);
-  else rmt_quantize_rows_i16__wasmsimd(Aq, a_scale, A, M, K);
+  else rmt_quantize_rows_i16__wasmsimd(Aq, a_scale, A, M, K, qmax);
 }
 
 void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
                       const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, first_panel, n_panels, kr == RMT_GEMM_I8_KR_RELAXED);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, first_panel, n_panels, kr == RMT_GEMM_I8_KR_RELAXED, 0);
 }
 
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
-                   const float *w_scale, const float *bias, int M, int N, int K) {
-  rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr);
+                   int qmax, const float *w_scale, const float *bias, int M, int N, int K) {
+  rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr, qmax);
   if (kr == RMT_GEMM_I8_KR_RELAXED) {
     rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, bias, M, N, K);
   } else {

@@ -112,8 +112,7 @@ void rmt_attention_row_f32__ref(float *out, float *probs, const float *q, const 
   }
 }
 
-void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K) {
-  const int qmax = RMT_QMAX_I8;
+void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K, int qmax) {
   float amax = 0.0f;
   for (int k = 0; k < K; k++) amax = fabsf(x[k]) > amax ? fabsf(x[k]) : amax;
   float inv = amax > 0.0f ? (float)qmax / amax : 0.0f;

@@ -91,13 +91,8 @@ static int load_array(loader *ld, float **dst, const char *name, int rows, int c
 static void quantize_matrix(int8_t *q, float *scales, float *w, int rows, int cols) {
   for (int r = 0; r < rows; r++) {
     const float *row = w + (size_t)r * cols;
-    float amax = 0.0f;
-    for (int c = 0; c < cols; c++) amax = fabsf(row[c]) > amax ? fabsf(row[c]) : amax;
-    float scale = amax > 0.0f ? amax / (float)RMT_QMAX_I8 : 1.0f;
-    for (int c = 0; c < cols; c++) {
-      float v = nearbyintf(row[c] / scale);
-      q[(size_t)r * cols + c] = (int8_t)(v > RMT_QMAX_I8 ? RMT_QMAX_I8 : v < -RMT_QMAX_I8 ? -RMT_QMAX_I8 : v);
-    }
+    float scale = rmt_weight_scale(row, cols, RMT_QMAX_I8);
+    for (int c = 0; c < cols; c++) q[(size_t)r * cols + c] = (int8_t)rmt_quantize_weight(row[c], scale, RMT_QMAX_I8);
     scales[r] = scale;
   }
 }
@@ -142,6 +137,7 @@ static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *in
                      info->name, RMT_GEMM_I8_MAX_K, n_in);
   }
   lin->kr = rmt_gemm_i8_kr(lin->relu_input);
+  lin->act_qmax = RMT_QMAX_I8;
   lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
   lin->weight_scale = take_floats(ld, (size_t)n_out);
   if (!ld->arena) {
@@ -290,12 +286,42 @@ static int load_shortlist(loader *ld, rmt_model *model) {
   return RMT_OK;
 }
 
+// The output projection of a model with "output_layer": "int16": its float
+// values (`weight`, or tensor `info` read into scratch) quantized per row to
+// 16 bits and packed (kernels.h rmt_quantize_pack_weight_i16). An int8 tensor
+// has lost the precision this is for, and is refused.
+static int pack_output_i16(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, const float *weight, int v, int d,
+                           float *scratch) {
+  if (info->dtype == RMT_DTYPE_I8) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is int8, but config.json's \"output_layer\": "
+                     "\"int16\" quantizes a float output projection at load", info->name);
+  }
+  lin->n_out = v, lin->n_in = d;
+  lin->kr = RMT_GEMM_I8_KR_DOT16;
+  lin->act_qmax = rmt_qmax_w16(d);
+  lin->weight_i16 = (int16_t *)take_bytes(ld, rmt_packed_weight_i16_bytes(v, d));
+  lin->weight_scale = take_floats(ld, (size_t)v);
+  if (!ld->arena) {
+    if (d > ld->int8_max_in) ld->int8_max_in = d;  // its input is quantized in the same scratch
+    return RMT_OK;
+  }
+  if (!lin->weight_i16 || !lin->weight_scale) return arena_exhausted();
+  if (!weight) {
+    int err = rmt_safetensors_read_f32(ld->st, info, scratch);
+    if (err) return err;
+    weight = scratch;
+  }
+  rmt_quantize_pack_weight_i16(lin->weight_i16, lin->weight_scale, weight, v, d, lin->act_qmax);
+  return RMT_OK;
+}
+
 // With shared embeddings the output projection is the embedding itself
 // (checked by load_embedding), packed for the GEMM: from the float32 table
 // load_embedding has just widened, when it has one, rather than read again.
 static int pack_shared_output(loader *ld, rmt_model *model, int v, int d, float *scratch) {
   const rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
   rmt_linear *lin = &model->output_projection;
+  if (model->config.output_int16) return pack_output_i16(ld, lin, info, model->embed_tokens.f32, v, d, scratch);
   if (!ld->arena || !model->embed_tokens.f32) return pack_tensor(ld, lin, info, v, d, scratch);
   lin->n_out = v, lin->n_in = d;
   lin->weight = take_floats(ld, rmt_packed_weight_floats(v, d));
@@ -313,8 +339,15 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
     if ((err = pack_shared_output(ld, model, v, d, scratch))) return err;
   } else {
     if ((err = load_embedding(ld, &model->decoder_embed_tokens, "decoder.embed_tokens.weight", v, d, scratch))) return err;
-    if ((err = load_packed(ld, &model->output_projection, "decoder.output_projection.weight", v, d, scratch))) return err;
+    const char *name = "decoder.output_projection.weight";
+    rmt_tensor_info *info = find_checked(ld, name, v, d, &err);
+    if (!info) return err;
+    rmt_linear *lin = &model->output_projection;
+    err = c->output_int16 ? pack_output_i16(ld, lin, info, NULL, v, d, scratch) : pack_tensor(ld, lin, info, v, d, scratch);
+    if (err) return err;
   }
+  // An int8 output layer's input in 16 bits (kernels.h rmt_qmax_i16).
+  if (!c->output_int16) model->output_projection.act_qmax = rmt_qmax_i16(d);
   if (c->output_bias && (err = load_array(ld, &model->output_projection.bias, "decoder.output_projection.bias", v, 0))) {
     return err;
   }

@@ -34,6 +34,8 @@ typedef struct {
   int decoder_start_zero;     // "decoder_start": "zeros": the first decoder input embeds no token
                               //   (Marian); "eos": </s> (fairseq)
   int output_bias;            // "output_bias": decoder.output_projection.bias exists
+  int output_int16;           // "output_layer": "int16": the output projection, stored in float, is
+                              //   quantized to 16 bits at load (kernels.h rmt_qmax_w16); "float": as stored
   int ssru;                   // "decoder_self": "ssru": Marian's SSRU cell instead of self-attention
   rmt_search_kind search;     // "search": fairseq's SequenceGenerator or Marian's beam search
   int shortlist_first;        // "shortlist_first": with a lexical shortlist, the target ids below
@@ -53,12 +55,16 @@ int rmt_config_parse(rmt_config *config, const char *json, size_t len);
 typedef struct {
   float *weight;         // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h); NULL when int8
   int8_t *weight_i8;     // (N, K) int8, packed for rmt_gemm_i8_4x8 with k groups of kr; NULL when float
+  int16_t *weight_i16;   // (N, K) int16, packed for rmt_gemm_i16_4x8: the output projection of a model with
+                         //   "output_layer": "int16" (weight_scale as for int8); NULL otherwise
   float *weight_scale;   // (N) int8: each output feature's scale (weight = q * scale)
   float *bias;           // (N)
   int n_out, n_in;
   int relu_input;        // its input is a ReLU's output (>= 0): fc2 of a ReLU model
   int kr;                // int8: RMT_GEMM_I8_KR_RELAXED for the __wasmrelaxed kernel (relu_input in a build
                          //   with the relaxed dot), RMT_GEMM_I8_KR_DOT16 for __wasmsimd (kernels.h)
+  int act_qmax;          // int8: its input quantized to [-act_qmax, act_qmax]: RMT_QMAX_I8, the output
+                         //   projection rmt_qmax_i16(n_in) (kernels.h); 16-bit: rmt_qmax_w16(n_in)
 } rmt_linear;
 
 // An embedding table, float32 or int8 like rmt_linear; int8 rows are

@@ -56,6 +56,7 @@ void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const fl
 
 // The int8 product the same way: its input quantized first (ranges of rows
 // on the threads: each row has its own scale), then ranges of weight panels.
+// The 16-bit one likewise.
 typedef struct {
   float *C;
   const float *A;
@@ -63,29 +64,46 @@ typedef struct {
   float *a_scale;
   const float *w_scale, *bias;
   const int8_t *packed_weight;
-  int kr, M, N, K;
+  const int16_t *packed_weight16;  // instead of packed_weight for a 16-bit product
+  int kr, qmax, M, N, K;
 } gemm_i8_args;
 
 static void quantize_rows(void *ctx, int begin, int end, int thread) {
   const gemm_i8_args *g = ctx;
   (void)thread;
   rmt_quantize_rows_i8(rmt_quantized_row(g->Aq, begin, g->K, g->kr), g->a_scale + begin, g->A + (size_t)begin * g->K,
-                       end - begin, g->K, g->kr);
+                       end - begin, g->K, g->kr, g->qmax);
 }
 
 static void gemm_i8_panels(void *ctx, int begin, int end, int thread) {
   const gemm_i8_args *g = ctx;
   (void)thread;
-  rmt_gemm_i8_cols(g->C, g->Aq, g->a_scale, g->packed_weight, g->kr, g->w_scale, g->bias, g->M, g->N, g->K, begin,
-                   end - begin);
+  if (g->packed_weight16) {
+    rmt_gemm_i16_cols(g->C, g->Aq, g->a_scale, g->packed_weight16, g->w_scale, g->bias, g->M, g->N, g->K, begin,
+                      end - begin);
+  } else {
+    rmt_gemm_i8_cols(g->C, g->Aq, g->a_scale, g->packed_weight, g->kr, g->w_scale, g->bias, g->M, g->N, g->K, begin,
+                     end - begin);
+  }
 }
 
-void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
+static void run_gemm_int(gemm_i8_args *args) {
+  long long work = (long long)args->M * args->N * args->K;  // both loops split when the product does
+  rmt_parallel_for(args->M, quantize_rows, args, work, RMT_THREADS_ALL);
+  rmt_parallel_for((args->N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, gemm_i8_panels, args, work, RMT_THREADS_ALL);
+}
+
+void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr, int qmax,
                  const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8_args args = {C, A, Aq, a_scale, w_scale, bias, packed_weight, kr, M, N, K};
-  long long work = (long long)M * N * K;  // both loops split when the product does
-  rmt_parallel_for(M, quantize_rows, &args, work, RMT_THREADS_ALL);
-  rmt_parallel_for((N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, gemm_i8_panels, &args, work, RMT_THREADS_ALL);
+  gemm_i8_args args = {C, A, Aq, a_scale, w_scale, bias, packed_weight, NULL, kr, qmax, M, N, K};
+  run_gemm_int(&args);
+}
+
+void rmt_gemm_i16(float *C, const float *A, int16_t *Aq, float *a_scale, const int16_t *packed_weight,
+                  const float *w_scale, const float *bias, int M, int N, int K) {
+  gemm_i8_args args = {C, A, Aq, a_scale, w_scale, bias, NULL, packed_weight, RMT_GEMM_I8_KR_DOT16, rmt_qmax_w16(K),
+                       M, N, K};
+  run_gemm_int(&args);
 }
 
 #ifdef RMT_THREADS

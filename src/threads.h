@@ -22,8 +22,11 @@
 // thread of the pool when the product is large enough (see threads.c).
 void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias, int M, int N, int K);
 // The int8 Linear (kernels.h rmt_linear_i8, all panels) split the same way.
-void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
+void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr, int qmax,
                  const float *w_scale, const float *bias, int M, int N, int K);
+// The 16-bit Linear (kernels.h rmt_gemm_i16_4x8, its input quantized to rmt_qmax_w16(K)).
+void rmt_gemm_i16(float *C, const float *A, int16_t *Aq, float *a_scale, const int16_t *packed_weight,
+                  const float *w_scale, const float *bias, int M, int N, int K);
 
 // One thread's share of a loop over items 0..n-1: items begin..end-1, on
 // thread `thread` (0 is the caller), which indexes per-thread scratch.

@@ -9,12 +9,14 @@
 #include "translation.h"
 
 // out = in W^T + bias for M rows, on every thread of the pool when large
-// enough (threads.h). An int8 layer quantizes its input per row first
-// (kernels.h), for the kernel its weights were packed for (rmt_linear.kr).
+// enough (threads.h). An int8 or 16-bit layer quantizes its input per row
+// first (kernels.h), for the kernel its weights were packed for (rmt_linear.kr).
 static void linear(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M) {
   int N = lin->n_out, K = lin->n_in;
   if (lin->weight) rmt_gemm_f32(out, in, lin->weight, lin->bias, M, N, K);
-  else rmt_gemm_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->weight_scale, lin->bias, M, N, K);
+  else if (lin->weight_i16) rmt_gemm_i16(out, in, tr->act_q, tr->act_scale, lin->weight_i16, lin->weight_scale, lin->bias, M, N, K);
+  else rmt_gemm_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->act_qmax, lin->weight_scale, lin->bias,
+                   M, N, K);
 }
 
 // ---------------------------------------------------------------- residual styles

@@ -324,7 +324,7 @@ test('threads in Chromium: a cross-origin isolated page runs the threads build o
   });
 });
 
-test('Chromium runs the relaxed build\'s int8 kernels, relaxed dot included, token for token as the int8 reference', { skip, timeout: 90_000 }, async () => {
+test('Chromium runs the relaxed build\'s int8 and 16-bit kernels, relaxed dot included, token for token as the integer reference', { skip, timeout: 90_000 }, async () => {
   const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }];
   const { context, close } = await launch();
   try {
@@ -352,11 +352,11 @@ test('Chromium runs the relaxed build\'s int8 kernels, relaxed dot included, tok
           model.dispose();
         }
         return out;
-      }, ['residual-2x2-int8', 'residual-3x1-int8']);
+      }, ['residual-2x2-int8', 'residual-3x1-int8', 'residual-2x2-int16', 'residual-3x1-int16']);
       // Chromium's relaxed dot computes the exact sums (Node 20's does not: src/kernels.h).
       assert.equal(got.relaxedDot, 1, 'the relaxed-dot kernel is in use');
       assert.deepEqual(got.differ, []);
-      assert.equal(got.sequences, 156);
+      assert.equal(got.sequences, 312);
       await page.close();
     });
   } finally {

@@ -13,7 +13,7 @@ import { defaultWasmUrl, threadCount } from '../js/defaults.js';
 import { readSafetensors, rewriteWeights, roundToBf16, safetensors } from './lib/weights.js';
 
 const FIXTURES = new URL('./fixtures/models/', import.meta.url);
-const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1', 'residual-2x2-int8', 'residual-3x1-int8'];
+const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1', 'residual-2x2-int8', 'residual-3x1-int8', 'residual-2x2-int16', 'residual-3x1-int16'];
 const THREADS = await threadCount(process.env.RMT_TEST_THREADS ? Number(process.env.RMT_TEST_THREADS) : undefined);
 const engine = await Engine.load(undefined, { threads: THREADS });
 const BUILD = defaultWasmUrl(THREADS).pathname.split('/').at(-1);
@@ -36,6 +36,12 @@ function maxAbsDiff(got, want, offset = 0) {
 // The reference's alignment margins below this are float-rounding near-ties,
 // where the engine may choose the runner-up (as in tests/c/test_model.c).
 const ALIGN_TIE = 1e-4;
+// An integer output layer (int8 or 16-bit weights) quantizes its input to 16
+// bits (src/kernels.h rmt_qmax_i16, rmt_qmax_w16): where the engine's float32
+// arithmetic and torch's put a value on either side of a rounding boundary, a
+// logit (and the score summing it) moves by one step, max|x| / qmax * |w|
+// (~1.5e-4 on residual-3x1-int8); a wrong quantization moves them by 1e-2 or more.
+const INTEGER_OUTPUT_TOLERANCE = 5e-4;
 
 function compareAlignment(got, want, counts, what) {
   assert.equal(got.length, want.alignment.length, `${what}: alignment length`);
@@ -98,8 +104,9 @@ for (const name of MODELS) {
     assert.ok(attentionDiff <= 1e-5, `encoder-attention difference ${attentionDiff}`);
     assert.ok(alignment.tokens > 0);
     assert.ok(encoderDiff <= 1e-4, `encoder difference ${encoderDiff}`);
-    assert.ok(logitDiff <= 1e-4, `logit difference ${logitDiff}`);
-    assert.ok(scoreDiff <= 1e-4, `score difference ${scoreDiff}`);
+    const tolerance = /-int(8|16)$/.test(name) ? INTEGER_OUTPUT_TOLERANCE : 1e-4;
+    assert.ok(logitDiff <= tolerance, `logit difference ${logitDiff}`);
+    assert.ok(scoreDiff <= tolerance, `score difference ${scoreDiff}`);
   });
 }
 
@@ -129,6 +136,26 @@ test('int8: true quantizes a float model as models/quantize.py does: the same lo
     a.dispose(), b.dispose();
   }
   assert.throws(() => engine.loadModel({ ...good, int8: 'yes' }), /int8 must be true or false/);
+});
+
+test('"output_layer": "int16" needs a float output projection, and names its choices', () => {
+  const withKey = (config, value) => JSON.stringify({ ...JSON.parse(config), output_layer: value });
+  for (const name of ['residual-2x2-int8', 'residual-3x1-int8']) {  // the embedding / the projection int8
+    const { config, weights } = readFixture(name);
+    assert.throws(() => engine.loadModel({ config: withKey(config, 'int16'), weights }),
+      /tensor (encoder\.embed_tokens|decoder\.output_projection)\.weight is int8, but config\.json's "output_layer": "int16" quantizes a float output projection/);
+    engine.loadModel({ config: withKey(config, 'float'), weights }).dispose();
+  }
+  const { config, weights } = readFixture('residual-2x2');
+  assert.throws(() => engine.loadModel({ config: withKey(config, 'int8'), weights }),
+    /unsupported "output_layer" \(expected "float" or "int16"\)/);
+  // The same float weights with the key compute the output layer in 16 bits: the same words, close logits.
+  const float = engine.loadModel({ config, weights }), int16 = engine.loadModel({ config: withKey(config, 'int16'), weights });
+  const { sentences } = readFixture('residual-2x2').reference;
+  const a = float.begin(sentences, { beam: 1 }), b = int16.begin(sentences, { beam: 1 });
+  const la = a.forceStep(sentences.map(() => 5)), lb = b.forceStep(sentences.map(() => 5));
+  assert.ok(maxAbsDiff(lb, Array.from(la)) < 1e-2 && maxAbsDiff(lb, Array.from(la)) > 0, 'logits: 16-bit, not float');
+  a.free(), b.free(), float.dispose(), int16.dispose();
 });
 
 // ---------------------------------------------------------------- bad input

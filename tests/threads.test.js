@@ -19,7 +19,7 @@ import { THREADS_BUILD_MEMORY, importedMemory } from '../js/wasm.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = `${root}tests/fixtures/models/`;
-const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1', 'residual-2x2-int8', 'residual-3x1-int8'];
+const MODELS = ['post-2x2', 'post-3x1', 'pre-2x2', 'pre-3x1', 'residual-2x2', 'residual-3x1', 'residual-2x2-int8', 'residual-3x1-int8', 'residual-2x2-int16', 'residual-3x1-int16'];
 const plain = readFileSync(packageUrl(DEFAULT_WASM));
 const threaded = readFileSync(packageUrl(THREADS_WASM));
 const isCopy = plain.equals(threaded);

@@ -271,16 +271,17 @@ static void test_attention(void) {
         "two-head weights %g %g", probs[0], probs[1]);
 }
 
-// ---- int8 GEMM: both kernels (plain dot_i16x8, and the relaxed dot on
-// activations >= 0, emulated exactly in SIMD128 natively) against
+// ---- int8 GEMM: both kernels (plain dot_i16x8 with 8- and 16-bit
+// activations, and the relaxed dot on activations >= 0, emulated exactly in
+// SIMD128 natively) against
 // rmt_quantize_row__ref and rmt_gemm_i8__ref, bit for bit: the quantized
 // activations, their scales, the integer sums and the scaled outputs.
 
 static int8_t rand_i8(void) { return (int8_t)(randf() * 127.5f); }  // -127..127
 
-// One kernel (relaxed or not: then A >= 0) on one shape: 1 when everything matched.
-static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const int8_t *W, const float *w_scale,
-                         const float *bias, const int *rows, int n_rows) {
+// One kernel (relaxed or not: then A >= 0, qmax 127) on one shape: 1 when everything matched.
+static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float *A, const int8_t *W,
+                         const float *w_scale, const float *bias, const int *rows, int n_rows) {
   int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
   int Kp = rmt_quantized_row_len(K, kr), ok = 1;
   int32_t *q = malloc(sizeof(int32_t) * M * K);
@@ -291,9 +292,9 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
   float *C = malloc(sizeof(float) * (M * N + 1)), *C_ref = malloc(sizeof(float) * M * N);
   float *ones = malloc(sizeof(float) * (M > N ? M : N));
   for (int i = 0; i < (M > N ? M : N); i++) ones[i] = 1.0f;
-  for (int m = 0; m < M; m++) rmt_quantize_row__ref(q + (size_t)m * K, &a_scale[m], A + (size_t)m * K, K);
+  for (int m = 0; m < M; m++) rmt_quantize_row__ref(q + (size_t)m * K, &a_scale[m], A + (size_t)m * K, K, qmax);
   if (relaxed) rmt_quantize_rows_u8__wasmsimd(aq8, a_scale_simd, A, M, K);
-  else rmt_quantize_rows_i16__wasmsimd(aq16, a_scale_simd, A, M, K);
+  else rmt_quantize_rows_i16__wasmsimd(aq16, a_scale_simd, A, M, K, qmax);
   for (int m = 0; m < M; m++) {
     ok &= memcmp(&a_scale[m], &a_scale_simd[m], sizeof(float)) == 0;
     for (int k = 0; k < Kp; k++) {
@@ -302,25 +303,24 @@ static int check_gemm_i8(int relaxed, int M, int N, int K, const float *A, const
       if (got != want) ok = 0;
     }
   }
-  CHECK(ok, "quantize rows (%s) M=%d K=%d: differs from the reference", relaxed ? "u8" : "i16", M, K);
+  CHECK(ok, "quantize rows (%s, qmax %d) M=%d K=%d: differs from the reference", relaxed ? "u8" : "i16", qmax, M, K);
   rmt_pack_weight_i8(packed, W, N, K, kr);
-  // Integer part: unit scales, no bias; sums below 2^24 convert to float exactly.
+  // Integer part: unit scales, no bias; the exact sum converted to float as the kernel converts its int32.
   C[M * N] = 42.0f;
   if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, ones, packed, ones, NULL, M, N, K);
   else rmt_gemm_i8_4x8__wasmsimd(C, aq16, ones, packed, ones, NULL, M, N, K);
-  for (int m = 0; m < M; m++) {
-    for (int n = 0; n < N; n++) {
+  int sums_ok = 1;
+  for (int m = 0; m < M && sums_ok; m++) {
+    for (int n = 0; n < N && sums_ok; n++) {
       int64_t sum = 0;
       for (int k = 0; k < K; k++) sum += (int64_t)q[(size_t)m * K + k] * W[(size_t)n * K + k];
-      if (C[(size_t)m * N + n] != (float)sum) {
-        CHECK(0, "gemm_i8 (%s) M=%d N=%d K=%d: sum[%d][%d] = %.0f, expected %lld", relaxed ? "relaxed" : "dot16",
-              M, N, K, m, n, C[(size_t)m * N + n], (long long)sum);
-        ok = 0;
-        m = M;
-        break;
-      }
+      volatile float want = (float)sum;  // rounded to float32 (i386's x87 would keep more bits)
+      sums_ok = C[(size_t)m * N + n] == want;
+      CHECK(sums_ok, "gemm_i8 (%s) M=%d N=%d K=%d: sum[%d][%d] = %.0f, expected %lld", relaxed ? "relaxed" : "dot16",
+            M, N, K, m, n, C[(size_t)m * N + n], (long long)sum);
     }
   }
+  ok &= sums_ok;
   // Scaled, with bias: bitwise the reference (same float32 operations in the
   // same order), where float arithmetic is float32 (FLT_EVAL_METHOD 0: WASM,
   // x86-64); i386's x87 keeps the reference's intermediates in extended precision.
@@ -381,11 +381,12 @@ static void test_gemm_i8(void) {
     if (N * K > 1) W[(size_t)N * K - 1] = 127;
     for (int n = 0; n < N; n++) w_scale[n] = (1.5f + randf()) / 127.0f;
     static const int rows[] = {44, 0, 9, 10, 17, 3, 40, 41, 42};
-    for (int relaxed = 0; relaxed < 2; relaxed++) {
+    for (int mode = 0; mode < 3; mode++) {  // 8-bit, 16-bit (the output layer's), relaxed
+      int relaxed = mode == 2, qmax = mode == 1 ? rmt_qmax_i16(K) : RMT_QMAX_I8;
       if (relaxed) for (int i = 0; i < M * K; i++) A[i] = A[i] > 0.0f ? A[i] : 0.0f;  // a ReLU's output
       for (int with_bias = 0; with_bias < 2; with_bias++) {
         shapes++;
-        good += check_gemm_i8(relaxed, M, N, K, A, W, w_scale, with_bias ? bias : NULL, N > 40 ? rows : NULL, 9);
+        good += check_gemm_i8(relaxed, qmax, M, N, K, A, W, w_scale, with_bias ? bias : NULL, N > 40 ? rows : NULL, 9);
       }
     }
     free(A), free(w_scale), free(bias), free(W);
@@ -398,15 +399,120 @@ static void test_gemm_i8(void) {
   int32_t q[10];
   int16_t q16[10];
   float scale, scale16;
-  rmt_quantize_row__ref(q, &scale, x, 10);
-  rmt_quantize_rows_i16__wasmsimd(q16, &scale16, x, 1, 10);
+  rmt_quantize_row__ref(q, &scale, x, 10, RMT_QMAX_I8);
+  rmt_quantize_rows_i16__wasmsimd(q16, &scale16, x, 1, 10, RMT_QMAX_I8);
   CHECK(scale == 1.0f && scale16 == 1.0f, "quantize: scales %g %g", scale, scale16);
   for (int k = 0; k < 10; k++) CHECK(q[k] == want[k] && q16[k] == want[k], "quantize %g: %d, simd %d, expected %d", x[k], q[k], q16[k], want[k]);
+
+  // 16-bit activations: the largest qmax whose sums stay in int32, and the
+  // extreme sum (every q at +qmax, every weight 127) exact at widths where it
+  // is closest to 2^31.
+  static const int widths[] = {1, 256, 516, 517, 1024, 4096, 65536};
+  for (int i = 0; i < 7; i++) {
+    int K = widths[i], qmax = rmt_qmax_i16(K);
+    int64_t top = (int64_t)RMT_QMAX_I8 * qmax * K, next = (int64_t)RMT_QMAX_I8 * (qmax + 1) * K;
+    CHECK(qmax <= RMT_QMAX_I16 && top <= INT32_MAX && (qmax == RMT_QMAX_I16 || next > INT32_MAX),
+          "rmt_qmax_i16(%d) = %d", K, qmax);
+  }
+  for (int i = 3; i < 5; i++) {
+    int K = widths[i], qmax = rmt_qmax_i16(K), Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16);
+    float *row = malloc(sizeof(float) * K), one = 1.0f, out;
+    int16_t *aq = malloc(sizeof(int16_t) * Kp);
+    int8_t *w = malloc((size_t)K), *packed = malloc(rmt_packed_weight_i8_bytes(1, K, RMT_GEMM_I8_KR_DOT16));
+    for (int k = 0; k < K; k++) row[k] = 0.25f, w[k] = RMT_QMAX_I8;
+    rmt_quantize_rows_i16__wasmsimd(aq, &scale16, row, 1, K, qmax);
+    rmt_pack_weight_i8(packed, w, 1, K, RMT_GEMM_I8_KR_DOT16);
+    rmt_gemm_i8_4x8__wasmsimd(&out, aq, &one, packed, &one, NULL, 1, 1, K);
+    volatile float want = (float)((int64_t)RMT_QMAX_I8 * qmax * K);  // float32 on i386's x87 too
+    CHECK(aq[0] == qmax && out == want, "K=%d qmax=%d: extreme sum %.0f", K, qmax, out);
+    free(row), free(aq), free(w), free(packed);
+  }
+}
+
+// ---- 16-bit GEMM (the "output_layer": "int16" output layer): weights
+// quantized and packed at once, activations to the same qmax, against the
+// same arithmetic in plain C (int64 sums): quantized values, sums, scaled
+// outputs; gathered rows equal the full product's columns.
+static void test_gemm_i16(void) {
+  static const int ms[] = {1, 4, 6}, ns[] = {1, 8, 45}, ks[] = {1, 3, 256, 1024};
+  int runs = 0, good = 0;
+  for (int mi = 0; mi < 3; mi++) for (int ni = 0; ni < 3; ni++) for (int ki = 0; ki < 4; ki++) {
+    int M = ms[mi], N = ns[ni], K = ks[ki], qmax = rmt_qmax_w16(K), Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16);
+    float *A = malloc(sizeof(float) * M * K), *W = malloc(sizeof(float) * N * K), *bias = malloc(sizeof(float) * N);
+    float *w_scale = malloc(sizeof(float) * N), *a_scale = malloc(sizeof(float) * M), *a_scale_ref = malloc(sizeof(float) * M);
+    float *C = malloc(sizeof(float) * (M * N + 1));
+    int16_t *packed = malloc(rmt_packed_weight_i16_bytes(N, K)), *aq = malloc(sizeof(int16_t) * M * Kp);
+    int32_t *q = malloc(sizeof(int32_t) * M * K);
+    fill(A, (size_t)M * K), fill(W, (size_t)N * K), fill(bias, N);
+    for (int i = 0; i < M * K; i++) A[i] *= 1 + (i % 5);
+    if (N > 1) for (int k = 0; k < K; k++) W[K + k] = 0.0f;  // a row of zeros: scale 1, q 0
+    rmt_quantize_pack_weight_i16(packed, w_scale, W, N, K, qmax);
+    rmt_quantize_rows_i16__wasmsimd(aq, a_scale, A, M, K, qmax);
+    int ok = 1;
+    for (int m = 0; m < M; m++) {
+      rmt_quantize_row__ref(q + (size_t)m * K, &a_scale_ref[m], A + (size_t)m * K, K, qmax);
+      ok &= a_scale[m] == a_scale_ref[m];
+      for (int k = 0; k < K; k++) ok &= aq[(size_t)m * Kp + k] == q[(size_t)m * K + k];
+    }
+    C[M * N] = 42.0f;
+    rmt_gemm_i16_4x8__wasmsimd(C, aq, a_scale, packed, w_scale, bias, M, N, K);
+    for (int m = 0; m < M; m++) {
+      for (int n = 0; n < N; n++) {
+        float scale = rmt_weight_scale(W + (size_t)n * K, K, qmax);
+        int64_t sum = 0;
+        for (int k = 0; k < K; k++) sum += (int64_t)q[(size_t)m * K + k] * rmt_quantize_weight(W[(size_t)n * K + k], scale, qmax);
+        float want = (float)sum * a_scale_ref[m] * scale + bias[n], got = C[(size_t)m * N + n];
+        ok &= scale == w_scale[n] && sum <= INT32_MAX && -sum <= INT32_MAX;
+        ok &= FLT_EVAL_METHOD == 0 ? got == want : fabsf(got - want) <= 1e-6f * (fabsf(want) + fabsf(bias[n]) + 1e-3f);
+      }
+    }
+    ok &= C[M * N] == 42.0f;
+    if (N == 45) {  // the shortlist's gathered rows
+      static const int rows[] = {44, 0, 9, 10, 17, 3, 40, 41, 42};
+      int16_t *gathered = malloc(rmt_packed_weight_i16_bytes(9, K));
+      float *P = malloc(sizeof(float) * M * 9), s[9], b[9];
+      for (int i = 0; i < 9; i++) s[i] = w_scale[rows[i]], b[i] = bias[rows[i]];
+      rmt_gather_packed_weight_i16(gathered, packed, rows, 9, K);
+      rmt_gemm_i16_4x8__wasmsimd(P, aq, a_scale, gathered, s, b, M, 9, K);
+      for (int m = 0; m < M; m++) {
+        for (int i = 0; i < 9; i++) {  // bitwise where float arithmetic is float32 (see test_gemm_i8)
+          float got = P[m * 9 + i], want = C[(size_t)m * N + rows[i]];
+          ok &= FLT_EVAL_METHOD == 0 ? memcmp(&got, &want, sizeof got) == 0
+                                     : fabsf(got - want) <= 1e-6f * (fabsf(want) + fabsf(b[i]) + 1e-3f);
+        }
+      }
+      free(gathered), free(P);
+    }
+    CHECK(ok, "gemm_i16 M=%d N=%d K=%d qmax=%d: differs from the reference", M, N, K, qmax);
+    runs++, good += ok;
+    free(A), free(W), free(bias), free(w_scale), free(a_scale), free(a_scale_ref), free(C), free(packed), free(aq), free(q);
+  }
+  printf("gemm_i16: %d shapes, %d as the reference\n", runs, good);
+
+  // The largest qmax whose sums stay in int32, and the extreme sum exact.
+  static const int widths[] = {1, 256, 257, 1024, 65536};
+  for (int i = 0; i < 5; i++) {
+    int K = widths[i], qmax = rmt_qmax_w16(K);
+    int64_t top = (int64_t)qmax * qmax * K, next = (int64_t)(qmax + 1) * (qmax + 1) * K;
+    CHECK(qmax <= RMT_QMAX_I16 && top <= INT32_MAX && (qmax == RMT_QMAX_I16 || next > INT32_MAX), "rmt_qmax_w16(%d) = %d", K, qmax);
+  }
+  CHECK(rmt_qmax_w16(256) == 2896, "rmt_qmax_w16(256) = %d", rmt_qmax_w16(256));
+  int K = 1024, qmax = rmt_qmax_w16(K);
+  float *row = malloc(sizeof(float) * K), scale, one = 1.0f, out;
+  int16_t *aq = malloc(sizeof(int16_t) * K), *packed = malloc(rmt_packed_weight_i16_bytes(1, K));
+  for (int k = 0; k < K; k++) row[k] = -0.5f;
+  rmt_quantize_pack_weight_i16(packed, &scale, row, 1, K, qmax);
+  rmt_quantize_rows_i16__wasmsimd(aq, &scale, row, 1, K, qmax);
+  rmt_gemm_i16_4x8__wasmsimd(&out, aq, &one, packed, &one, NULL, 1, 1, K);
+  volatile float want = (float)((int64_t)qmax * qmax * K);
+  CHECK(out == want, "gemm_i16 K=%d: extreme sum %.0f", K, out);
+  free(row), free(aq), free(packed);
 }
 
 int main(void) {
   test_gemm();
   test_gemm_i8();
+  test_gemm_i16();
   test_layer_norm();
   test_elementwise();
   test_f16_to_f32();
