@@ -52,6 +52,8 @@ def main():
     path = os.path.join(args.model, "model.safetensors")
     with open(path, "rb") as f:
         sha256 = hashlib.sha256(f.read()).hexdigest()
+    with open(os.path.join(args.model, "config.json"), "rb") as f:
+        config_sha256 = hashlib.sha256(f.read()).hexdigest()  # "output_layer" changes the arithmetic
     with open(os.path.join(args.model, "config.json")) as f:
         cfg = ref.ModelConfig.from_dict(json.load(f))
     tensors = ref.read_safetensors(path)
@@ -65,7 +67,7 @@ def main():
         c["greedy_margins"] = greedy_margins(model, [lang_tokens[c["target_language"]]] + c["source_ids"],
                                              c["greedy_ids"])
     with open(args.out, "w") as f:
-        json.dump({"model": os.path.relpath(args.model, ROOT), "model_sha256": sha256,
+        json.dump({"model": os.path.relpath(args.model, ROOT), "model_sha256": sha256, "config_sha256": config_sha256,
                    "quantize_at_load": quantize_at_load, "max_len_a": 1.2, "max_len_b": 10, "cases": cases}, f,
                   ensure_ascii=False, indent=1)
     for c in cases[:4]:

@@ -35,7 +35,9 @@ def sample_cases(model, model_dir, data_dir, n):
     """The reference's greedy and beam-5 translations of every k-th line of
     the test books (n per direction), tokenized and detokenized by spm; for a
     model with a lexical shortlist, also without it ("greedy_all_words",
-    "beam5_all_words": the engine's shortlist: false)."""
+    "beam5_all_words": the engine's shortlist: false). Each with its ids
+    ("<search>_ids") and its score ("<search>_score": mean log-probability
+    per token, lenpen 1)."""
     cfg = model.cfg
     spm_path = os.path.join(model_dir, "spm.model")
     lang_tokens = cfg.languages.get("target_lang_tokens", {})
@@ -59,12 +61,12 @@ def sample_cases(model, model_dir, data_dir, n):
                                    shortlist=shortlist)
             out_ids = [h[0][0] for h in hyps]
             out_text = spm("spm_decode", spm_path, ["--input_format=id"], [" ".join(map(str, o)) for o in out_ids])
-            results[name] = (out_ids, out_text)
+            results[name] = (out_ids, out_text, [round(float(h[0][1]), 5) for h in hyps])
         for i, text in enumerate(texts):
             case = {"source_language": src_lang, "target_language": tgt_lang if lang_tokens else None,
                     "text": text, "source_ids": ids[i]}
-            for name, (out_ids, out_text) in results.items():
-                case[f"{name}_ids"], case[name] = out_ids[i], out_text[i]
+            for name, (out_ids, out_text, scores) in results.items():
+                case[f"{name}_ids"], case[name], case[f"{name}_score"] = out_ids[i], out_text[i], scores[i]
             cases.append(case)
     return cases
 
