@@ -21,6 +21,15 @@ export const SHIPPED_MODEL = 'models/es-en/';
 export const FLOAT_MODEL = 'models/es-en-f16/';
 const BENCH_THREADS = 2;
 
+// The shipped model's config without "output_layer": its output layer in
+// float32, as model 0.4.0 computed it (the same weights).
+const floatOutputLoad = async ({ wasm, files }) => {
+  const engine = await Engine.load(wasm);
+  const config = JSON.parse(new TextDecoder().decode(files.config));
+  delete config.output_layer;
+  return { engine, model: engine.loadModel({ ...files, config: JSON.stringify(config) }) };
+};
+
 const threadedLoad = async ({ wasm, files }) => {
   const engine = await Engine.load(wasm, { threads: BENCH_THREADS });
   return { engine, model: engine.loadModel(files) };
@@ -30,8 +39,9 @@ export const VARIANTS = [
   { name: 'f32', about: 'plain SIMD128 build, f32 arithmetic (f16 weights widened at load)', wasm: DEFAULT_WASM, model: FLOAT_MODEL },
   { name: 'f32_all_words', about: 'f32 without the lexical shortlist: the output layer scores all 8,000 words', wasm: DEFAULT_WASM, model: FLOAT_MODEL, options: { shortlist: false } },
   { name: 'relaxed', about: 'relaxed-SIMD build (f32x4.relaxed_madd), f32 arithmetic', wasm: RELAXED_WASM, model: FLOAT_MODEL, needs: 'relaxed-simd' },
-  { name: 'int8', about: 'plain SIMD128 build, int8 weights and activations (i32x4.dot_i16x8_s)', wasm: DEFAULT_WASM, model: SHIPPED_MODEL },
+  { name: 'int8', about: 'plain SIMD128 build, int8 weights and activations (i32x4.dot_i16x8_s), the output layer in 16 bits', wasm: DEFAULT_WASM, model: SHIPPED_MODEL },
   { name: 'int8_all_words', about: 'int8 without the lexical shortlist', wasm: DEFAULT_WASM, model: SHIPPED_MODEL, options: { shortlist: false } },
+  { name: 'int8_float_output', about: 'int8 with the output layer in float32 (model 0.4.0: config without "output_layer")', wasm: DEFAULT_WASM, model: SHIPPED_MODEL, load: floatOutputLoad },
   { name: 'int8_relaxed', about: 'relaxed-SIMD build, int8 (relaxed_dot_i8x16_i7x16 where exact: fc2, if the runtime computes it right)', wasm: RELAXED_WASM, model: SHIPPED_MODEL, needs: 'relaxed-simd' },
   { name: 'threads', about: `threads build on ${BENCH_THREADS} threads, f32`, wasm: THREADS_WASM, model: FLOAT_MODEL, needs: 'threads', load: threadedLoad },
   { name: 'int8_threads', about: `threads build on ${BENCH_THREADS} threads, int8`, wasm: THREADS_WASM, model: SHIPPED_MODEL, needs: 'threads', load: threadedLoad },
