@@ -55,9 +55,12 @@ export class WorkerBackend {
     const ready = new Promise((resolve, reject) => { onReady = { resolve, reject }; });
     const onMessage = (msg) => {
       if (msg.type === 'ready') {
-        // Granted only once the worker, which holds it, has gone.
-        if (msg.lock) navigator.locks.request(msg.lock, () => onFailure(new Error('it stopped (closed or crashed)')));
         onReady.resolve();
+        return;
+      }
+      if (msg.type === 'lock') {
+        // Granted only once the worker, which holds it, has gone.
+        navigator.locks.request(msg.lock, () => onFailure(new Error('it stopped (closed or crashed)')));
         return;
       }
       const job = this.pending.get(msg.id);

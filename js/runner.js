@@ -4,6 +4,7 @@
 // yields between steps so that cancellation is seen and the thread stays
 // responsive. One job at a time: jobs never interleave inside the engine.
 
+import { openKeptWeights } from './cache.js';
 import { Engine, nextBatch, planBatches } from './engine.js';
 import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
@@ -125,13 +126,18 @@ export class Runner {
 
   // Loads the model (and the engine, given wasm; else loadEngine's). Returns
   // info() with `steps`: how long each part took (timeStep's log).
+  // weights: bytes, or the file the cache keeps them in ({ kept, size }:
+  // read here, straight into the engine's memory where it can be).
   // onWeights(bytes): as engine.loadModel's.
   async load({ wasm, config, weights, spm, threads, warmup = true, onWeights }) {
     if (wasm !== undefined || !this.engineReady) this.loadEngine({ wasm, threads });
+    const opened = [];
+    let done = timeStep('open kept weights', opened);
+    const file = weights?.kept ? await openKeptWeights(weights) : weights;
+    if (weights?.kept) done();
     await this.engineReady;
-    const steps = [...this.engineSteps];
-    let done;
-    this.model = this.engine.loadModel({ config, weights, spm }, steps, onWeights);
+    const steps = [...this.engineSteps, ...opened];
+    this.model = this.engine.loadModel({ config, weights: file, spm }, steps, onWeights);
     if (warmup) {
       done = timeStep('warmup', steps);
       this.warmup();

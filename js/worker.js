@@ -10,7 +10,8 @@
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
 //   { id, type: 'dispose' }                            -> done; the worker then closes
 // Failures answer { id, type: 'error', error: { name, message } }. At start the
-// worker posts { type: 'ready', lock } (see holdLifeLock).
+// worker posts { type: 'ready' }, then { type: 'lock', lock } once it holds
+// its lock (see holdLifeLock): the page need not wait for that to send work.
 
 import { abortError, serializeError } from './errors.js';
 import { Runner } from './runner.js';
@@ -93,4 +94,6 @@ port.listen(async (msg) => {
   }
   if (msg.type === 'dispose') port.close();
 });
-port.post({ type: 'ready', lock: await holdLifeLock() });
+port.post({ type: 'ready' });
+const lock = await holdLifeLock();
+if (lock) port.post({ type: 'lock', lock });

@@ -153,13 +153,16 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.reload();
       await waitReady();
       const warmLoad = Date.now() - started;
-      // The model came from the service worker's Cache Storage, read by the page itself (js/loader.js
-      // readPageCache: matched against the manifest), the engine compiled as it streamed in.
-      const steps = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
-      for (const step of ['rmt:cache storage model.safetensors', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
+      // The weights came from the Origin Private File System, where the first visit kept them,
+      // read by the worker into the engine's memory (js/cache.js openKeptWeights) and checked by
+      // the page meanwhile; the engine compiled as it streamed in.
+      const measures = () => page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      const steps = await measures();
+      for (const step of ['rmt:open kept weights', 'rmt:read weights', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
         assert.ok(steps.includes(step), `no ${step} in ${steps.join(', ')}`);
       }
-      assert.ok(!steps.includes('rmt:fetch model.safetensors'), 'the model was fetched, not read from Cache Storage');
+      assert.ok(!steps.includes('rmt:fetch model.safetensors') && !steps.includes('rmt:cache storage model.safetensors'),
+        `the weights were fetched or read from Cache Storage, not from the file system: ${steps.join(', ')}`);
 
       // Offline: reload and translate from the service worker's cache.
       await context.setOffline(true);
@@ -172,10 +175,63 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await shows(await inNode(pair, source[3]));
       await context.setOffline(false);
 
-      // A stale copy of the weights in Cache Storage (another version's cache, which the
-      // page's caches.match finds first): the engine loads it while it is checked, the check
-      // fails, and the load starts again through the network (js/host.js, loader.js pageCache).
+      // The kept weights damaged (a byte flipped): the engine loads them while the page checks
+      // them, the check fails, and the load starts again through the network (js/host.js,
+      // loader.js cachedCopies); the good weights are kept again once loaded.
+      // (Polled here: waitForFunction takes a promise for a truthy answer.)
+      const keptNoted = async () => {
+        for (let i = 0; i < 300; i++) {
+          if (await page.evaluate(async () => (await (await caches.open('residual-mt.models/1')).keys())
+            .some((request) => request.url.endsWith('/model.safetensors?kept')))) return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.fail('the weights were not kept');
+      };
+      await keptNoted();
+      const keptFiles = await page.evaluate(async () => {
+        const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('residual-mt.models')).getDirectoryHandle('1');
+        const names = [];
+        for await (const [hash, version] of dir.entries()) {
+          names.push(hash);
+          const file = await version.getFileHandle('model.safetensors');
+          const size = (await file.getFile()).size;
+          const last = new Uint8Array(await (await file.getFile()).slice(size - 1).arrayBuffer());
+          const writable = await file.createWritable({ keepExistingData: true });
+          await writable.write({ type: 'write', position: size - 1, data: new Uint8Array([last[0] ^ 1]) });
+          await writable.close();
+        }
+        return names;
+      });
+      assert.equal(keptFiles.length, 1, 'one version kept');
+      await page.reload();
+      await waitReady();
+      let again = await measures();
+      // (The failed load's steps in the worker are not replayed: its weights' check is the trace.)
+      assert.ok(again.filter((name) => name === 'rmt:sha256 model.safetensors').length === 2 && again.includes('rmt:fetch model.safetensors'),
+        `the damaged copy was checked, then the model downloaded: ${again.join(', ')}`);
+      await page.fill('[data-testid=source]', source[1]);
+      await page.click('[data-testid=translate]');
+      await shows(await inNode(pair, source[1]));
+      await keptNoted();
+      await page.reload();
+      await waitReady();
+      again = await measures();
+      assert.ok(again.includes('rmt:read weights') && !again.includes('rmt:fetch model.safetensors'), `kept again: ${again.join(', ')}`);
+
+      // The kept file gone (the note of it still there): the load starts again through the network.
+      await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry('residual-mt.models', { recursive: true }));
+      await page.reload();
+      await waitReady();
+      again = await measures();
+      assert.ok(again.includes('rmt:fetch model.safetensors') && again.includes('rmt:sha256 model.safetensors'), `downloaded: ${again.join(', ')}`);
+
+      // Nothing kept, and a stale copy of the weights in Cache Storage (another version's cache,
+      // which the page's caches.match finds first): the engine loads it while it is checked, the
+      // check fails, and the load starts again through the network.
+      await keptNoted();
       await page.evaluate(async () => {
+        await caches.delete('residual-mt.models/1');
+        await (await navigator.storage.getDirectory()).removeEntry('residual-mt.models', { recursive: true });
         const url = new URL('/models/es-en/model.safetensors', location.href).href;
         const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
         for (const name of await caches.keys()) if (name.startsWith('residual-mt-v')) await (await caches.open(name)).delete(url);
@@ -184,7 +240,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       });
       await page.reload();
       await waitReady();
-      const again = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      again = await measures();
       assert.ok(again.includes('rmt:cache storage model.safetensors') && again.includes('rmt:fetch model.safetensors'),
         `the stale copy was read, then the model downloaded: ${again.join(', ')}`);
       await page.fill('[data-testid=source]', source[0]);
