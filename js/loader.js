@@ -252,9 +252,10 @@ function checkContent(name, bytes, contentType, url) {
   }
 }
 
-// manifest.json of a model directory: { manifest, bytes }, or null when it
-// has none. Over the network the last one seen is kept (store, or a promise
-// of it), and used when the network is gone, so that a cached model loads offline.
+// manifest.json of a model directory: { manifest, bytes, saved }, or null
+// when it has none. Over the network the last one seen is kept (store, or a
+// promise of it; `saved` resolves once it is), and used when the network is
+// gone, so that a cached model loads offline.
 export async function readManifest(base, { signal, store = null } = {}) {
   const url = new URL(MANIFEST, base);
   let file;
@@ -269,8 +270,8 @@ export async function readManifest(base, { signal, store = null } = {}) {
   if (file.missing) return null;
   const bytes = await readAll(file, () => {});
   const parsed = parseManifest(bytes, url);
-  await (await store)?.saveManifest(base.href, bytes);
-  return parsed;
+  const saved = Promise.resolve(store).then((opened) => opened?.saveManifest(base.href, bytes)).catch(() => {});
+  return { ...parsed, saved };
 }
 
 function parseManifest(bytes, url) {
@@ -482,11 +483,11 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   });
   engine?.catch(() => {}); // awaited below
   const pageCache = cachedCopies && pageCacheUsable(base);
-  const openings = new Map(wanted.filter(() => !(verify && cached(base, cache)) && !pageCache).map((f) => [f, openTimed(f, signal)]));
-  // The weights, which the cache may keep in the file system (read there by
-  // the engine), are read from Cache Storage only if they are not there.
-  const maybeKept = (f) => cachedCopies && deferVerify && verify && cached(base, cache) && f.name === WEIGHTS;
-  const pageReads = new Map(pageCache ? wanted.filter((f) => !maybeKept(f)).map((f) => [f, readPageCache(f)]) : []);
+  const storeWanted = verify && cached(base, cache);
+  const openings = new Map(wanted.filter(() => !storeWanted && !pageCache).map((f) => [f, openTimed(f, signal)]));
+  // Files the cache may hold are read from the page's Cache Storage only if it does not.
+  const pageReads = new Map(pageCache && !storeWanted ? wanted.map((f) => [f, readPageCache(f)]) : []);
+  const maybeKept = (f) => cachedCopies && deferVerify && storeWanted && f.name === WEIGHTS;
   const cancelOpenings = async () => {
     for (const o of await Promise.allSettled(openings.values())) if (o.status === 'fulfilled') o.value.file.cancel?.();
   };
@@ -494,8 +495,10 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   try {
     const manifestRead = timeStep('manifest');
     manifestInfo = verify ? await readManifest(base, { signal, store: storing }) : null;
-    store = await storing;
     manifestRead();
+    const opened = timeStep('open cache');
+    store = await storing;
+    opened();
     if (verify === 'require' && !manifestInfo) {
       throw operationError(`residual-mt: ${new URL(MANIFEST, base)} not found (needed to verify the model)`);
     }
@@ -536,7 +539,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     if (!bytes && pageCache && deferred(f)) {
       bytes = await (pageReads.get(f) ?? readPageCache(f));
       if (bytes) checkWeights = checkOf(f, { copy: true });
-    } else if (!bytes && pageCache) bytes = await pageCopy(f, pageReads.get(f));
+    } else if (!bytes && pageCache) bytes = await pageCopy(f, pageReads.get(f) ?? readPageCache(f));
     if (bytes) found[f.key] = bytes;
     else openings.set(f, openTimed(f, signal));
   }));
@@ -574,6 +577,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     for (const f of files) f.file.cancel?.();
     throw err;
   });
+  await manifestInfo?.saved;
   return {
     wasm: found.wasm ?? new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm), // a copy: it may be transferred
     config: textDecoder.decode(found['config.json']),
