@@ -3,7 +3,7 @@
 // offer start(), loadEngine(engine), load(files), call(type, payload,
 // onPartial) -> { promise, cancel(reason) } and dispose().
 
-import { isNode, workerExecArgv } from './env.js';
+import { isNode, replaySteps, workerExecArgv } from './env.js';
 import { reviveError, unknownError } from './errors.js';
 
 export class InProcessBackend {
@@ -19,7 +19,7 @@ export class InProcessBackend {
 
   // onWeights(bytes): called with the weights once they are in the engine's memory.
   load(files, onWeights) {
-    return this.runner.load({ ...files, onWeights });
+    return this.runner.load({ ...files, onWeights, onWarmedUp: replaySteps });
   }
 
   // Returns { promise, cancel(reason) }.
@@ -56,6 +56,10 @@ export class WorkerBackend {
     const onMessage = (msg) => {
       if (msg.type === 'ready') {
         onReady.resolve();
+        return;
+      }
+      if (msg.type === 'steps') { // the warm-up's, after the load
+        replaySteps(msg.steps);
         return;
       }
       if (msg.type === 'lock') {

@@ -128,8 +128,10 @@ export class Runner {
   // info() with `steps`: how long each part took (timeStep's log).
   // weights: bytes, or the file the cache keeps them in ({ kept, size }:
   // read here, straight into the engine's memory where it can be).
-  // onWeights(bytes): as engine.loadModel's.
-  async load({ wasm, config, weights, spm, threads, warmup = true, onWeights }) {
+  // onWeights(bytes): as engine.loadModel's. warmup: a short translation
+  // (see warmup()), run as the first job after the load has answered: a job
+  // sent meanwhile waits for it; onWarmedUp(steps) once it is done.
+  async load({ wasm, config, weights, spm, threads, warmup = true, onWeights, onWarmedUp }) {
     if (wasm !== undefined || !this.engineReady) this.loadEngine({ wasm, threads });
     const opened = [];
     let done = timeStep('open kept weights', opened);
@@ -139,9 +141,14 @@ export class Runner {
     const steps = [...this.engineSteps, ...opened];
     this.model = this.engine.loadModel({ config, weights: file, spm }, steps, onWeights);
     if (warmup) {
-      done = timeStep('warmup', steps);
-      this.warmup();
-      done();
+      this.exclusive(async () => {
+        await yieldNow(); // the load's answer goes out first
+        const log = [];
+        done = timeStep('warmup', log);
+        this.warmup();
+        done();
+        onWarmedUp?.(log);
+      });
     }
     return { ...this.info(), steps };
   }

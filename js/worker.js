@@ -4,7 +4,8 @@
 //   { id, type: 'load', wasm, config, weights, spm, threads, returnWeights }
 //                                                      -> { id, type: 'weights', weights } (returnWeights: once
 //                                                         they are in the engine's memory), then done with info;
-//                                                         without wasm, on the engine of 'engine'
+//                                                         without wasm, on the engine of 'engine'; then
+//                                                         { type: 'steps', steps } once its warm-up has run
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
 //   { id, type: 'measure', text, options }             -> done with a token count
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
@@ -60,7 +61,8 @@ async function handle(msg) {
       await runner.loadEngine(msg);
       return true;
     case 'load':
-      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, [weights.buffer]) : undefined });
+      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, [weights.buffer]) : undefined,
+        onWarmedUp: (steps) => port.post({ type: 'steps', steps }) });
     case 'translate':
       cancels.set(id, null);
       try {
