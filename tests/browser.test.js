@@ -41,6 +41,16 @@ async function inNode(pair, text) {
 }
 after(() => { for (const translator of nodeTranslators.values()) translator.destroy(); });
 
+// What Node gives for `text` with the model in directory `dir` (en → es, beam default).
+async function inNodeModel(dir, text) {
+  const translator = await createTranslator({ model: dir, sourceLanguage: 'en', targetLanguage: 'es', cache: false });
+  try {
+    return await translator.translate(text);
+  } finally {
+    translator.destroy();
+  }
+}
+
 async function launch() {
   assert.ok(haveChromium, `${CHROMIUM} is missing: apt-get install chromium`);
   let chromium;
@@ -439,6 +449,76 @@ function publishNewModel(dir) {
   manifest.files['config.json'] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
 }
+
+test('the library keeps the weights in the browser\'s file system, one version per model URL: the worker reads them there; a new manifest at the URL deletes the old version', { skip, timeout: 90_000 }, async () => {
+  const site = mkdtempSync(join(tmpdir(), 'rmt-kept-'));
+  const model = join(site, 'm');
+  cpSync(`${root}tests/fixtures/models/residual-text/`, model, { recursive: true });
+  writeFileSync(join(site, 'index.html'), '<!doctype html><meta charset="utf-8"><title>kept</title><link rel="icon" href="data:,">');
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, { prefix: '/', dir: site }];
+  const manifestHash = () => createHash('sha256').update(readFileSync(join(model, 'manifest.json'))).digest('hex');
+  const { context, close } = await launch();
+  try {
+    await withServer({ mounts, csp: null }, async (base) => {
+      const page = await context.newPage();
+      const errors = await watchConsole(page);
+      await page.goto(base);
+      const load = () => page.evaluate(async () => {
+        const { createTranslator } = await import('/node_modules/residual-mt/js/index.js');
+        performance.clearMeasures();
+        const translator = await createTranslator({ model: '/m/', sourceLanguage: 'en', targetLanguage: 'es' });
+        const text = await translator.translate('Hello, world.');
+        translator.destroy();
+        return { text, steps: performance.getEntriesByType('measure').map((e) => e.name) };
+      });
+      // The versions kept: the file system's directories, and the notes of them in Cache Storage.
+      const kept = () => page.evaluate(async () => {
+        const versions = [];
+        try {
+          const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('residual-mt.models')).getDirectoryHandle('1');
+          for await (const [name, entry] of dir.entries()) {
+            const files = [];
+            for await (const [file] of entry.entries()) files.push(file);
+            versions.push(`${name}/${files.join(',')}`);
+          }
+        } catch { /* none yet */ }
+        const keys = (await (await caches.open('residual-mt.models/1')).keys()).map((r) => r.url.replace('https://residual-mt.invalid/', ''));
+        return { versions, keys: keys.filter((k) => !k.startsWith('urls/')).sort() };
+      });
+      const keptAs = async (hash) => {
+        const want = { versions: [`${hash}/model.safetensors`], keys: ['config.json', 'model.safetensors?kept', 'spm.model'].map((name) => `${hash}/${name}`) };
+        let got;
+        for (let i = 0; i < 100; i++) {
+          got = await kept();
+          if (JSON.stringify(got) === JSON.stringify(want)) return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.deepEqual(got, want);
+      };
+      const want = await inNodeModel(`${model}/`, 'Hello, world.');
+
+      const first = await load();
+      assert.equal(first.text, want);
+      assert.ok(first.steps.includes('rmt:fetch model.safetensors'), first.steps.join(', '));
+      await keptAs(manifestHash());
+      const second = await load();
+      assert.equal(second.text, want);
+      assert.ok(second.steps.includes('rmt:read weights') && !second.steps.includes('rmt:fetch model.safetensors'), second.steps.join(', '));
+
+      // A new version at the same URL (here only its manifest differs): downloaded, kept, the old one deleted.
+      const manifest = JSON.parse(readFileSync(join(model, 'manifest.json'), 'utf8'));
+      writeFileSync(join(model, 'manifest.json'), JSON.stringify({ ...manifest, version: 'next' }, null, 2));
+      const third = await load();
+      assert.equal(third.text, want);
+      assert.ok(third.steps.includes('rmt:fetch model.safetensors'), third.steps.join(', '));
+      await keptAs(manifestHash());
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await close();
+    rmSync(site, { recursive: true, force: true });
+  }
+});
 
 test('a new model replaces the cached one as a whole; each page sees one version', { skip, timeout: 90_000 }, async () => {
   const { dir, mounts } = changeableModel();
