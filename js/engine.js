@@ -111,8 +111,13 @@ export class Engine {
   // options.threads: how many threads to run on (default: the processors,
   // up to DEFAULT_THREADS_CAP; 1 where memory cannot be shared). Only the
   // threads build runs on more than one: engine.threads says how many it has.
-  static async load(source, { threads } = {}) {
-    return new Engine(await loadWasm(source, { threads: await threadCount(threads) }));
+  // waitForThreads: as loadWasm's (engine.threadsStarted).
+  static async load(source, { threads, waitForThreads = true } = {}) {
+    return new Engine(await loadWasm(source, { threads: await threadCount(threads), waitForThreads }));
+  }
+
+  get threadsStarted() {
+    return this.wasm.threadsStarted;
   }
 
   get threads() {

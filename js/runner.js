@@ -114,14 +114,19 @@ export class Runner {
   // Loads the engine (a compiled WebAssembly.Module or its bytes) on
   // `threads` threads, before the model's files are in: load() then needs
   // no wasm. Resolves once it is ready.
+  // Its threads start meanwhile: a load waits for them only once its model
+  // is in (the model's load runs on this thread alone).
   loadEngine({ wasm, threads }) {
     this.engineSteps = [];
     const done = timeStep('engine', this.engineSteps);
-    this.engineReady = Engine.load(wasm, { threads }).then((engine) => {
+    const threadsDone = timeStep('engine threads', this.engineSteps);
+    this.engineReady = Engine.load(wasm, { threads, waitForThreads: false }).then((engine) => {
       this.engine = engine;
       done();
     });
-    return this.engineReady;
+    this.threadsReady = this.engineReady.then(() => this.engine.threadsStarted).then(threadsDone);
+    this.threadsReady.catch(() => {}); // the engine's failure is load()'s
+    return this.threadsReady;
   }
 
   // Loads the model (and the engine, given wasm; else loadEngine's). Returns
@@ -138,8 +143,10 @@ export class Runner {
     const file = weights?.kept ? await openKeptWeights(weights) : weights;
     if (weights?.kept) done();
     await this.engineReady;
-    const steps = [...this.engineSteps, ...opened];
+    const steps = [];
     this.model = this.engine.loadModel({ config, weights: file, spm }, steps, onWeights);
+    await this.threadsReady;
+    steps.unshift(...this.engineSteps, ...opened);
     if (warmup) {
       this.exclusive(async () => {
         await yieldNow(); // the load's answer goes out first
