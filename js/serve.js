@@ -59,8 +59,9 @@ export function importMapHash(html = readFileSync(join(ROOT, 'web/index.html'), 
 // take over. Only for a navigation to the demo's page without ?model= (a
 // page that loads another model would download this one for nothing): the
 // service worker's copy of the page, which later visits get, has no such
-// header (it is fetched, not navigated to), and these visits read the model
-// from the cache instead.
+// header (web/sw.js drops it: the HTTP cache keeps the navigation's headers
+// with the page), and these visits read the model from the cache instead.
+// (Without the service worker, ?sw=0, a reload preloads the model again.)
 const DEMO_PAGE = join(ROOT, 'web/index.html');
 export function demoPreload(html = readFileSync(DEMO_PAGE, 'utf8')) {
   const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);

@@ -275,6 +275,30 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
   }
 });
 
+test('a first visit to the demo preloads the model\'s files with the page, once: later visits (the service worker\'s copy of the page) do not', { skip, timeout: 90_000 }, async () => {
+  const { context, close } = await launch();
+  try {
+    await withServer({}, async (base, server) => {
+      const page = context.pages()[0] ?? await context.newPage();
+      const errors = await watchConsole(page);
+      const ready = () => page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
+      const preloaded = () => page.evaluate(() => performance.getEntriesByType('resource')
+        .filter((e) => e.initiatorType === 'link' && /\/models\//.test(e.name)).map((e) => new URL(e.name).pathname).sort());
+      await page.goto(base);
+      await ready();
+      assert.deepEqual(await preloaded(), ['config.json', 'manifest.json', 'model.safetensors', 'spm.model'].map((name) => `/models/es-en/${name}`));
+      await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 30_000 });
+      for (const name of ['model.safetensors', 'spm.model']) assert.equal(server.stats.full[`/models/es-en/${name}`], 1, `${name} downloaded once`);
+      await page.reload();
+      await ready();
+      assert.deepEqual(await preloaded(), [], 'the service worker\'s copy of the page preloads nothing');
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await close();
+  }
+});
+
 test('a page outside the repo uses the package with three lines (installed, from a CDN origin, or without workers)', { skip, timeout: 90_000 }, async () => {
   const site = mkdtempSync(join(tmpdir(), 'rmt-site-'));
   const html = readFileSync(`${root}tests/fixtures/page/index.html`, 'utf8');
