@@ -305,8 +305,9 @@ async function checkEntry(f, bytes) {
 }
 
 // A cached copy of a model file, if it is there and matches the manifest.
-async function fromCache(store, hash, f) {
-  const bytes = store && hash && f.entry ? await store.get(hash, f.name) : null;
+// `read`: the store's answer for this file, if asked already (cacheReads).
+async function fromCache(store, hash, f, read = null) {
+  const bytes = store && hash && f.entry ? await (read ?? store.get(hash, f.name)) : null;
   if (!bytes) return null;
   try {
     await checkEntry(f, bytes);
@@ -314,6 +315,25 @@ async function fromCache(store, hash, f) {
   } catch {
     return null; // damaged: downloaded again
   }
+}
+
+// The cache's answers for the version of the model last seen at `base`,
+// asked while its manifest is read again (usually unchanged: they are then
+// the answers wanted): { hash, reads: name -> { bytes, kept } } (promises of
+// store.get's and store.keptFile's answers), or null when none was seen.
+async function cacheReads(store, base, wanted) {
+  const bytes = await store?.manifest(base.href);
+  if (!bytes) return null;
+  const hash = await sha256Hex(bytes);
+  const { manifest } = parseManifest(bytes, new URL(MANIFEST, base));
+  const reads = new Map();
+  for (const f of wanted) {
+    const kept = f.name === WEIGHTS && store.keptFile ? store.keptFile(hash, f.name, manifest.files[f.name]?.size) : null;
+    const read = { bytes: store.get(hash, f.name), kept };
+    for (const answer of [read.bytes, read.kept]) answer?.catch(() => {}); // awaited if used
+    reads.set(f.name, read);
+  }
+  return { hash, reads };
 }
 
 // A page whose service worker keeps the model (the demo's web/sw.js does) has
@@ -488,10 +508,11 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   // Files the cache may hold are read from the page's Cache Storage only if it does not.
   const pageReads = new Map(pageCache && !storeWanted ? wanted.map((f) => [f, readPageCache(f)]) : []);
   const maybeKept = (f) => cachedCopies && deferVerify && storeWanted && f.name === WEIGHTS;
+  const early = storing.then((opened) => cacheReads(opened, base, wanted)).catch(() => null);
   const cancelOpenings = async () => {
     for (const o of await Promise.allSettled(openings.values())) if (o.status === 'fulfilled') o.value.file.cancel?.();
   };
-  let manifestInfo, hash = null, store = null;
+  let manifestInfo, hash = null, store = null, reads = null;
   try {
     const manifestRead = timeStep('manifest');
     manifestInfo = verify ? await readManifest(base, { signal, store: storing }) : null;
@@ -507,6 +528,8 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
       throw operationError(`residual-mt: ${new URL(MANIFEST, base)} does not list ${unlisted} (verify: 'require' checks every model file)`);
     }
     if (store && manifestInfo) hash = await sha256Hex(manifestInfo.bytes);
+    const asked = await early;
+    if (asked?.hash === hash) reads = asked.reads;
   } catch (err) {
     await cancelOpenings();
     throw err;
@@ -528,14 +551,15 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     throw copy ? Object.assign(err, { cachedCopy: true }) : err;
   });
   await Promise.all(wanted.filter((f) => !openings.has(f)).map(async (f) => {
-    const kept = maybeKept(f) && store?.keptFile && hash && f.entry ? await store.keptFile(hash, f.name, f.entry.size) : null;
+    const read = reads?.get(f.name);
+    const kept = maybeKept(f) && store?.keptFile && hash && f.entry ? await (read?.kept ?? store.keptFile(hash, f.name, f.entry.size)) : null;
     if (kept) {
       found[f.key] = kept;
       checkWeights = checkOf(f, { copy: true, kept: true });
       dropKept = () => store.drop(hash, f.name);
       return;
     }
-    let bytes = await fromCache(store, hash, f);
+    let bytes = await fromCache(store, hash, f, read?.bytes);
     if (!bytes && pageCache && deferred(f)) {
       bytes = await (pageReads.get(f) ?? readPageCache(f));
       if (bytes) checkWeights = checkOf(f, { copy: true });
