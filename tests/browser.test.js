@@ -487,14 +487,14 @@ test('the library keeps the weights in the browser\'s file system, one version p
       const page = await context.newPage();
       const errors = await watchConsole(page);
       await page.goto(base);
-      const load = () => page.evaluate(async () => {
+      const load = (options = {}) => page.evaluate(async (extra) => {
         const { createTranslator } = await import('/node_modules/residual-mt/js/index.js');
         performance.clearMeasures();
-        const translator = await createTranslator({ model: '/m/', sourceLanguage: 'en', targetLanguage: 'es' });
+        const translator = await createTranslator({ model: '/m/', sourceLanguage: 'en', targetLanguage: 'es', ...extra });
         const text = await translator.translate('Hello, world.');
         translator.destroy();
         return { text, steps: performance.getEntriesByType('measure').map((e) => e.name) };
-      });
+      }, options);
       // The versions kept: the file system's directories, and the notes of them in Cache Storage.
       const kept = () => page.evaluate(async () => {
         const versions = [];
@@ -528,6 +528,10 @@ test('the library keeps the weights in the browser\'s file system, one version p
       const second = await load();
       assert.equal(second.text, want);
       assert.ok(second.steps.includes('rmt:read weights') && !second.steps.includes('rmt:fetch model.safetensors'), second.steps.join(', '));
+      // On the page's own thread (no worker), the kept file is read as a whole.
+      const inPage = await load({ worker: false });
+      assert.equal(inPage.text, want);
+      assert.ok(inPage.steps.includes('rmt:open kept weights') && !inPage.steps.includes('rmt:fetch model.safetensors'), inPage.steps.join(', '));
 
       // A new version at the same URL (here only its manifest differs): downloaded, kept, the old one deleted.
       const manifest = JSON.parse(readFileSync(join(model, 'manifest.json'), 'utf8'));
