@@ -51,6 +51,18 @@ async function inNodeModel(dir, text) {
   }
 }
 
+// Until the library has kept a model's weights (js/cache.js: in the file
+// system, noted in Cache Storage), which it does once a load is over. (Polled
+// here: waitForFunction takes a promise for a truthy answer.)
+async function untilKept(page) {
+  for (let i = 0; i < 300; i++) {
+    if (await page.evaluate(async () => (await (await caches.open('residual-mt.models/1')).keys())
+      .some((request) => request.url.endsWith('/model.safetensors?kept')))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail('the weights were not kept');
+}
+
 async function launch() {
   assert.ok(haveChromium, `${CHROMIUM} is missing: apt-get install chromium`);
   let chromium;
@@ -188,15 +200,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       // The kept weights damaged (a byte flipped): the engine loads them while the page checks
       // them, the check fails, and the load starts again through the network (js/host.js,
       // loader.js cachedCopies); the good weights are kept again once loaded.
-      // (Polled here: waitForFunction takes a promise for a truthy answer.)
-      const keptNoted = async () => {
-        for (let i = 0; i < 300; i++) {
-          if (await page.evaluate(async () => (await (await caches.open('residual-mt.models/1')).keys())
-            .some((request) => request.url.endsWith('/model.safetensors?kept')))) return;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        assert.fail('the weights were not kept');
-      };
+      const keptNoted = () => untilKept(page);
       await keptNoted();
       const keptFiles = await page.evaluate(async () => {
         const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('residual-mt.models')).getDirectoryHandle('1');
@@ -843,6 +847,7 @@ test('the polyfill in Chromium: Translator where the browser has none, the API\'
       assert.deepEqual([seen.invalid, seen.missing, seen.unsupported, seen.available, seen.destroyed],
         ['RangeError', 'TypeError', 'NotSupportedError', 'available', 'AbortError']);
       assert.deepEqual(errors, []);
+      await untilKept(page); // once the load is over, not before: a page closed sooner keeps nothing
       await page.close();
       // A new page: the model is in Cache Storage, so no gesture is needed and
       // no model file is downloaded again.
