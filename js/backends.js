@@ -3,7 +3,7 @@
 // offer start(), loadEngine(engine), load(files), call(type, payload,
 // onPartial) -> { promise, cancel(reason) } and dispose().
 
-import { isNode, workerExecArgv } from './env.js';
+import { isNode, replaySteps, workerExecArgv } from './env.js';
 import { reviveError, unknownError } from './errors.js';
 
 export class InProcessBackend {
@@ -19,7 +19,7 @@ export class InProcessBackend {
 
   // onWeights(bytes): called with the weights once they are in the engine's memory.
   load(files, onWeights) {
-    return this.runner.load({ ...files, onWeights });
+    return this.runner.load({ ...files, onWeights, onWarmedUp: replaySteps });
   }
 
   // Returns { promise, cancel(reason) }.
@@ -55,9 +55,16 @@ export class WorkerBackend {
     const ready = new Promise((resolve, reject) => { onReady = { resolve, reject }; });
     const onMessage = (msg) => {
       if (msg.type === 'ready') {
-        // Granted only once the worker, which holds it, has gone.
-        if (msg.lock) navigator.locks.request(msg.lock, () => onFailure(new Error('it stopped (closed or crashed)')));
         onReady.resolve();
+        return;
+      }
+      if (msg.type === 'steps') { // the warm-up's, after the load
+        replaySteps(msg.steps);
+        return;
+      }
+      if (msg.type === 'lock') {
+        // Granted only once the worker, which holds it, has gone.
+        navigator.locks.request(msg.lock, () => onFailure(new Error('it stopped (closed or crashed)')));
         return;
       }
       const job = this.pending.get(msg.id);

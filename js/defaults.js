@@ -32,7 +32,8 @@ export const DEFAULT_THREADS_CAP = 4;
 export const MAX_THREADS = 16;
 
 // The files a model directory holds; manifest.json lists their SHA-256 and size.
-export const MODEL_FILES = Object.freeze(['config.json', 'model.safetensors', 'spm.model']);
+export const WEIGHTS = 'model.safetensors';
+export const MODEL_FILES = Object.freeze(['config.json', WEIGHTS, 'spm.model']);
 export const MANIFEST = 'manifest.json';
 
 // Input usage (tokens) one translate() call may have; a QuotaExceededError

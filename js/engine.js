@@ -111,8 +111,13 @@ export class Engine {
   // options.threads: how many threads to run on (default: the processors,
   // up to DEFAULT_THREADS_CAP; 1 where memory cannot be shared). Only the
   // threads build runs on more than one: engine.threads says how many it has.
-  static async load(source, { threads } = {}) {
-    return new Engine(await loadWasm(source, { threads: await threadCount(threads) }));
+  // waitForThreads: as loadWasm's (engine.threadsStarted).
+  static async load(source, { threads, waitForThreads = true } = {}) {
+    return new Engine(await loadWasm(source, { threads: await threadCount(threads), waitForThreads }));
+  }
+
+  get threadsStarted() {
+    return this.wasm.threadsStarted;
   }
 
   get threads() {
@@ -124,26 +129,38 @@ export class Engine {
     this.wasm.dispose();
   }
 
-  // files: { config: string | Uint8Array, weights: Uint8Array, spm?: Uint8Array,
-  // int8?: boolean }. A model whose matrices are int8 (models/quantize.py) runs
+  // files: { config: string | Uint8Array, weights, spm?: Uint8Array,
+  // int8?: boolean }. weights: bytes, or a file to read straight into the
+  // engine's memory ({ size, readInto(view) }: cache.js openKeptWeights).
+  // A model whose matrices are int8 (models/quantize.py) runs
   // in int8 as it is; int8: true quantizes a float model the same way as it loads.
   // steps: an array for the time each part takes (env.js timeStep), if wanted;
-  // onWeights(weights): called once the weights are copied into the engine,
-  // before they are read (the caller may check them meanwhile).
+  // onWeights(weights): called with the weights once they are in the engine
+  // (a copy of what was read, for a file), before they are read (the caller
+  // may check them meanwhile).
   loadModel({ config, weights, spm, int8 = false }, steps, onWeights) {
     const w = this.wasm;
     if (config === undefined || weights === undefined) throw new TypeError('residual-mt: a model needs config and weights');
     if (typeof int8 !== 'boolean') throw new TypeError('residual-mt: int8 must be true or false');
     const configBytes = typeof config === 'string' ? w.encoder.encode(config) : new Uint8Array(config);
     const [configPtr, configLen] = w.copyString(configBytes);
-    const weightsBytes = weights instanceof Uint8Array ? weights : new Uint8Array(weights);
+    const file = typeof weights?.readInto === 'function' ? weights : null;
+    const weightsBytes = file ? null : weights instanceof Uint8Array ? weights : new Uint8Array(weights);
+    const weightsLength = file ? file.size : weightsBytes.length; // onWeights may move the bytes elsewhere
     let weightsPtr = 0, spmPtr = 0, modelPtr = 0, spmHandle = 0;
     try {
-      let done = timeStep('copy weights', steps);
-      weightsPtr = w.copyIn(weightsBytes);
-      const weightsLength = weightsBytes.length; // onWeights may move the bytes elsewhere
+      let done;
+      if (file) {
+        done = timeStep('read weights', steps);
+        weightsPtr = w.malloc(weightsLength);
+        file.readInto(new Uint8Array(w.memory.buffer, weightsPtr, weightsLength));
+        done();
+      }
+      done = timeStep('copy weights', steps);
+      const copied = file ? (onWeights && w.u8.slice(weightsPtr, weightsPtr + weightsLength)) : weightsBytes;
+      if (!file) weightsPtr = w.copyIn(weightsBytes);
       done();
-      onWeights?.(weightsBytes);
+      onWeights?.(copied);
       done = timeStep('model', steps);
       const load = int8 ? w.exports.rmt_model_load_quantized : w.exports.rmt_model_load;
       modelPtr = load(configPtr, configLen, weightsPtr, weightsLength);

@@ -32,7 +32,7 @@ class Host {
   }
 
   async open(options) {
-    const { base, wasm, useWorker, workerRequired, verify, cache, pageCache = true } = options;
+    const { base, wasm, useWorker, workerRequired, verify, cache, cachedCopies = true } = options;
     let { threads } = options;
     // The worker starts while the files download.
     let { backend, started } = useWorker ? startBackend(new WorkerBackend(), 'worker start') : startBackend(new InProcessBackend(), 'runner start');
@@ -57,7 +57,7 @@ class Host {
     };
     try {
       [files] = await Promise.all([
-        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, pageCache,
+        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, cachedCopies,
           signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);
@@ -89,12 +89,17 @@ class Host {
     } catch (err) {
       await backend.dispose().catch(() => {});
       if (this.loadController.signal.aborted || err.name === 'AbortError') throw err;
-      // The page's cached copy of the weights did not match (stale or
-      // damaged): once more, through the network.
-      if (err.pageCopy && pageCache) return this.open({ ...options, pageCache: false });
+      // A copy of the weights (kept in the file system, or the page's Cache
+      // Storage) did not match (stale or damaged), or the kept file could not
+      // be read: once more, through the network.
+      if (files.weights?.kept) await files.dropKept();
+      if ((err.cachedCopy || files.weights?.kept) && cachedCopies) return this.open({ ...options, cachedCopies: false });
       // The files came, the engine could not use them: the API's OperationError.
       throw makeError('OperationError', err.message);
     }
+    // Weights that came otherwise are kept now (for the engine to read
+    // itself next time), not while the load ran.
+    files.keep().catch(() => {});
     this.backend = backend;
     backend.onDead = () => { if (hosts.get(this.key) === this) hosts.delete(this.key); };
     this.queue = new JobQueue(backend);

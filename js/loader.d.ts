@@ -5,7 +5,8 @@ export interface ModelFiles {
   /** The engine: compiled while it downloaded where the browser could (WebAssembly.compileStreaming), else its bytes. */
   wasm: Uint8Array | object; // object: a WebAssembly.Module (typed loosely: no DOM lib needed)
   config: string;
-  weights: Uint8Array;
+  /** The weights, or (deferVerify, in a browser) the file the cache keeps them in, which the engine reads itself. */
+  weights: Uint8Array | { kept: string[]; size: number };
   spm: Uint8Array;
   manifest: { format?: string; files: Record<string, { sha256: string; size?: number }> } | null;
   manifestBytes: Uint8Array | null;
@@ -13,6 +14,10 @@ export interface ModelFiles {
   bytes: number;
   /** With deferVerify: the SHA-256 check of the downloaded weights, left to the caller (null when there is none). */
   checkWeights: ((weights: Uint8Array) => Promise<void>) | null;
+  /** With deferVerify: keeps the weights that passed checkWeights in the cache (call once they are loaded). */
+  keep(): Promise<void>;
+  /** The kept weights (weights.kept) could not be loaded: they are kept no more. */
+  dropKept(): Promise<void>;
 }
 
 /** A file location as a URL: strings are paths in Node, URLs relative to the page in browsers. */
@@ -31,6 +36,10 @@ export function loadFiles(base: URL, options?: {
   cache?: boolean;
   /** Leave the weights' check to the caller (checkWeights), who loads them meanwhile. */
   deferVerify?: boolean;
+  /** Called with the engine as soon as it is here, before the model's files may be. */
+  onEngine?: (wasm: Uint8Array | object) => void;
+  /** false: read no copy of the weights whose check is left to the caller (kept file, the page's Cache Storage). Default true. */
+  cachedCopies?: boolean;
 }): Promise<ModelFiles>;
 export function readConfig(base: URL, options?: { signal?: AbortSignal; cache?: boolean }): Promise<Record<string, unknown>>;
 export function readManifest(base: URL, options?: { signal?: AbortSignal }): Promise<{ manifest: ModelFiles['manifest']; bytes: Uint8Array } | null>;

@@ -6,10 +6,10 @@
 // clearly what went wrong: a NetworkError when a file cannot be had (HTTP
 // status, offline), an OperationError when what came is not the file.
 
-import { modelStore } from './cache.js';
-import { DEFAULT_MODEL, MANIFEST, MODEL_FILES, defaultWasmUrl, packageUrl } from './defaults.js';
+import { cached, modelStore, sha256Hex } from './cache.js';
+import { DEFAULT_MODEL, MANIFEST, MODEL_FILES, WEIGHTS, defaultWasmUrl, packageUrl } from './defaults.js';
 import { isNode, timeStep } from './env.js';
-import { makeError, notSupported } from './errors.js';
+import { makeError } from './errors.js';
 
 const networkError = (message) => makeError('NetworkError', message);
 const operationError = (message) => makeError('OperationError', message);
@@ -214,15 +214,7 @@ async function readAll(file, onBytes, size = file.size) {
   return out;
 }
 
-export async function sha256Hex(bytes) {
-  const subtle = globalThis.crypto?.subtle;
-  if (!subtle) {
-    throw notSupported('Web Crypto (crypto.subtle) is not available, so the model cannot be verified: ' +
-      'serve the page over https or from localhost, or pass { verify: false }');
-  }
-  const digest = new Uint8Array(await subtle.digest('SHA-256', bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
-}
+export { sha256Hex };
 
 const textDecoder = new TextDecoder();
 
@@ -260,9 +252,10 @@ function checkContent(name, bytes, contentType, url) {
   }
 }
 
-// manifest.json of a model directory: { manifest, bytes }, or null when it
-// has none. Over the network the last one seen is kept (store), and used
-// when the network is gone, so that a cached model loads offline.
+// manifest.json of a model directory: { manifest, bytes, saved }, or null
+// when it has none. Over the network the last one seen is kept (store, or a
+// promise of it; `saved` resolves once it is), and used when the network is
+// gone, so that a cached model loads offline.
 export async function readManifest(base, { signal, store = null } = {}) {
   const url = new URL(MANIFEST, base);
   let file;
@@ -270,15 +263,15 @@ export async function readManifest(base, { signal, store = null } = {}) {
     file = await open(url, MANIFEST, signal);
     if (file.error) throw file.error;
   } catch (err) {
-    const kept = err.name === 'NetworkError' ? await store?.manifest(base.href) : null;
+    const kept = err.name === 'NetworkError' ? await (await store)?.manifest(base.href) : null;
     if (!kept) throw err;
     return parseManifest(kept, url);
   }
   if (file.missing) return null;
   const bytes = await readAll(file, () => {});
   const parsed = parseManifest(bytes, url);
-  await store?.saveManifest(base.href, bytes);
-  return parsed;
+  const saved = Promise.resolve(store).then((opened) => opened?.saveManifest(base.href, bytes)).catch(() => {});
+  return { ...parsed, saved };
 }
 
 function parseManifest(bytes, url) {
@@ -312,8 +305,9 @@ async function checkEntry(f, bytes) {
 }
 
 // A cached copy of a model file, if it is there and matches the manifest.
-async function fromCache(store, hash, f) {
-  const bytes = store && hash && f.entry ? await store.get(hash, f.name) : null;
+// `read`: the store's answer for this file, if asked already (cacheReads).
+async function fromCache(store, hash, f, read = null) {
+  const bytes = store && hash && f.entry ? await (read ?? store.get(hash, f.name)) : null;
   if (!bytes) return null;
   try {
     await checkEntry(f, bytes);
@@ -321,6 +315,25 @@ async function fromCache(store, hash, f) {
   } catch {
     return null; // damaged: downloaded again
   }
+}
+
+// The cache's answers for the version of the model last seen at `base`,
+// asked while its manifest is read again (usually unchanged: they are then
+// the answers wanted): { hash, reads: name -> { bytes, kept } } (promises of
+// store.get's and store.keptFile's answers), or null when none was seen.
+async function cacheReads(store, base, wanted) {
+  const bytes = await store?.manifest(base.href);
+  if (!bytes) return null;
+  const hash = await sha256Hex(bytes);
+  const { manifest } = parseManifest(bytes, new URL(MANIFEST, base));
+  const reads = new Map();
+  for (const f of wanted) {
+    const kept = f.name === WEIGHTS && store.keptFile ? store.keptFile(hash, f.name, manifest.files[f.name]?.size) : null;
+    const read = { bytes: store.get(hash, f.name), kept };
+    for (const answer of [read.bytes, read.kept]) answer?.catch(() => {}); // awaited if used
+    reads.set(f.name, read);
+  }
+  return { hash, reads };
 }
 
 // A page whose service worker keeps the model (the demo's web/sw.js does) has
@@ -447,28 +460,36 @@ function verifyTimed(f, bytes) {
 //   makes a missing manifest, or a model file it does not list, an error)
 //   cache: keep the model for reuse, and use a kept one (needs its manifest).
 //   Either way, a page whose service worker keeps the model's files reads
-//   them from Cache Storage (pageCacheUsable), when they match the manifest;
-//   pageCache: false reads them through the network (and the service worker).
-//   deferVerify: leave the SHA-256 check of downloaded weights, and of the
-//   weights read from the page's Cache Storage, to the caller, who starts
-//   loading the engine first: the result's checkWeights(bytes) (null when
-//   nothing is left to check) rejects with an OperationError naming the file
-//   if they do not match the manifest (err.pageCopy: it was the page's cached
-//   copy, to be read again with pageCache: false), and nothing may be used
+//   them from Cache Storage (pageCacheUsable), when they match the manifest.
+//   cachedCopies: false reads no copy whose check is left to the caller (the
+//   weights kept in the browser's file system, the page's Cache Storage):
+//   they come through the network (and the service worker).
+//   deferVerify: leave the SHA-256 check of the weights to the caller, who
+//   starts loading the engine first: the result's checkWeights(bytes) (null
+//   when nothing is left to check) rejects with an OperationError naming the
+//   file if they do not match the manifest (err.cachedCopy: it was a kept
+//   copy, to be read again with cachedCopies: false), and nothing may be used
 //   before it resolves. (Web Crypto hashes on the calling thread in Chromium:
-//   the page checks the weights while its worker loads them.) Other files,
-//   and files the cache keeps or that come from it, are checked before
-//   loadFiles returns either way, so a file that fails is never cached.
+//   the page checks the weights while its worker loads them.) The weights may
+//   then be a file the engine reads itself ({ kept, size }: cache.js
+//   keptFile, openKeptWeights), and the result's keep() keeps checked weights
+//   in the cache (the caller calls it once they are loaded: nothing else is
+//   written meanwhile). Other files, and files that come from the cache, are
+//   checked before loadFiles returns either way, so a file that fails is
+//   never cached.
 //   onEngine(wasm): called with the engine (see wasm below) as soon as it is
 //   here, before the model's files may be: the caller may start loading it
 //   (and move its bytes elsewhere).
-// Returns { wasm, config, weights, spm, manifest, manifestBytes, bytes, checkWeights }:
+// Returns { wasm, config, weights, spm, manifest, manifestBytes, bytes, checkWeights, keep, dropKept }
+// (dropKept: the kept weights could not be loaded; they are kept no more):
 // wasm is the compiled WebAssembly.Module where the browser compiled it while
 // it downloaded (see streamable), else its bytes.
 export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false,
-  onEngine = null, pageCache: pageCacheWanted = true } = {}) {
+  onEngine = null, cachedCopies = true } = {}) {
   signal?.throwIfAborted();
-  const store = verify ? await modelStore(base, cache) : null;
+  // The cache opens while the manifest is read (opening it is not instant).
+  const storing = verify ? modelStore(base, cache) : Promise.resolve(null);
+  storing.catch(() => {});
   const wanted = [];
   for (const name of MODEL_FILES) wanted.push({ key: name, name, what: `the model's ${name}`, url: new URL(name, base) });
   // Requested at once, while the manifest is read: the engine, and the model
@@ -481,17 +502,24 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     return got;
   });
   engine?.catch(() => {}); // awaited below
-  const pageCache = pageCacheWanted && pageCacheUsable(base);
-  const openings = new Map(wanted.filter(() => !store && !pageCache).map((f) => [f, openTimed(f, signal)]));
-  const pageReads = new Map(pageCache ? wanted.map((f) => [f, readPageCache(f)]) : []);
+  const pageCache = cachedCopies && pageCacheUsable(base);
+  const storeWanted = verify && cached(base, cache);
+  const openings = new Map(wanted.filter(() => !storeWanted && !pageCache).map((f) => [f, openTimed(f, signal)]));
+  // Files the cache may hold are read from the page's Cache Storage only if it does not.
+  const pageReads = new Map(pageCache && !storeWanted ? wanted.map((f) => [f, readPageCache(f)]) : []);
+  const maybeKept = (f) => cachedCopies && deferVerify && storeWanted && f.name === WEIGHTS;
+  const early = storing.then((opened) => cacheReads(opened, base, wanted)).catch(() => null);
   const cancelOpenings = async () => {
     for (const o of await Promise.allSettled(openings.values())) if (o.status === 'fulfilled') o.value.file.cancel?.();
   };
-  let manifestInfo, hash = null;
+  let manifestInfo, hash = null, store = null, reads = null;
   try {
     const manifestRead = timeStep('manifest');
-    manifestInfo = verify ? await readManifest(base, { signal, store }) : null;
+    manifestInfo = verify ? await readManifest(base, { signal, store: storing }) : null;
     manifestRead();
+    const opened = timeStep('open cache');
+    store = await storing;
+    opened();
     if (verify === 'require' && !manifestInfo) {
       throw operationError(`residual-mt: ${new URL(MANIFEST, base)} not found (needed to verify the model)`);
     }
@@ -500,6 +528,8 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
       throw operationError(`residual-mt: ${new URL(MANIFEST, base)} does not list ${unlisted} (verify: 'require' checks every model file)`);
     }
     if (store && manifestInfo) hash = await sha256Hex(manifestInfo.bytes);
+    const asked = await early;
+    if (asked?.hash === hash) reads = asked.reads;
   } catch (err) {
     await cancelOpenings();
     throw err;
@@ -507,15 +537,33 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   const manifest = manifestInfo?.manifest ?? null;
   for (const f of wanted) f.entry = manifest?.files[f.name];
   const found = {};
-  let checkWeights = null;
-  // Whether the caller checks these weights (deferVerify), as it does those downloaded.
-  const deferred = (f) => f.entry && deferVerify && !hash && f.name === 'model.safetensors';
+  let checkWeights = null, checked = null, dropKept = null;
+  // Whether the caller checks these weights (deferVerify).
+  const deferred = (f) => f.entry && deferVerify && f.name === WEIGHTS;
+  // The caller's check of the weights (checkWeights). Weights that pass are
+  // what keep() keeps, unless they came from the cache (kept); a copy
+  // (kept, or the page's) that fails says so (err.cachedCopy), and a kept
+  // one is no longer kept.
+  const checkOf = (f, { copy = false, kept = false } = {}) => (weights) => verifyTimed(f, weights).then(() => {
+    if (!kept) checked = weights;
+  }, async (err) => {
+    if (kept) await dropKept();
+    throw copy ? Object.assign(err, { cachedCopy: true }) : err;
+  });
   await Promise.all(wanted.filter((f) => !openings.has(f)).map(async (f) => {
-    let bytes = await fromCache(store, hash, f);
+    const read = reads?.get(f.name);
+    const kept = maybeKept(f) && store?.keptFile && hash && f.entry ? await (read?.kept ?? store.keptFile(hash, f.name, f.entry.size)) : null;
+    if (kept) {
+      found[f.key] = kept;
+      checkWeights = checkOf(f, { copy: true, kept: true });
+      dropKept = () => store.drop(hash, f.name);
+      return;
+    }
+    let bytes = await fromCache(store, hash, f, read?.bytes);
     if (!bytes && pageCache && deferred(f)) {
-      bytes = await pageReads.get(f);
-      if (bytes) checkWeights = (weights) => verifyTimed(f, weights).catch((err) => { throw Object.assign(err, { pageCopy: true }); });
-    } else if (!bytes && pageCache) bytes = await pageCopy(f, pageReads.get(f));
+      bytes = await (pageReads.get(f) ?? readPageCache(f));
+      if (bytes) checkWeights = checkOf(f, { copy: true });
+    } else if (!bytes && pageCache) bytes = await pageCopy(f, pageReads.get(f) ?? readPageCache(f));
     if (bytes) found[f.key] = bytes;
     else openings.set(f, openTimed(f, signal));
   }));
@@ -543,7 +591,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
     if (deferred(f)) {
-      checkWeights = (weights) => verifyTimed(f, weights);
+      checkWeights = checkOf(f);
     } else if (f.entry) {
       await verifyTimed(f, bytes);
       if (hash) await store.put(hash, f.name, bytes);
@@ -553,6 +601,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     for (const f of files) f.file.cancel?.();
     throw err;
   });
+  await manifestInfo?.saved;
   return {
     wasm: found.wasm ?? new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm), // a copy: it may be transferred
     config: textDecoder.decode(found['config.json']),
@@ -562,6 +611,8 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     manifestBytes: manifestInfo?.bytes ?? null,
     bytes: loaded,
     checkWeights,
+    keep: async () => { if (checked && hash) await store.put(hash, WEIGHTS, checked); },
+    dropKept: async () => dropKept?.(),
   };
 }
 

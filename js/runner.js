@@ -4,6 +4,7 @@
 // yields between steps so that cancellation is seen and the thread stays
 // responsive. One job at a time: jobs never interleave inside the engine.
 
+import { openKeptWeights } from './cache.js';
 import { Engine, nextBatch, planBatches } from './engine.js';
 import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
@@ -113,29 +114,48 @@ export class Runner {
   // Loads the engine (a compiled WebAssembly.Module or its bytes) on
   // `threads` threads, before the model's files are in: load() then needs
   // no wasm. Resolves once it is ready.
+  // Its threads start meanwhile: a load waits for them only once its model
+  // is in (the model's load runs on this thread alone).
   loadEngine({ wasm, threads }) {
     this.engineSteps = [];
     const done = timeStep('engine', this.engineSteps);
-    this.engineReady = Engine.load(wasm, { threads }).then((engine) => {
+    const threadsDone = timeStep('engine threads', this.engineSteps);
+    this.engineReady = Engine.load(wasm, { threads, waitForThreads: false }).then((engine) => {
       this.engine = engine;
       done();
     });
-    return this.engineReady;
+    this.threadsReady = this.engineReady.then(() => this.engine.threadsStarted).then(threadsDone);
+    this.threadsReady.catch(() => {}); // the engine's failure is load()'s
+    return this.threadsReady;
   }
 
   // Loads the model (and the engine, given wasm; else loadEngine's). Returns
   // info() with `steps`: how long each part took (timeStep's log).
-  // onWeights(bytes): as engine.loadModel's.
-  async load({ wasm, config, weights, spm, threads, warmup = true, onWeights }) {
+  // weights: bytes, or the file the cache keeps them in ({ kept, size }:
+  // read here, straight into the engine's memory where it can be).
+  // onWeights(bytes): as engine.loadModel's. warmup: a short translation
+  // (see warmup()), run as the first job after the load has answered: a job
+  // sent meanwhile waits for it; onWarmedUp(steps) once it is done.
+  async load({ wasm, config, weights, spm, threads, warmup = true, onWeights, onWarmedUp }) {
     if (wasm !== undefined || !this.engineReady) this.loadEngine({ wasm, threads });
+    const opened = [];
+    let done = timeStep('open kept weights', opened);
+    const file = weights?.kept ? await openKeptWeights(weights) : weights;
+    if (weights?.kept) done();
     await this.engineReady;
-    const steps = [...this.engineSteps];
-    let done;
-    this.model = this.engine.loadModel({ config, weights, spm }, steps, onWeights);
+    const steps = [];
+    this.model = this.engine.loadModel({ config, weights: file, spm }, steps, onWeights);
+    await this.threadsReady;
+    steps.unshift(...this.engineSteps, ...opened);
     if (warmup) {
-      done = timeStep('warmup', steps);
-      this.warmup();
-      done();
+      this.exclusive(async () => {
+        await yieldNow(); // the load's answer goes out first
+        const log = [];
+        done = timeStep('warmup', log);
+        this.warmup();
+        done();
+        onWarmedUp?.(log);
+      });
     }
     return { ...this.info(), steps };
   }

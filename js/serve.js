@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEFAULT_MODEL, MANIFEST, MODEL_FILES } from './defaults.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -51,6 +52,25 @@ export function importMapHash(html = readFileSync(join(ROOT, 'web/index.html'), 
   const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
   return map ? `'sha256-${createHash('sha256').update(map[1]).digest('base64')}'` : null;
 }
+
+// The demo's first visit starts downloading its default model with the
+// page: a Link header asks the browser to preload the model's files (the
+// directory the page's import map names), which the library's fetches then
+// take over. Only for a navigation to the demo's page without ?model= (a
+// page that loads another model would download this one for nothing): the
+// service worker's copy of the page, which later visits get, has no such
+// header (web/sw.js drops it: the HTTP cache keeps the navigation's headers
+// with the page), and these visits read the model from the cache instead.
+// (Without the service worker, ?sw=0, a reload preloads the model again.)
+const DEMO_PAGE = join(ROOT, 'web/index.html');
+export function demoPreload(html = readFileSync(DEMO_PAGE, 'utf8')) {
+  const map = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html);
+  const dir = map && JSON.parse(map[1]).imports?.[`${DEFAULT_MODEL.package}/`];
+  if (!dir) return null;
+  const base = new URL(dir, 'http://localhost/');
+  return [MANIFEST, ...MODEL_FILES].map((name) => `<${new URL(name, base).pathname}>; rel=preload; as=fetch; crossorigin`).join(', ');
+}
+const DEMO_PRELOAD = demoPreload();
 
 // The demo's policy: scripts and workers only from this origin, no eval
 // (WebAssembly compilation allowed), no inline script or style but the
@@ -159,7 +179,8 @@ export function createStaticServer({ mounts = demoMounts(), log = false, cors = 
       if (log) console.log(`304 ${req.method} ${req.url}`);
       return res.end();
     }
-    res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': info.size, ETag: etag });
+    const preload = file === DEMO_PAGE && DEMO_PRELOAD && req.headers['sec-fetch-mode'] === 'navigate' && !url.searchParams.has('model');
+    res.writeHead(200, { ...headers, 'Content-Type': type, 'Content-Length': info.size, ETag: etag, ...(preload ? { Link: DEMO_PRELOAD } : {}) });
     if (log) console.log(`200 ${req.method} ${req.url}`);
     if (req.method === 'HEAD') return res.end();
     stats.full[url.pathname] = (stats.full[url.pathname] ?? 0) + 1;

@@ -82,6 +82,7 @@ export class Wasm {
 
   // Ends the engine's worker threads (the threads build): it then runs on one.
   dispose() {
+    this.disposed = true; // threads still starting stop once they are in
     this.pool?.stop();
     this.pool = null;
     this.threads = 1;
@@ -202,8 +203,11 @@ function compiledModuleMemory(module) {
 // URL, or nothing for the default build for this many threads (defaults.js). threads: how many threads to
 // run on (threadCount's answer, 1 by default); the threads build runs on
 // them, any other build, or a runtime without shared memory, on one
-// (wasm.threads says how many it has).
-export async function loadWasm(source, { threads = 1 } = {}) {
+// (wasm.threads says how many it has). waitForThreads: false resolves once
+// the engine is instantiated, its threads still starting: wasm.threadsStarted
+// resolves once they are in (or have failed: then it runs on one); nothing
+// may run on the engine's threads (a translation) before.
+export async function loadWasm(source, { threads = 1, waitForThreads = true } = {}) {
   const missing = missingFeatures();
   if (missing) throw new Error(`residual-mt: ${missing}`);
   let module = source instanceof WebAssembly.Module ? source : null;
@@ -224,16 +228,18 @@ export async function loadWasm(source, { threads = 1 } = {}) {
   const instance = await WebAssembly.instantiate(module, makeImports(module, () => wasm, memory));
   wasm = new Wasm(instance, memory);
   instance.exports._initialize?.();
-  if (limits && threads > 1) {
+  wasm.threadsStarted = limits && threads > 1 ? (async () => {
     // Workers that cannot start (a Content Security Policy, a runtime without
     // nested workers) leave the engine on one thread, not without an engine.
     try {
       const { startThreads } = await import('./threads.js');
-      wasm.pool = await startThreads(wasm, module, threads);
-      wasm.threads = threads;
+      const pool = await startThreads(wasm, module, threads);
+      if (wasm.disposed) pool.stop();
+      else [wasm.pool, wasm.threads] = [pool, threads];
     } catch (err) {
       console.warn(`residual-mt: running on one thread: ${err.message}`);
     }
-  }
+  })() : Promise.resolve();
+  if (waitForThreads) await wasm.threadsStarted;
   return wasm;
 }

@@ -4,13 +4,15 @@
 //   { id, type: 'load', wasm, config, weights, spm, threads, returnWeights }
 //                                                      -> { id, type: 'weights', weights } (returnWeights: once
 //                                                         they are in the engine's memory), then done with info;
-//                                                         without wasm, on the engine of 'engine'
+//                                                         without wasm, on the engine of 'engine'; then
+//                                                         { type: 'steps', steps } once its warm-up has run
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
 //   { id, type: 'measure', text, options }             -> done with a token count
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
 //   { id, type: 'dispose' }                            -> done; the worker then closes
 // Failures answer { id, type: 'error', error: { name, message } }. At start the
-// worker posts { type: 'ready', lock } (see holdLifeLock).
+// worker posts { type: 'ready' }, then { type: 'lock', lock } once it holds
+// its lock (see holdLifeLock): the page need not wait for that to send work.
 
 import { abortError, serializeError } from './errors.js';
 import { Runner } from './runner.js';
@@ -59,7 +61,8 @@ async function handle(msg) {
       await runner.loadEngine(msg);
       return true;
     case 'load':
-      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, [weights.buffer]) : undefined });
+      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, [weights.buffer]) : undefined,
+        onWarmedUp: (steps) => port.post({ type: 'steps', steps }) });
     case 'translate':
       cancels.set(id, null);
       try {
@@ -93,4 +96,6 @@ port.listen(async (msg) => {
   }
   if (msg.type === 'dispose') port.close();
 });
-port.post({ type: 'ready', lock: await holdLifeLock() });
+port.post({ type: 'ready' });
+const lock = await holdLifeLock();
+if (lock) port.post({ type: 'lock', lock });

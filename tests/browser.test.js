@@ -41,6 +41,28 @@ async function inNode(pair, text) {
 }
 after(() => { for (const translator of nodeTranslators.values()) translator.destroy(); });
 
+// What Node gives for `text` with the model in directory `dir` (en → es, beam default).
+async function inNodeModel(dir, text) {
+  const translator = await createTranslator({ model: dir, sourceLanguage: 'en', targetLanguage: 'es', cache: false });
+  try {
+    return await translator.translate(text);
+  } finally {
+    translator.destroy();
+  }
+}
+
+// Until the library has kept a model's weights (js/cache.js: in the file
+// system, noted in Cache Storage), which it does once a load is over. (Polled
+// here: waitForFunction takes a promise for a truthy answer.)
+async function untilKept(page) {
+  for (let i = 0; i < 300; i++) {
+    if (await page.evaluate(async () => (await (await caches.open('residual-mt.models/1')).keys())
+      .some((request) => request.url.endsWith('/model.safetensors?kept')))) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.fail('the weights were not kept');
+}
+
 async function launch() {
   assert.ok(haveChromium, `${CHROMIUM} is missing: apt-get install chromium`);
   let chromium;
@@ -153,13 +175,16 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.reload();
       await waitReady();
       const warmLoad = Date.now() - started;
-      // The model came from the service worker's Cache Storage, read by the page itself (js/loader.js
-      // readPageCache: matched against the manifest), the engine compiled as it streamed in.
-      const steps = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
-      for (const step of ['rmt:cache storage model.safetensors', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
+      // The weights came from the Origin Private File System, where the first visit kept them,
+      // read by the worker into the engine's memory (js/cache.js openKeptWeights) and checked by
+      // the page meanwhile; the engine compiled as it streamed in.
+      const measures = () => page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      const steps = await measures();
+      for (const step of ['rmt:open kept weights', 'rmt:read weights', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
         assert.ok(steps.includes(step), `no ${step} in ${steps.join(', ')}`);
       }
-      assert.ok(!steps.includes('rmt:fetch model.safetensors'), 'the model was fetched, not read from Cache Storage');
+      assert.ok(!steps.includes('rmt:fetch model.safetensors') && !steps.includes('rmt:cache storage model.safetensors'),
+        `the weights were fetched or read from Cache Storage, not from the file system: ${steps.join(', ')}`);
 
       // Offline: reload and translate from the service worker's cache.
       await context.setOffline(true);
@@ -172,10 +197,55 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await shows(await inNode(pair, source[3]));
       await context.setOffline(false);
 
-      // A stale copy of the weights in Cache Storage (another version's cache, which the
-      // page's caches.match finds first): the engine loads it while it is checked, the check
-      // fails, and the load starts again through the network (js/host.js, loader.js pageCache).
+      // The kept weights damaged (a byte flipped): the engine loads them while the page checks
+      // them, the check fails, and the load starts again through the network (js/host.js,
+      // loader.js cachedCopies); the good weights are kept again once loaded.
+      const keptNoted = () => untilKept(page);
+      await keptNoted();
+      const keptFiles = await page.evaluate(async () => {
+        const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('residual-mt.models')).getDirectoryHandle('1');
+        const names = [];
+        for await (const [hash, version] of dir.entries()) {
+          names.push(hash);
+          const file = await version.getFileHandle('model.safetensors');
+          const size = (await file.getFile()).size;
+          const last = new Uint8Array(await (await file.getFile()).slice(size - 1).arrayBuffer());
+          const writable = await file.createWritable({ keepExistingData: true });
+          await writable.write({ type: 'write', position: size - 1, data: new Uint8Array([last[0] ^ 1]) });
+          await writable.close();
+        }
+        return names;
+      });
+      assert.equal(keptFiles.length, 1, 'one version kept');
+      await page.reload();
+      await waitReady();
+      let again = await measures();
+      // (The failed load's steps in the worker are not replayed: its weights' check is the trace.)
+      assert.ok(again.filter((name) => name === 'rmt:sha256 model.safetensors').length === 2 && again.includes('rmt:fetch model.safetensors'),
+        `the damaged copy was checked, then the model downloaded: ${again.join(', ')}`);
+      await page.fill('[data-testid=source]', source[1]);
+      await page.click('[data-testid=translate]');
+      await shows(await inNode(pair, source[1]));
+      await keptNoted();
+      await page.reload();
+      await waitReady();
+      again = await measures();
+      assert.ok(again.includes('rmt:read weights') && !again.includes('rmt:fetch model.safetensors'), `kept again: ${again.join(', ')}`);
+
+      // The kept file gone (the note of it still there): the load starts again through the network.
+      await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry('residual-mt.models', { recursive: true }));
+      await page.reload();
+      await waitReady();
+      again = await measures();
+      assert.ok(again.includes('rmt:fetch model.safetensors') && again.includes('rmt:sha256 model.safetensors'), `downloaded: ${again.join(', ')}`);
+
+      // Nothing kept, and a stale copy of the weights in Cache Storage (another version's cache,
+      // which the page's caches.match finds first): the engine loads it while it is checked, the
+      // check fails, and the load starts again through the network.
+      await keptNoted();
       await page.evaluate(async () => {
+        await caches.delete('residual-mt.models/1');
+        await (await navigator.storage.getDirectory()).removeEntry('residual-mt.models', { recursive: true });
         const url = new URL('/models/es-en/model.safetensors', location.href).href;
         const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
         for (const name of await caches.keys()) if (name.startsWith('residual-mt-v')) await (await caches.open(name)).delete(url);
@@ -184,7 +254,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       });
       await page.reload();
       await waitReady();
-      const again = await page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
+      again = await measures();
       assert.ok(again.includes('rmt:cache storage model.safetensors') && again.includes('rmt:fetch model.safetensors'),
         `the stale copy was read, then the model downloaded: ${again.join(', ')}`);
       await page.fill('[data-testid=source]', source[0]);
@@ -203,6 +273,30 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
         `warm load ${warmLoad} ms, offline load ${offlineLoad} ms, first translation ${firstTranslation} ms, ` +
         `first visit downloaded ${firstVisitBytes} bytes in ${firstVisitRequests} requests ` +
         '(model models/es-en)');
+    });
+  } finally {
+    await close();
+  }
+});
+
+test('a first visit to the demo preloads the model\'s files with the page, once: later visits (the service worker\'s copy of the page) do not', { skip, timeout: 90_000 }, async () => {
+  const { context, close } = await launch();
+  try {
+    await withServer({}, async (base, server) => {
+      const page = context.pages()[0] ?? await context.newPage();
+      const errors = await watchConsole(page);
+      const ready = () => page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
+      const preloaded = () => page.evaluate(() => performance.getEntriesByType('resource')
+        .filter((e) => e.initiatorType === 'link' && /\/models\//.test(e.name)).map((e) => new URL(e.name).pathname).sort());
+      await page.goto(base);
+      await ready();
+      assert.deepEqual(await preloaded(), ['config.json', 'manifest.json', 'model.safetensors', 'spm.model'].map((name) => `/models/es-en/${name}`));
+      await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 30_000 });
+      for (const name of ['model.safetensors', 'spm.model']) assert.equal(server.stats.full[`/models/es-en/${name}`], 1, `${name} downloaded once`);
+      await page.reload();
+      await ready();
+      assert.deepEqual(await preloaded(), [], 'the service worker\'s copy of the page preloads nothing');
+      assert.deepEqual(errors, []);
     });
   } finally {
     await close();
@@ -383,6 +477,80 @@ function publishNewModel(dir) {
   manifest.files['config.json'] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
 }
+
+test('the library keeps the weights in the browser\'s file system, one version per model URL: the worker reads them there; a new manifest at the URL deletes the old version', { skip, timeout: 90_000 }, async () => {
+  const site = mkdtempSync(join(tmpdir(), 'rmt-kept-'));
+  const model = join(site, 'm');
+  cpSync(`${root}tests/fixtures/models/residual-text/`, model, { recursive: true });
+  writeFileSync(join(site, 'index.html'), '<!doctype html><meta charset="utf-8"><title>kept</title><link rel="icon" href="data:,">');
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, { prefix: '/', dir: site }];
+  const manifestHash = () => createHash('sha256').update(readFileSync(join(model, 'manifest.json'))).digest('hex');
+  const { context, close } = await launch();
+  try {
+    await withServer({ mounts, csp: null }, async (base) => {
+      const page = await context.newPage();
+      const errors = await watchConsole(page);
+      await page.goto(base);
+      const load = (options = {}) => page.evaluate(async (extra) => {
+        const { createTranslator } = await import('/node_modules/residual-mt/js/index.js');
+        performance.clearMeasures();
+        const translator = await createTranslator({ model: '/m/', sourceLanguage: 'en', targetLanguage: 'es', ...extra });
+        const text = await translator.translate('Hello, world.');
+        translator.destroy();
+        return { text, steps: performance.getEntriesByType('measure').map((e) => e.name) };
+      }, options);
+      // The versions kept: the file system's directories, and the notes of them in Cache Storage.
+      const kept = () => page.evaluate(async () => {
+        const versions = [];
+        try {
+          const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('residual-mt.models')).getDirectoryHandle('1');
+          for await (const [name, entry] of dir.entries()) {
+            const files = [];
+            for await (const [file] of entry.entries()) files.push(file);
+            versions.push(`${name}/${files.join(',')}`);
+          }
+        } catch { /* none yet */ }
+        const keys = (await (await caches.open('residual-mt.models/1')).keys()).map((r) => r.url.replace('https://residual-mt.invalid/', ''));
+        return { versions, keys: keys.filter((k) => !k.startsWith('urls/')).sort() };
+      });
+      const keptAs = async (hash) => {
+        const want = { versions: [`${hash}/model.safetensors`], keys: ['config.json', 'model.safetensors?kept', 'spm.model'].map((name) => `${hash}/${name}`) };
+        let got;
+        for (let i = 0; i < 100; i++) {
+          got = await kept();
+          if (JSON.stringify(got) === JSON.stringify(want)) return;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        assert.deepEqual(got, want);
+      };
+      const want = await inNodeModel(`${model}/`, 'Hello, world.');
+
+      const first = await load();
+      assert.equal(first.text, want);
+      assert.ok(first.steps.includes('rmt:fetch model.safetensors'), first.steps.join(', '));
+      await keptAs(manifestHash());
+      const second = await load();
+      assert.equal(second.text, want);
+      assert.ok(second.steps.includes('rmt:read weights') && !second.steps.includes('rmt:fetch model.safetensors'), second.steps.join(', '));
+      // On the page's own thread (no worker), the kept file is read as a whole.
+      const inPage = await load({ worker: false });
+      assert.equal(inPage.text, want);
+      assert.ok(inPage.steps.includes('rmt:open kept weights') && !inPage.steps.includes('rmt:fetch model.safetensors'), inPage.steps.join(', '));
+
+      // A new version at the same URL (here only its manifest differs): downloaded, kept, the old one deleted.
+      const manifest = JSON.parse(readFileSync(join(model, 'manifest.json'), 'utf8'));
+      writeFileSync(join(model, 'manifest.json'), JSON.stringify({ ...manifest, version: 'next' }, null, 2));
+      const third = await load();
+      assert.equal(third.text, want);
+      assert.ok(third.steps.includes('rmt:fetch model.safetensors'), third.steps.join(', '));
+      await keptAs(manifestHash());
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await close();
+    rmSync(site, { recursive: true, force: true });
+  }
+});
 
 test('a new model replaces the cached one as a whole; each page sees one version', { skip, timeout: 90_000 }, async () => {
   const { dir, mounts } = changeableModel();
@@ -679,6 +847,7 @@ test('the polyfill in Chromium: Translator where the browser has none, the API\'
       assert.deepEqual([seen.invalid, seen.missing, seen.unsupported, seen.available, seen.destroyed],
         ['RangeError', 'TypeError', 'NotSupportedError', 'available', 'AbortError']);
       assert.deepEqual(errors, []);
+      await untilKept(page); // once the load is over, not before: a page closed sooner keeps nothing
       await page.close();
       // A new page: the model is in Cache Storage, so no gesture is needed and
       // no model file is downloaded again.

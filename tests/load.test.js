@@ -8,6 +8,7 @@
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,10 +89,35 @@ test('the load\'s steps are User Timing measures (rmt:<step>), the worker\'s rep
   for (const worker of [false, true]) {
     performance.clearMeasures();
     const t = await createTranslator({ model: FIXTURE, sourceLanguage: 'en', targetLanguage: 'es', worker });
+    await t.translate('Hello.'); // after the warm-up, which runs once the load has answered
     t.destroy();
     const names = new Set(performance.getEntriesByType('measure').map((e) => e.name));
     for (const step of ['manifest', 'fetch model.safetensors', 'sha256 model.safetensors', 'load', 'engine', 'copy weights', 'model', 'spm', 'warmup']) {
       assert.ok(names.has(`rmt:${step}`), `worker: ${worker}: no rmt:${step} in ${[...names].join(', ')}`);
     }
   }
+});
+
+test('the demo server asks a first visit to preload the default model (a Link header), only on a navigation to the demo without ?model=', async () => {
+  const html = readFileSync(`${root}web/index.html`, 'utf8');
+  const dir = JSON.parse(/<script type="importmap">([\s\S]*?)<\/script>/.exec(html)[1]).imports['residual-mt-es-en/'];
+  const modelPath = new URL(dir, 'http://localhost/').pathname;
+  await withServer({}, async (base) => {
+    // (node:http: fetch() sets Sec-Fetch-Mode itself.)
+    const head = (path, headers) => new Promise((resolve, reject) => {
+      request(new URL(path, base), { method: 'HEAD', headers }, (res) => {
+        res.resume();
+        resolve(res.headers.link ?? null);
+      }).on('error', reject).end();
+    });
+    const link = await head('/', { 'Sec-Fetch-Mode': 'navigate' });
+    for (const name of ['manifest.json', 'config.json', 'model.safetensors', 'spm.model']) {
+      assert.ok(link.includes(`<${modelPath}${name}>; rel=preload; as=fetch; crossorigin`), `${name} in ${link}`);
+      // Each file it names is there to be had.
+      assert.equal((await fetch(new URL(`${modelPath}${name}`, base), { method: 'HEAD' })).status, 200);
+    }
+    assert.equal(await head('/?model=../tests/fixtures/models/residual-text/', { 'Sec-Fetch-Mode': 'navigate' }), null);
+    assert.equal(await head('/', { 'Sec-Fetch-Mode': 'cors' }), null, 'the service worker fetches the page: no preload in its copy');
+    assert.equal(await head('/sw.js', { 'Sec-Fetch-Mode': 'navigate' }), null);
+  });
 });

@@ -22,7 +22,9 @@ const params = new URLSearchParams(location.search);
 const options = {
   model: params.get('model') ?? undefined,
   worker: params.get('worker') === '0' ? false : undefined,
-  cache: false, // the service worker keeps this page's files
+  // cache: the default: the library keeps the weights in the browser's file
+  // system, where its worker reads them fastest (the service worker keeps
+  // its own copy of the model, with the page, for offline use).
 };
 const beam = params.has('beam') ? Number(params.get('beam')) : undefined;
 const LANGUAGE_NAMES = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(['en'], { type: 'language' }) : null;

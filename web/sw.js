@@ -61,6 +61,9 @@ async function sha256Hex(data) {
 }
 
 // A copy of `response` to cache, if its bytes match the entry { sha256, size }; else null.
+// Without a Link header: the server's preload of the model for a first visit
+// (js/serve.js), which the HTTP cache may have kept with the page, must not
+// come with the copy later visits get (they read the model from the cache).
 async function verified(response, entry) {
   if (!response.ok || !entry) return null;
   const buffer = await response.arrayBuffer();
@@ -68,6 +71,7 @@ async function verified(response, entry) {
   const headers = new Headers(response.headers);
   headers.set('Content-Length', String(buffer.byteLength));
   headers.delete('Content-Encoding');
+  headers.delete('Link');
   return new Response(buffer, { status: 200, headers });
 }
 

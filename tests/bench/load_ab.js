@@ -2,7 +2,8 @@
 // --runs 3 --json` in DIR_A and DIR_B, alternately (A B, B A, ...) for
 // ROUNDS rounds, so that both see the same minutes of a shared machine; then
 // each one's median over all its runs (warm reload, cold load, first
-// translation) and its median step times (ms since navigation start).
+// translation), their first quartile (runs that other jobs on the machine
+// slowed the least), and its median step times (ms since navigation start).
 //
 //   node tests/bench/load_ab.js DIR_A DIR_B [ROUNDS]      (default 4)
 //
@@ -23,10 +24,11 @@ function run(dir) {
   return JSON.parse(out.slice(out.indexOf('{')));
 }
 
-const median = (values) => {
+const quantile = (values, q) => {
   const sorted = values.filter(Number.isFinite).sort((x, y) => x - y);
-  return sorted.length ? sorted[sorted.length >> 1] : NaN;
+  return sorted.length ? sorted[Math.floor((sorted.length - 1) * q + 0.5)] : NaN;
 };
+const median = (values) => quantile(values, 0.5);
 
 const results = new Map([[a, []], [b, []]]);
 for (let r = 0; r < Number(rounds); r++) {
@@ -37,8 +39,9 @@ for (let r = 0; r < Number(rounds); r++) {
   }
 }
 for (const [dir, all] of results) {
-  console.log(`\n${dir}: warm ${median(all.flatMap((j) => j.warm.runs))} ms, cold ${median(all.flatMap((j) => j.cold.runs))} ms, ` +
-    `first translation ${median(all.flatMap((j) => j.first_translation_runs_ms))} ms (medians of ${all.length * 3} runs each)`);
+  const figures = (q) => `warm ${quantile(all.flatMap((j) => j.warm.runs), q)} ms, cold ${quantile(all.flatMap((j) => j.cold.runs), q)} ms, ` +
+    `first translation ${quantile(all.flatMap((j) => j.first_translation_runs_ms), q)} ms`;
+  console.log(`\n${dir}: ${figures(0.5)} (medians of ${all.length * 3} runs each); first quartiles: ${figures(0.25)}`);
   for (const which of ['warm', 'cold']) {
     const names = [...new Set(all.flatMap((j) => Object.keys(j[which].steps)))];
     const rows = names.map((name) => [name, median(all.map((j) => j[which].steps[name]?.start)), median(all.map((j) => j[which].steps[name]?.end))])

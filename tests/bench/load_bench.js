@@ -47,6 +47,7 @@ export async function launchChromium(extraArgs = []) {
   });
   return {
     context,
+    profile,
     close: async () => {
       await context.close().catch(() => {});
       rmSync(profile, { recursive: true, force: true });
