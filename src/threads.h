@@ -25,6 +25,27 @@ void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const fl
 void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
                  const float *w_scale, const float *bias, int M, int N, int K);
 
+// One of several products of the same input (rmt_gemm_parts): C[M,N] =
+// A W^T + bias, W packed for rmt_gemm_f32 (packed_weight) or, when that is
+// NULL, for rmt_gemm_i8 (packed_weight_i8, w_scale, kr); then C *= scale
+// unless scale is 1, and C = max(C, 0) if relu, on the columns just computed.
+typedef struct {
+  float *C;
+  const float *packed_weight;
+  const int8_t *packed_weight_i8;
+  const float *w_scale, *bias;
+  int N, kr;
+  float scale;
+  int relu;
+} rmt_gemm_part;
+// The products of one input A[M,K] as one loop over all their weight panels
+// (attention's q, k and v): one job on the pool instead of one each, and for
+// int8 parts (all with the same kr) one quantization of A into Aq / a_scale,
+// not one per product. Every value is computed as rmt_gemm_f32 / rmt_gemm_i8
+// compute it, and each part's C may lie anywhere (a row of the decoder's cache).
+void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int16_t *Aq, float *a_scale, int M,
+                    int K);
+
 // One thread's share of a loop over items 0..n-1: items begin..end-1, on
 // thread `thread` (0 is the caller), which indexes per-thread scratch.
 typedef void (*rmt_range_fn)(void *ctx, int begin, int end, int thread);
