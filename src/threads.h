@@ -1,6 +1,8 @@
 // Loops split over threads: matrix products (an int8 one's input quantized
-// by rows first), attention rows, the residual adds and LayerNorms of many
-// rows (the encoder's), the output layer's log-softmax and top-k. Only the threads build
+// by rows first; the products of one input, such as attention's q, k and v,
+// as one loop over all their weight panels: rmt_gemm_parts), attention rows,
+// the residual adds and LayerNorms of many rows (the encoder's), the output
+// layer's log-softmax and top-k. Only the threads build
 // (dist/residual-mt-threads.wasm: shared memory and atomics, -DRMT_THREADS)
 // has more than one thread; in every other build the pool is a single thread,
 // rmt_parallel_for a plain call and rmt_gemm_f32 the SIMD kernel itself.
