@@ -88,7 +88,7 @@ void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int
                     int K) {
   gemm_job job = {parts, n_parts, A, Aq, a_scale, 0, M, K};
   int panels = 0;
-  long long work = 0;  // both loops split when the products do
+  long long work = 0;
   for (int i = 0; i < n_parts; i++) {
     const rmt_gemm_part *p = &parts[i];
     if (!p->packed_weight && job.kr && p->kr != job.kr) {  // another quantization: one job each
@@ -99,7 +99,10 @@ void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int
     panels += panels_of(p->N);
     work += (long long)M * p->N * K;
   }
-  if (job.kr) rmt_parallel_for(M, quantize_rows, &job, work, RMT_THREADS_ALL);
+  // The quantization by its own size (about 8 operations a value, as many as
+  // 8 multiply-adds take): a decoding step's few rows stay on thread 0, where
+  // a job of their own would cost about what the split saves.
+  if (job.kr) rmt_parallel_for(M, quantize_rows, &job, 8LL * M * K, RMT_THREADS_ALL);
   rmt_parallel_for(panels, gemm_panels, &job, work, RMT_THREADS_ALL);
 }
 
