@@ -1,5 +1,5 @@
 // Loops split over threads: matrix products (an int8 one's input quantized
-// by rows first; the products of one input, such as attention's q, k and v,
+// by rows first when it has many; the products of one input, such as attention's q, k and v,
 // as one loop over all their weight panels: rmt_gemm_parts), attention rows,
 // the residual adds and LayerNorms of many rows (the encoder's), the output
 // layer's log-softmax and top-k. Only the threads build
