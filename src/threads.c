@@ -33,77 +33,80 @@ static long long parallel_min_macs = 1 << 18;
 
 RMT_API void rmt_threads_set_min_macs(int macs) { parallel_min_macs = macs < 0 ? 0 : macs; }
 
-// The GEMM as a loop over its weight panels (8 output features each): a
-// range of panels is a range of columns of C, computed as the whole product
-// computes them.
+// Products of one input as a loop over their weight panels (8 output
+// features each), the parts' panels one after another: a range of panels is
+// ranges of columns of the parts' C, each computed as the whole product
+// computes it, and its epilogue (scale, ReLU) applied to those columns only.
 typedef struct {
-  float *C;
-  const float *A, *packed_weight, *bias;
-  int M, N, K;
-} gemm_args;
-
-static void gemm_panels(void *ctx, int begin, int end, int thread) {
-  const gemm_args *g = ctx;
-  (void)thread;
-  int n_end = end * RMT_GEMM_NR < g->N ? end * RMT_GEMM_NR : g->N;
-  rmt_gemm_f32_4x8_cols__wasmsimd(g->C, g->A, g->packed_weight, g->bias, g->M, g->N, g->K, begin * RMT_GEMM_NR, n_end);
-}
-
-void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias, int M, int N, int K) {
-  gemm_args args = {C, A, packed_weight, bias, M, N, K};
-  rmt_parallel_for((N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, gemm_panels, &args, (long long)M * N * K, RMT_THREADS_ALL);
-}
-
-// The int8 product the same way: its input quantized first (ranges of rows
-// on the threads: each row has its own scale), then ranges of weight panels.
-// The 16-bit one likewise.
-typedef struct {
-  float *C;
+  const rmt_gemm_part *parts;
+  int n_parts;
   const float *A;
   int16_t *Aq;
   float *a_scale;
-  const float *w_scale, *bias;
-  const int8_t *packed_weight;
-  const int16_t *packed_weight16;  // instead of packed_weight for a 16-bit product
-  int kr, qmax, M, N, K;
-} gemm_i8_args;
+  int kr, qmax, M, K;  // the integer parts' quantization (kr 0: none)
+} gemm_job;
 
+static int panels_of(int N) { return (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR; }
+
+static void part_panels(const gemm_job *g, const rmt_gemm_part *p, int first, int end) {
+  int n_begin = first * RMT_GEMM_NR, n_end = end * RMT_GEMM_NR < p->N ? end * RMT_GEMM_NR : p->N;
+  if (p->packed_weight) {
+    rmt_gemm_f32_4x8_cols__wasmsimd(p->C, g->A, p->packed_weight, p->bias, g->M, p->N, g->K, n_begin, n_end);
+  } else if (p->packed_weight_i16) {
+    rmt_gemm_i16_cols(p->C, g->Aq, g->a_scale, p->packed_weight_i16, p->w_scale, p->bias, g->M, p->N, g->K, first,
+                      end - first);
+  } else {
+    rmt_gemm_i8_cols(p->C, g->Aq, g->a_scale, p->packed_weight_i8, g->kr, p->w_scale, p->bias, g->M, p->N, g->K,
+                     first, end - first);
+  }
+  if (p->scale == 1.0f && !p->relu) return;
+  for (int m = 0; m < g->M; m++) {
+    float *row = p->C + (size_t)m * p->N + n_begin;
+    if (p->scale != 1.0f) rmt_scale_f32__wasmsimd(row, p->scale, (size_t)(n_end - n_begin));
+    if (p->relu) rmt_relu_f32__wasmsimd(row, (size_t)(n_end - n_begin));
+  }
+}
+
+static void gemm_panels(void *ctx, int begin, int end, int thread) {
+  const gemm_job *g = ctx;
+  (void)thread;
+  int offset = 0;  // the first panel of part i in the job's numbering
+  for (int i = 0; i < g->n_parts && offset < end; i++) {
+    int panels = panels_of(g->parts[i].N);
+    int from = begin > offset ? begin - offset : 0, to = end - offset < panels ? end - offset : panels;
+    if (from < to) part_panels(g, &g->parts[i], from, to);
+    offset += panels;
+  }
+}
+
+// The int8 parts' input quantized by ranges of rows (each row has its own scale).
 static void quantize_rows(void *ctx, int begin, int end, int thread) {
-  const gemm_i8_args *g = ctx;
+  const gemm_job *g = ctx;
   (void)thread;
   rmt_quantize_rows_i8(rmt_quantized_row(g->Aq, begin, g->K, g->kr), g->a_scale + begin, g->A + (size_t)begin * g->K,
                        end - begin, g->K, g->kr, g->qmax);
 }
 
-static void gemm_i8_panels(void *ctx, int begin, int end, int thread) {
-  const gemm_i8_args *g = ctx;
-  (void)thread;
-  if (g->packed_weight16) {
-    rmt_gemm_i16_cols(g->C, g->Aq, g->a_scale, g->packed_weight16, g->w_scale, g->bias, g->M, g->N, g->K, begin,
-                      end - begin);
-  } else {
-    rmt_gemm_i8_cols(g->C, g->Aq, g->a_scale, g->packed_weight, g->kr, g->w_scale, g->bias, g->M, g->N, g->K, begin,
-                     end - begin);
+void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int16_t *Aq, float *a_scale, int M,
+                    int K) {
+  gemm_job job = {parts, n_parts, A, Aq, a_scale, 0, 0, M, K};
+  int panels = 0;
+  long long work = 0;
+  for (int i = 0; i < n_parts; i++) {
+    const rmt_gemm_part *p = &parts[i];
+    if (!p->packed_weight && job.kr && (p->kr != job.kr || p->qmax != job.qmax)) {  // another quantization: one job each
+      for (int j = 0; j < n_parts; j++) rmt_gemm_parts(&parts[j], 1, A, Aq, a_scale, M, K);
+      return;
+    }
+    if (!p->packed_weight) job.kr = p->kr, job.qmax = p->qmax;
+    panels += panels_of(p->N);
+    work += (long long)M * p->N * K;
   }
-}
-
-static void run_gemm_int(gemm_i8_args *args) {
-  long long work = (long long)args->M * args->N * args->K;  // both loops split when the product does
-  rmt_parallel_for(args->M, quantize_rows, args, work, RMT_THREADS_ALL);
-  rmt_parallel_for((args->N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, gemm_i8_panels, args, work, RMT_THREADS_ALL);
-}
-
-void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr, int qmax,
-                 const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8_args args = {C, A, Aq, a_scale, w_scale, bias, packed_weight, NULL, kr, qmax, M, N, K};
-  run_gemm_int(&args);
-}
-
-void rmt_gemm_i16(float *C, const float *A, int16_t *Aq, float *a_scale, const int16_t *packed_weight,
-                  const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8_args args = {C, A, Aq, a_scale, w_scale, bias, NULL, packed_weight, RMT_GEMM_I8_KR_DOT16, rmt_qmax_w16(K),
-                       M, N, K};
-  run_gemm_int(&args);
+  // The quantization by its own size (about 8 operations a value, as many as
+  // 8 multiply-adds take): a decoding step's few rows stay on thread 0, where
+  // a job of their own would cost about what the split saves.
+  if (job.kr) rmt_parallel_for(M, quantize_rows, &job, 8LL * M * K, RMT_THREADS_ALL);
+  rmt_parallel_for(panels, gemm_panels, &job, work, RMT_THREADS_ALL);
 }
 
 #ifdef RMT_THREADS

@@ -1,9 +1,11 @@
 // Loops split over threads: matrix products (an int8 one's input quantized
-// by rows first), attention rows, the residual adds and LayerNorms of many
-// rows (the encoder's), the output layer's log-softmax and top-k. Only the threads build
+// by rows first when it has many; the products of one input, such as attention's q, k and v,
+// as one loop over all their weight panels: rmt_gemm_parts), attention rows,
+// the residual adds and LayerNorms of many rows (the encoder's), the output
+// layer's log-softmax and top-k. Only the threads build
 // (dist/residual-mt-threads.wasm: shared memory and atomics, -DRMT_THREADS)
 // has more than one thread; in every other build the pool is a single thread,
-// rmt_parallel_for a plain call and rmt_gemm_f32 the SIMD kernel itself.
+// rmt_parallel_for a plain call and rmt_gemm_parts the SIMD kernels themselves.
 //
 // The pool: the thread that calls the engine (thread 0) and n - 1 workers
 // that JS starts (js/threads.js), each an instance of the same module over
@@ -18,15 +20,32 @@
 
 #include "rmt.h"
 
-// C[M,N] = A[M,K] * W[N,K]^T + bias: rmt_gemm_f32_4x8__wasmsimd, on every
-// thread of the pool when the product is large enough (see threads.c).
-void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias, int M, int N, int K);
-// The int8 Linear (kernels.h rmt_linear_i8, all panels) split the same way.
-void rmt_gemm_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr, int qmax,
-                 const float *w_scale, const float *bias, int M, int N, int K);
-// The 16-bit Linear (kernels.h rmt_gemm_i16_4x8, its input quantized to rmt_qmax_w16(K)).
-void rmt_gemm_i16(float *C, const float *A, int16_t *Aq, float *a_scale, const int16_t *packed_weight,
-                  const float *w_scale, const float *bias, int M, int N, int K);
+// One of several products of the same input (rmt_gemm_parts): C[M,N] =
+// A W^T + bias, W packed for the float32 kernel (packed_weight: kernels.h
+// rmt_gemm_f32_4x8) or, when that is NULL, for the int8 one (packed_weight_i8,
+// w_scale, kr: rmt_gemm_i8_4x8) or the 16-bit one (packed_weight_i16,
+// w_scale: rmt_gemm_i16_4x8), the input of an integer part quantized to
+// [-qmax, qmax] (rmt_linear.act_qmax); then C *= scale unless scale is 1,
+// and C = max(C, 0) if relu, on the columns just computed.
+typedef struct {
+  float *C;
+  const float *packed_weight;
+  const int8_t *packed_weight_i8;
+  const int16_t *packed_weight_i16;
+  const float *w_scale, *bias;
+  int N, kr, qmax;
+  float scale;
+  int relu;
+} rmt_gemm_part;
+// The products of one input A[M,K] as one loop over all their weight panels
+// (attention's q, k and v): one job on the pool instead of one each, and for
+// integer parts (all with the same kr and qmax) one quantization of A into Aq / a_scale,
+// not one per product. Every value is computed as the kernel computes the
+// whole product, on every thread of the pool when the products are large
+// enough (see threads.c), and each part's C may lie anywhere (a row of the
+// decoder's cache).
+void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int16_t *Aq, float *a_scale, int M,
+                    int K);
 
 // One thread's share of a loop over items 0..n-1: items begin..end-1, on
 // thread `thread` (0 is the caller), which indexes per-thread scratch.

@@ -8,15 +8,26 @@
 #include "threads.h"
 #include "translation.h"
 
-// out = in W^T + bias for M rows, on every thread of the pool when large
-// enough (threads.h). An int8 or 16-bit layer quantizes its input per row
-// first (kernels.h), for the kernel its weights were packed for (rmt_linear.kr).
+// Linear `lin`'s product into out (M rows of lin->n_out), as a part of
+// rmt_gemm_parts (threads.h): float32, int8 or 16-bit, as its weights were
+// packed; an integer one quantizes its input per row first, for the kernel
+// its weights were packed for (rmt_linear.kr) and to its range (act_qmax).
+static rmt_gemm_part product(float *out, const rmt_linear *lin) {
+  return (rmt_gemm_part){.C = out, .packed_weight = lin->weight, .packed_weight_i8 = lin->weight_i8,
+                         .packed_weight_i16 = lin->weight_i16, .w_scale = lin->weight_scale, .bias = lin->bias,
+                         .N = lin->n_out, .kr = lin->kr, .qmax = lin->act_qmax, .scale = 1.0f};
+}
+
+// The products of one input `in` (M rows of K), on every thread of the pool
+// when large enough: one job for them all.
+static void products(rmt_translation *tr, const rmt_gemm_part *parts, int n, const float *in, int M, int K) {
+  rmt_gemm_parts(parts, n, in, tr->act_q, tr->act_scale, M, K);
+}
+
+// out = in W^T + bias for M rows.
 static void linear(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M) {
-  int N = lin->n_out, K = lin->n_in;
-  if (lin->weight) rmt_gemm_f32(out, in, lin->weight, lin->bias, M, N, K);
-  else if (lin->weight_i16) rmt_gemm_i16(out, in, tr->act_q, tr->act_scale, lin->weight_i16, lin->weight_scale, lin->bias, M, N, K);
-  else rmt_gemm_i8(out, in, tr->act_q, tr->act_scale, lin->weight_i8, lin->kr, lin->act_qmax, lin->weight_scale, lin->bias,
-                   M, N, K);
+  rmt_gemm_part part = product(out, lin);
+  products(tr, &part, 1, in, M, lin->n_in);
 }
 
 // ---------------------------------------------------------------- residual styles
@@ -96,13 +107,16 @@ static void embed_row(const rmt_model *m, const rmt_embedding *table, int token,
 
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
+// fc2(act(fc1(in))) into tr->sub_out; ReLU is applied by fc1's product (to
+// the columns each thread has just computed).
 static void feed_forward(rmt_translation *tr, const rmt_layer *layer, const float *in, int M) {
   size_t n = (size_t)M * layer->fc1.n_out;
-  linear(tr, tr->hidden, in, &layer->fc1, M);
-  if (tr->model->config.activation == RMT_ACT_SWISH) {
+  int swish = tr->model->config.activation == RMT_ACT_SWISH;
+  rmt_gemm_part fc1 = product(tr->hidden, &layer->fc1);
+  fc1.relu = !swish;
+  products(tr, &fc1, 1, in, M, layer->fc1.n_in);
+  if (swish) {
     for (size_t i = 0; i < n; i++) tr->hidden[i] *= sigmoid(tr->hidden[i]);
-  } else {
-    rmt_relu_f32__wasmsimd(tr->hidden, n);
   }
   linear(tr, tr->sub_out, tr->hidden, &layer->fc2, M);
 }
@@ -162,10 +176,23 @@ static void list_sentence_rows(const rmt_translation *tr, const attention_scratc
   }
 }
 
-static void project_q(rmt_translation *tr, const rmt_attention *attn, const float *in, int M) {
+// Attention's projections of one input `in` (M rows), as one product: q into
+// tr->q (scaled by head_dim^-0.5, as fairseq scales it) if with_q, and k and v
+// into k and v unless k is NULL.
+static void project(rmt_translation *tr, const rmt_attention *attn, int with_q, const float *in, float *k, float *v,
+                    int M) {
   const rmt_config *c = &tr->model->config;
-  linear(tr, tr->q, in, &attn->q_proj, M);
-  rmt_scale_f32__wasmsimd(tr->q, 1.0f / sqrtf((float)c->head_dim), (size_t)M * c->d_model);
+  rmt_gemm_part parts[3];
+  int n = 0;
+  if (with_q) {
+    parts[n] = product(tr->q, &attn->q_proj);
+    parts[n++].scale = 1.0f / sqrtf((float)c->head_dim);
+  }
+  if (k) {
+    parts[n++] = product(k, &attn->k_proj);
+    parts[n++] = product(v, &attn->v_proj);
+  }
+  products(tr, parts, n, in, M, c->d_model);
 }
 
 // ---------------------------------------------------------------- encoder
@@ -197,9 +224,7 @@ void rmt_encode(rmt_translation *tr) {
   for (int l = 0; l < c->encoder_layers; l++) {
     const rmt_layer *layer = &m->encoder_layers[l];
     const float *in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, M);
-    project_q(tr, &layer->self_attn, in, M);
-    linear(tr, tr->k, in, &layer->self_attn.k_proj, M);
-    linear(tr, tr->v, in, &layer->self_attn.v_proj, M);
+    project(tr, &layer->self_attn, 1, in, tr->k, tr->v, M);
     attend_rows(tr, tr->n_sent, encoder_attention, tr, (long long)M * tr->src_max / tr->n_sent);
     linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
     sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, M);
@@ -213,9 +238,8 @@ void rmt_encode(rmt_translation *tr) {
   // Cross-attention keys and values depend only on the encoder output: once per sentence.
   size_t layer_size = (size_t)M * D;
   for (int l = 0; l < c->decoder_layers; l++) {
-    const rmt_attention *attn = &m->decoder_layers[l].encoder_attn;
-    linear(tr, tr->cross_k + l * layer_size, x, &attn->k_proj, M);
-    linear(tr, tr->cross_v + l * layer_size, x, &attn->v_proj, M);
+    float *k = tr->cross_k + l * layer_size, *v = tr->cross_v + l * layer_size;
+    project(tr, &m->decoder_layers[l].encoder_attn, 0, x, k, v, M);
   }
 }
 
@@ -230,8 +254,8 @@ static void ssru_step(rmt_translation *tr, const rmt_layer *layer, float *cells,
   const rmt_config *c = &tr->model->config;
   int D = c->d_model, R = tr->n_rows, t = tr->step;
   const float *in = sublayer_input(c, &layer->self_attn_norm, tr->x, tr->normed, R);
-  linear(tr, tr->k, in, &layer->ssru_in, R);
-  linear(tr, tr->v, in, &layer->ssru_forget, R);
+  rmt_gemm_part parts[2] = {product(tr->k, &layer->ssru_in), product(tr->v, &layer->ssru_forget)};
+  products(tr, parts, 2, in, R, D);
   float *cell = cells + t * cache_step;
   for (int r = 0; r < R; r++) {
     const float *prev = t > 0 ? cells + (t - 1) * cache_step + (size_t)tr->path[(size_t)r * tr->steps_max + t - 1] * D : NULL;
@@ -307,9 +331,7 @@ void rmt_decoder_step(rmt_translation *tr) {
     } else {
       // Self-attention over this row's history (through path) and the new token.
       in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, R);
-      project_q(tr, &layer->self_attn, in, R);
-      linear(tr, k_cache + t * cache_step, in, &layer->self_attn.k_proj, R);
-      linear(tr, v_cache + t * cache_step, in, &layer->self_attn.v_proj, R);
+      project(tr, &layer->self_attn, 1, in, k_cache + t * cache_step, v_cache + t * cache_step, R);
       decoder_attention self = {.tr = tr, .k_cache = k_cache, .v_cache = v_cache, .cache_step = cache_step};
       attend_rows(tr, R, decoder_self_attention, &self, t + 1);
       linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
@@ -319,7 +341,7 @@ void rmt_decoder_step(rmt_translation *tr) {
     // Encoder attention over the row's sentence; the last layer's weights
     // are the alignment of the token this step chooses.
     in = sublayer_input(c, &layer->encoder_attn_norm, x, tr->normed, R);
-    project_q(tr, &layer->encoder_attn, in, R);
+    project(tr, &layer->encoder_attn, 1, in, NULL, NULL, R);
     decoder_attention cross = {.tr = tr, .cross_k = tr->cross_k + (size_t)l * tr->src_rows * D,
                                .cross_v = tr->cross_v + (size_t)l * tr->src_rows * D,
                                .last = l == c->decoder_layers - 1};
