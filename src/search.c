@@ -69,27 +69,53 @@ static void topk_insert(float *score, int *index, int *count, int k, float value
   index[pos] = idx;
 }
 
+// The k best of row score + log-probability over rows first..first+n_rows-1,
+// best first (ties: the lower row, then the lower word), over the words
+// words[0..n_words-1] (ascending), or over every word when words is NULL.
+static int best_of_rows(const rmt_translation *tr, int first, int n_rows, const int *words, int n_words, int k,
+                        float *cand_score, int *cand_index) {
+  int V = tr->model->config.vocab_size, n_cand = 0;
+  for (int b = 0; b < n_rows; b++) {
+    int r = first + b;
+    const float *lprobs = tr->logits + (size_t)r * V;  // log-probabilities: all_log_probs
+    float base = tr->step > 0 ? tr->row_score[r] : 0.0f;
+    if (!words) {
+      for (int i = 0; i < V; i++) topk_insert(cand_score, cand_index, &n_cand, k, base + lprobs[i], b * V + i);
+      continue;
+    }
+    for (int j = 0; j < n_words; j++) {
+      int i = words[j];
+      topk_insert(cand_score, cand_index, &n_cand, k, base + lprobs[i], b * V + i);
+    }
+  }
+  return n_cand;
+}
+
 // The candidates of sentences begin..end-1 of this step's groups (each a
 // sentence's rows: tr->groups), best first, into the sentence's slots of
 // cand_score, cand_index and n_cand: the k best of row score + log-probability
 // over its rows (k: 2 * beam, fairseq's; Marian's: beam less its finished
-// hypotheses). Each sentence on its own, so threads may share them.
+// hypotheses). Each sentence on its own, so threads may share them. Under a
+// lexical shortlist every other word is -inf, so the sentence's candidates
+// give the same k best whenever k of them are finite; otherwise (a step that
+// forces </s>) every word is scanned, as without it.
 static void sentence_candidates(void *ctx, int begin, int end, int thread) {
   rmt_translation *tr = ctx;
-  int V = tr->model->config.vocab_size, beam = tr->params.beam, t = tr->step;
+  int V = tr->model->config.vocab_size, beam = tr->params.beam;
   (void)thread;
   for (int g = begin; g < end; g++) {
     int first = tr->groups[2 * g], n_rows = tr->groups[2 * g + 1], s = tr->row_sent[first];
     int k = tr->model->config.search == RMT_SEARCH_MARIAN ? beam - tr->n_hyps[s]
                                                           : (2 * beam < n_rows * V - 1 ? 2 * beam : n_rows * V - 1);
     float *cand_score = tr->cand_score + (size_t)s * 2 * beam;
-    int *cand_index = tr->cand_index + (size_t)s * 2 * beam, n_cand = 0;
-    for (int b = 0; b < n_rows; b++) {
-      int r = first + b;
-      const float *lprobs = tr->logits + (size_t)r * V;  // log-probabilities: all_log_probs
-      float base = t > 0 ? tr->row_score[r] : 0.0f;
-      for (int i = 0; i < V; i++) topk_insert(cand_score, cand_index, &n_cand, k, base + lprobs[i], b * V + i);
+    int *cand_index = tr->cand_index + (size_t)s * 2 * beam, n_cand = -1;
+    if (tr->cand_ids) {
+      const int *words = tr->cand_ids + tr->cand_offset[s];
+      n_cand = best_of_rows(tr, first, n_rows, words, tr->cand_offset[s + 1] - tr->cand_offset[s], k, cand_score,
+                            cand_index);
+      if (k > 0 && (n_cand < k || !(cand_score[k - 1] > -INFINITY))) n_cand = -1;
     }
+    if (n_cand < 0) n_cand = best_of_rows(tr, first, n_rows, NULL, 0, k, cand_score, cand_index);
     tr->n_cand[s] = n_cand;
   }
 }
