@@ -12,7 +12,8 @@
 #   sanitize build/sanitize/        the same under ASan + UBSan
 #   native32 build/native32/        the same for i386 under ASan + UBSan (clang -m32): size_t
 #                                   is 32 bits there, as in WASM, so size wraps show natively
-#   fuzz     build/fuzz/            the libFuzzer targets in fuzz/ (i386, ASan + UBSan)
+#                                   (UBSan alone where i386 programs run under qemu: i386_runner)
+#   fuzz     build/fuzz/            the libFuzzer targets in fuzz/ (i386, as native32)
 # Usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -65,6 +66,7 @@ CFLAGS_COMMON="-std=c11 -Wall -Wextra -Wno-unused-parameter -Isrc"
 
 build_native() {
   local out="${NATIVE_OUT:-build/native}" cc="${CC:-cc}" flags="${NATIVE_CFLAGS:--O2 -g}"
+  fresh_for_flags "$out" "$cc $flags"
   mkdir -p "$out/obj"
   local objs=()
   for src in $(lib_sources); do
@@ -82,6 +84,14 @@ build_native() {
     [ -e "$test" ] || continue
     $cc $CFLAGS_COMMON $flags -Itests/c "$test" "$out/librmt.a" -lm -o "$out/$(basename "${test%.c}")"
   done
+}
+
+# Empties build folder $1 when it was built with other flags than $2 (the
+# i386 builds' sanitizers depend on the machine: i386_runner).
+fresh_for_flags() {
+  if [ "$(cat "$1/flags" 2>/dev/null)" != "$2" ]; then
+    rm -rf "$1" && mkdir -p "$1" && printf '%s\n' "$2" >"$1/flags"
+  fi
 }
 
 build_wasm() {
@@ -218,18 +228,52 @@ build_sanitize() {
   NATIVE_OUT=build/sanitize NATIVE_CFLAGS="$SANITIZE_FLAGS" build_native
 }
 
+# How this machine runs i386 programs, written to build/i386-runner for the
+# tests (tests/c.test.js, fuzz/run.sh): an empty line where the kernel runs
+# them, "qemu-i386" where it has no 32-bit support (some virtual machines
+# lack it), and then installs qemu-user. AddressSanitizer does not run under
+# qemu-user, so there the i386 builds have UBSan only (ASan still checks the
+# same tests in build/sanitize); x87 arithmetic and 32-bit sizes are what
+# they are for, and qemu emulates both.
+# 64-bit file offsets: under qemu-user the host's directory offsets reach a
+# 32-bit readdir(), which fails on them (the tests list fixture folders).
+I386_SANITIZE_FLAGS="-D_FILE_OFFSET_BITS=64 $SANITIZE_FLAGS"
+i386_runner() {
+  mkdir -p build
+  printf 'int main(void) { return sizeof(void *) == 4 ? 0 : 1; }\n' >build/i386-probe.c
+  clang -m32 build/i386-probe.c -o build/i386-probe
+  if build/i386-probe 2>/dev/null; then
+    echo >build/i386-runner
+    return 0
+  fi
+  if ! command -v qemu-i386 >/dev/null; then
+    [ "$(id -u)" = 0 ] || { echo "build.sh: this kernel runs no i386 programs; run: sudo apt-get install -y qemu-user" >&2; exit 1; }
+    echo "build.sh: this kernel runs no i386 programs: installing qemu-user" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user >/dev/null ||
+      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq qemu-user >/dev/null; }
+  fi
+  qemu-i386 build/i386-probe || { echo "build.sh: qemu-i386 cannot run the i386 probe" >&2; exit 1; }
+  echo qemu-i386 >build/i386-runner
+  I386_SANITIZE_FLAGS="-D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+}
+
 # And for i386, where size_t has WASM's 32 bits.
 build_native32() {
-  NATIVE_OUT=build/native32 CC=clang NATIVE_CFLAGS="-m32 $SANITIZE_FLAGS" build_native
+  i386_runner
+  NATIVE_OUT=build/native32 CC=clang NATIVE_CFLAGS="-m32 $I386_SANITIZE_FLAGS" build_native
 }
 
 # libFuzzer targets, i386 like WASM (a size that wraps there wraps here).
 build_fuzz() {
-  mkdir -p build/fuzz
+  i386_runner
+  # Targets built with other sanitizers are rebuilt (the corpus stays).
+  if [ "$(cat build/fuzz/flags 2>/dev/null)" != "$I386_SANITIZE_FLAGS" ]; then
+    mkdir -p build/fuzz && rm -f build/fuzz/fuzz_* && printf '%s\n' "$I386_SANITIZE_FLAGS" >build/fuzz/flags
+  fi
   for target in fuzz/fuzz_*.c; do
     local out="build/fuzz/$(basename "${target%.c}")"
     if [ ! -f "$out" ] || [ -n "$(find src "$target" -newer "$out" -print -quit)" ]; then
-      clang -m32 $CFLAGS_COMMON $SANITIZE_FLAGS -fsanitize=fuzzer "$target" $(lib_sources) -lm -o "$out"
+      clang -m32 $CFLAGS_COMMON $I386_SANITIZE_FLAGS -fsanitize=fuzzer "$target" $(lib_sources) -lm -o "$out"
     fi
   done
 }

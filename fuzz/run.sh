@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run fuzz -- [SECONDS] [TARGET...]: builds the libFuzzer targets (build.sh
-# fuzz: i386, ASan + UBSan) and runs each for SECONDS (default 60), from its
-# committed seeds (fuzz/seeds/, made by fuzz/make_seeds.mjs) and its regression inputs
+# fuzz: i386, ASan + UBSan; UBSan under qemu-i386 where the kernel runs no
+# i386 programs) and runs each for SECONDS (default 60), from its committed
+# seeds (fuzz/seeds/, made by fuzz/make_seeds.mjs) and its regression inputs
 # (fuzz/regressions/: every crash found, kept). Prints the executions per target;
 # exits non-zero on a finding, whose input is left in build/fuzz/artifacts/.
 #   FUZZ_RUNS=N   run N inputs per target instead of a time (CI: tests/fuzz.test.js)
@@ -16,6 +17,8 @@ bash build.sh fuzz
 # Huge requests (a fuzzed config asking for gigabytes) come back as NULL, which
 # the library reports as out of memory; i386 has no leak checker.
 export ASAN_OPTIONS="allocator_may_return_null=1:detect_leaks=0"
+# qemu-i386 where this kernel runs no i386 programs (build.sh i386_runner).
+runner="$(cat build/i386-runner)"
 mkdir -p build/fuzz/artifacts
 limit=(-max_total_time="$seconds")
 [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
@@ -39,7 +42,7 @@ for target in "${targets[@]}"; do
     log="build/fuzz/$target.log"
   fi
   mkdir -p "$corpus"
-  if build/fuzz/"$target" "${limit[@]}" -print_final_stats=1 -rss_limit_mb=3000 -timeout=30 \
+  if $runner build/fuzz/"$target" "${limit[@]}" -print_final_stats=1 -rss_limit_mb=3000 -timeout=30 \
       -artifact_prefix="build/fuzz/artifacts/$target-" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "$target: ${runs:-?} executions, no finding"
