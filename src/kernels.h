@@ -168,6 +168,10 @@ void rmt_f16_to_f32__ref(float *out, const unsigned char *src, size_t n);
 // (the model's load refuses weights that are not).
 size_t rmt_first_nonfinite_f32__wasmsimd(const float *x, size_t n);
 size_t rmt_first_nonfinite_f32__ref(const float *x, size_t n);
+// The same for n halves (little-endian bytes, any alignment): a float16
+// embedding kept as it is stored is checked without widening it.
+size_t rmt_first_nonfinite_f16__wasmsimd(const unsigned char *src, size_t n);
+size_t rmt_first_nonfinite_f16__ref(const unsigned char *src, size_t n);
 
 // ---- Softmax family over one row of n values (in place)
 void rmt_softmax_f32(float *x, int n);

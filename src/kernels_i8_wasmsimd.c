@@ -79,7 +79,42 @@ static void pack_groups_bytes(int8_t *panel, const int8_t *weight, int p, int k_
 // unit (the two k groups there are), which the model's load does for every
 // int8 weight.
 static void pack_groups_whole(int8_t *panel, const int8_t *rows, int k_to, int K, int kr) {
-  for (int k0 = 0; k0 < k_to; k0 += kr) {
+  int k0 = 0;
+  // 16 bytes of each row at a time, an 8 x 8 (kr 2) or two 4 x 4 (kr 4)
+  // transposes of the units: the load runs this over every int8 weight in
+  // baseline code, where one unit at a time is slow.
+  for (; k0 + 16 <= k_to; k0 += 16) {
+    v128_t r[RMT_GEMM_NR], out[RMT_GEMM_NR];  // out: the 16 / kr groups, 8 rows of kr bytes each
+    for (int j = 0; j < RMT_GEMM_NR; j++) r[j] = wasm_v128_load(rows + (size_t)j * K + k0);
+    if (kr == 2) {
+      v128_t a[8], b[8];
+      for (int j = 0; j < 8; j += 2) {  // rows j, j + 1 by 16-bit unit: groups 0-3, 4-7
+        a[j] = wasm_i16x8_shuffle(r[j], r[j + 1], 0, 8, 1, 9, 2, 10, 3, 11);
+        a[j + 1] = wasm_i16x8_shuffle(r[j], r[j + 1], 4, 12, 5, 13, 6, 14, 7, 15);
+      }
+      for (int h = 0; h < 8; h += 4) {  // row pairs (h, h + 2) by 32 bits: groups 0-1, 2-3, 4-5, 6-7
+        b[h] = wasm_i32x4_shuffle(a[h], a[h + 2], 0, 4, 1, 5);
+        b[h + 1] = wasm_i32x4_shuffle(a[h], a[h + 2], 2, 6, 3, 7);
+        b[h + 2] = wasm_i32x4_shuffle(a[h + 1], a[h + 3], 0, 4, 1, 5);
+        b[h + 3] = wasm_i32x4_shuffle(a[h + 1], a[h + 3], 2, 6, 3, 7);
+      }
+      for (int g = 0; g < 8; g += 2) {  // rows 0-3 and 4-7 of groups g, g + 1
+        out[g] = wasm_i64x2_shuffle(b[g / 2], b[4 + g / 2], 0, 2);
+        out[g + 1] = wasm_i64x2_shuffle(b[g / 2], b[4 + g / 2], 1, 3);
+      }
+    } else {
+      for (int h = 0; h < 8; h += 4) {  // rows h..h+3 of groups 0-3, halves h / 4 of out
+        v128_t t0 = wasm_i32x4_shuffle(r[h], r[h + 1], 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r[h], r[h + 1], 2, 6, 3, 7);
+        v128_t t2 = wasm_i32x4_shuffle(r[h + 2], r[h + 3], 0, 4, 1, 5), t3 = wasm_i32x4_shuffle(r[h + 2], r[h + 3], 2, 6, 3, 7);
+        out[0 + h / 4] = wasm_i64x2_shuffle(t0, t2, 0, 2);
+        out[2 + h / 4] = wasm_i64x2_shuffle(t0, t2, 1, 3);
+        out[4 + h / 4] = wasm_i64x2_shuffle(t1, t3, 0, 2);
+        out[6 + h / 4] = wasm_i64x2_shuffle(t1, t3, 1, 3);
+      }
+    }
+    for (int i = 0; i < 8; i++) wasm_v128_store(panel + (size_t)k0 * RMT_GEMM_NR + 16 * i, out[i]);
+  }
+  for (; k0 < k_to; k0 += kr) {
     int8_t *dst = panel + (size_t)k0 * RMT_GEMM_NR;
     const int8_t *src = rows + k0;
     for (int j = 0; j < RMT_GEMM_NR; j++, dst += kr, src += K) {
@@ -134,24 +169,6 @@ size_t rmt_packed_weight_i16_bytes(int N, int K) {
   return rmt_size_mul(rmt_packed_weight_i8_bytes(N, K, RMT_GEMM_I8_KR_DOT16), sizeof(int16_t));
 }
 
-void rmt_quantize_pack_weight_i16(int16_t *packed, float *w_scale, const float *weight, int N, int K, int qmax) {
-  int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16);
-  memset(packed, 0, rmt_packed_weight_i16_bytes(N, K));  // rows past N, columns past K
-  for (int n = 0; n < N; n++) {
-    const float *row = weight + (size_t)n * K;
-    float scale = w_scale[n] = rmt_weight_scale(row, K, qmax);
-    // Feature n is lane n % 8 of panel n / 8: k pair g at [g][lane][2].
-    int16_t *dst = packed + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * Kp + (size_t)(n % RMT_GEMM_NR) * 2;
-    for (int k = 0; k < K; k++) dst[(size_t)(k / 2) * RMT_GEMM_NR * 2 + k % 2] = (int16_t)rmt_quantize_weight(row[k], scale, qmax);
-  }
-}
-
-void rmt_gather_packed_weight_i16(int16_t *dst, const int16_t *packed, const int *rows, int n, int K) {
-  rmt_gather_packed_weight_i8((int8_t *)dst, (const int8_t *)packed, rows, n, 2 * K, 2 * RMT_GEMM_I8_KR_DOT16);
-}
-
-// ---------------------------------------------------------------- activations
-
 static float absmax_f32(const float *x, int K) {
   int K4 = K & ~3;
   v128_t m = wasm_f32x4_splat(0);
@@ -161,6 +178,46 @@ static float absmax_f32(const float *x, int K) {
   for (int k = K4; k < K; k++) out = fmaxf(out, fabsf(x[k]));
   return out;
 }
+
+// The model's load runs this once over the output layer (V x K) in the
+// engine's baseline code (nothing is optimized yet), hence SIMD: 8 weights
+// a step, each pair of k stored as one 32-bit lane where the panel wants it.
+// The quotient, rounding and clamp are rmt_quantize_weight's.
+void rmt_quantize_pack_weight_i16(int16_t *packed, float *w_scale, const float *weight, int N, int K, int qmax) {
+  int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16), K8 = K & ~7;
+  int rows = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR * RMT_GEMM_NR;
+  v128_t hi4 = wasm_i32x4_splat(qmax), lo4 = wasm_i32x4_splat(-qmax);
+  for (int n = 0; n < rows; n++) {
+    // Feature n is lane n % 8 of panel n / 8: k pair g at [g][lane][2].
+    int16_t *dst = packed + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * Kp + (size_t)(n % RMT_GEMM_NR) * 2;
+    if (n >= N) {  // the last panel's lanes past N
+      for (int k = 0; k < Kp; k++) dst[(size_t)(k / 2) * RMT_GEMM_NR * 2 + k % 2] = 0;
+      continue;
+    }
+    const float *row = weight + (size_t)n * K;
+    float amax = absmax_f32(row, K), scale = amax > 0.0f ? amax / (float)qmax : 1.0f;  // rmt_weight_scale
+    w_scale[n] = scale;
+    v128_t scale4 = wasm_f32x4_splat(scale);
+    int k = 0;
+    for (; k < K8; k += 8) {
+      v128_t a = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_div(wasm_v128_load(row + k), scale4)));
+      v128_t b = wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(wasm_f32x4_div(wasm_v128_load(row + k + 4), scale4)));
+      v128_t q = wasm_i16x8_narrow_i32x4(wasm_i32x4_max(wasm_i32x4_min(a, hi4), lo4), wasm_i32x4_max(wasm_i32x4_min(b, hi4), lo4));
+      int16_t *pairs = dst + (size_t)(k / 2) * RMT_GEMM_NR * 2;  // pairs k/2 .. k/2 + 3, a panel row apart
+      wasm_v128_store32_lane(pairs, q, 0);
+      wasm_v128_store32_lane(pairs + RMT_GEMM_NR * 2, q, 1);
+      wasm_v128_store32_lane(pairs + RMT_GEMM_NR * 4, q, 2);
+      wasm_v128_store32_lane(pairs + RMT_GEMM_NR * 6, q, 3);
+    }
+    for (; k < Kp; k++) dst[(size_t)(k / 2) * RMT_GEMM_NR * 2 + k % 2] = (int16_t)(k < K ? rmt_quantize_weight(row[k], scale, qmax) : 0);
+  }
+}
+
+void rmt_gather_packed_weight_i16(int16_t *dst, const int16_t *packed, const int *rows, int n, int K) {
+  rmt_gather_packed_weight_i8((int8_t *)dst, (const int8_t *)packed, rows, n, 2 * K, 2 * RMT_GEMM_I8_KR_DOT16);
+}
+
+// ---------------------------------------------------------------- activations
 
 // Row x quantized to [qmin, qmax] (qmin -qmax, or 0 for a row known to be
 // >= 0), 8 values at a time as int32 lanes through store8; returns the row's

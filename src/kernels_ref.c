@@ -42,6 +42,13 @@ size_t rmt_first_nonfinite_f32__ref(const float *x, size_t n) {
   return n;
 }
 
+size_t rmt_first_nonfinite_f16__ref(const unsigned char *src, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if ((src[2 * i + 1] & 0x7c) == 0x7c) return i;  // exponent all ones: Inf or NaN
+  }
+  return n;
+}
+
 void rmt_f16_to_f32__ref(float *out, const unsigned char *src, size_t n) {
   for (size_t i = 0; i < n; i++) {
     uint32_t h = (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;

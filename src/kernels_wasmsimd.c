@@ -251,6 +251,20 @@ size_t rmt_first_nonfinite_f32__wasmsimd(const float *x, size_t n) {
   return n16 + rmt_first_nonfinite_f32__ref(x + n16, n - n16);
 }
 
+// 32 halves a step, as above.
+size_t rmt_first_nonfinite_f16__wasmsimd(const unsigned char *src, size_t n) {
+  size_t n32 = n & ~(size_t)31;
+  const v128_t exponent = wasm_i16x8_splat(0x7c00);
+  for (size_t i = 0; i < n32; i += 32) {
+    v128_t any = wasm_i16x8_splat(0);
+    for (int j = 0; j < 32; j += 8) {
+      any = wasm_v128_or(any, wasm_i16x8_eq(wasm_v128_and(wasm_v128_load(src + 2 * (i + j)), exponent), exponent));
+    }
+    if (wasm_v128_any_true(any)) return i + rmt_first_nonfinite_f16__ref(src + 2 * i, 32);
+  }
+  return n32 + rmt_first_nonfinite_f16__ref(src + 2 * n32, n - n32);
+}
+
 void rmt_add_scaled_f32__wasmsimd(float *out, const float *a, const float *b, float scale, size_t n) {
   size_t n4 = n & ~(size_t)3;
   v128_t s = wasm_f32x4_splat(scale);

@@ -23,7 +23,16 @@ typedef struct {
   int relu;          // the FFN activation is ReLU (fc2's input is >= 0)
   int quantize;      // float matrices become int8 as they load (rmt_model_load_quantized)
   int int8_max_in;   // the widest int8 Linear seen while counting (rmt_model.int8_max_in)
+  size_t scratch_floats;  // the most the load's scratch holds at once (counted, saturating)
 } loader;
+
+// While counting: a matrix of rows x cols passes through the scratch, as
+// float32 or, for an I8 tensor, as bytes.
+static void need_scratch(loader *ld, const rmt_tensor_info *info, size_t rows, size_t cols) {
+  size_t n = rmt_size_mul(rows, cols);
+  if (info->dtype == RMT_DTYPE_I8 && n != RMT_SIZE_OVERFLOW) n = n / sizeof(float) + 1;
+  if (n > ld->scratch_floats) ld->scratch_floats = n;
+}
 
 static float *take_floats(loader *ld, size_t count) {
   if (!ld->arena) {
@@ -118,10 +127,18 @@ static int load_embedding(loader *ld, rmt_embedding *emb, const char *name, int 
   int err = RMT_OK;
   rmt_tensor_info *info = find_checked(ld, name, v, d, &err);
   if (!info) return err;
+  if (!is_int8(ld, info) && info->dtype == RMT_DTYPE_F16) {
+    emb->f16 = (uint16_t *)take_bytes(ld, rmt_size_mul(rmt_size_mul((size_t)v, (size_t)d), sizeof(uint16_t)));
+    if (!ld->arena) return RMT_OK;
+    return emb->f16 ? rmt_safetensors_read_f16(ld->st, info, emb->f16) : arena_exhausted();
+  }
   if (!is_int8(ld, info)) return load_array(ld, &emb->f32, name, v, d);
   emb->i8 = take_bytes(ld, rmt_size_mul((size_t)v, (size_t)d));
   emb->scale = take_floats(ld, (size_t)v);
-  if (!ld->arena) return RMT_OK;
+  if (!ld->arena) {
+    need_scratch(ld, info, (size_t)v, (size_t)d);
+    return RMT_OK;
+  }
   if (!emb->i8 || !emb->scale) return arena_exhausted();
   err = read_int8(ld, info, (int8_t *)scratch, emb->scale, scratch, v, d);
   if (!err) memcpy(emb->i8, scratch, (size_t)v * d);
@@ -142,6 +159,7 @@ static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *in
   lin->weight_scale = take_floats(ld, (size_t)n_out);
   if (!ld->arena) {
     if (n_in > ld->int8_max_in) ld->int8_max_in = n_in;
+    need_scratch(ld, info, (size_t)n_out, (size_t)n_in);
     return RMT_OK;
   }
   if (!lin->weight_i8 || !lin->weight_scale) return arena_exhausted();
@@ -157,7 +175,10 @@ static int pack_tensor(loader *ld, rmt_linear *lin, const rmt_tensor_info *info,
   lin->n_out = n_out, lin->n_in = n_in;
   if (is_int8(ld, info)) return pack_tensor_i8(ld, lin, info, n_out, n_in, scratch);
   lin->weight = take_floats(ld, rmt_packed_weight_floats(n_out, n_in));
-  if (!ld->arena) return RMT_OK;
+  if (!ld->arena) {
+    need_scratch(ld, info, (size_t)n_out, (size_t)n_in);
+    return RMT_OK;
+  }
   if (!lin->weight) return arena_exhausted();
   int err = rmt_safetensors_read_f32(ld->st, info, scratch);
   if (!err) rmt_pack_weight(lin->weight, scratch, n_out, n_in);
@@ -286,12 +307,12 @@ static int load_shortlist(loader *ld, rmt_model *model) {
   return RMT_OK;
 }
 
-// The output projection of a model with "output_layer": "int16": its float
-// values (`weight`, or tensor `info` read into scratch) quantized per row to
-// 16 bits and packed (kernels.h rmt_quantize_pack_weight_i16). An int8 tensor
-// has lost the precision this is for, and is refused.
-static int pack_output_i16(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, const float *weight, int v, int d,
-                           float *scratch) {
+// The output projection of a model with "output_layer": "int16": float
+// tensor `info` quantized per row to 16 bits and packed (kernels.h
+// rmt_quantize_pack_weight_i16), one panel of rows at a time through the
+// scratch, so that it is never widened whole. An int8 tensor has lost the
+// precision this is for, and is refused.
+static int pack_output_i16(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int v, int d, float *scratch) {
   if (info->dtype == RMT_DTYPE_I8) {
     return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is int8, but config.json's \"output_layer\": "
                      "\"int16\" quantizes a float output projection at load", info->name);
@@ -303,25 +324,28 @@ static int pack_output_i16(loader *ld, rmt_linear *lin, const rmt_tensor_info *i
   lin->weight_scale = take_floats(ld, (size_t)v);
   if (!ld->arena) {
     if (d > ld->int8_max_in) ld->int8_max_in = d;  // its input is quantized in the same scratch
+    need_scratch(ld, info, RMT_GEMM_NR, (size_t)d);
     return RMT_OK;
   }
   if (!lin->weight_i16 || !lin->weight_scale) return arena_exhausted();
-  if (!weight) {
-    int err = rmt_safetensors_read_f32(ld->st, info, scratch);
+  size_t panel = (size_t)RMT_GEMM_NR * (size_t)rmt_quantized_row_len(d, RMT_GEMM_I8_KR_DOT16);
+  for (int first = 0; first < v; first += RMT_GEMM_NR) {
+    int rows = v - first < RMT_GEMM_NR ? v - first : RMT_GEMM_NR;
+    int err = rmt_safetensors_read_f32_rows(ld->st, info, (size_t)first, (size_t)rows, scratch);
     if (err) return err;
-    weight = scratch;
+    rmt_quantize_pack_weight_i16(lin->weight_i16 + (size_t)(first / RMT_GEMM_NR) * panel, lin->weight_scale + first,
+                                 scratch, rows, d, lin->act_qmax);
   }
-  rmt_quantize_pack_weight_i16(lin->weight_i16, lin->weight_scale, weight, v, d, lin->act_qmax);
   return RMT_OK;
 }
 
 // With shared embeddings the output projection is the embedding itself
 // (checked by load_embedding), packed for the GEMM: from the float32 table
-// load_embedding has just widened, when it has one, rather than read again.
+// load_embedding has just read, when it has one, rather than read again.
 static int pack_shared_output(loader *ld, rmt_model *model, int v, int d, float *scratch) {
   const rmt_tensor_info *info = rmt_safetensors_find(ld->st, "encoder.embed_tokens.weight");
   rmt_linear *lin = &model->output_projection;
-  if (model->config.output_int16) return pack_output_i16(ld, lin, info, model->embed_tokens.f32, v, d, scratch);
+  if (model->config.output_int16) return pack_output_i16(ld, lin, info, v, d, scratch);
   if (!ld->arena || !model->embed_tokens.f32) return pack_tensor(ld, lin, info, v, d, scratch);
   lin->n_out = v, lin->n_in = d;
   lin->weight = take_floats(ld, rmt_packed_weight_floats(v, d));
@@ -343,7 +367,7 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
     rmt_tensor_info *info = find_checked(ld, name, v, d, &err);
     if (!info) return err;
     rmt_linear *lin = &model->output_projection;
-    err = c->output_int16 ? pack_output_i16(ld, lin, info, NULL, v, d, scratch) : pack_tensor(ld, lin, info, v, d, scratch);
+    err = c->output_int16 ? pack_output_i16(ld, lin, info, v, d, scratch) : pack_tensor(ld, lin, info, v, d, scratch);
     if (err) return err;
   }
   // An int8 output layer's input in 16 bits (kernels.h rmt_qmax_i16).
@@ -413,7 +437,7 @@ static rmt_model *load_model(const char *config_json, size_t config_len, const u
     goto fail;
   }
   // Pass 1: check every tensor and count bytes; then reject leftovers.
-  loader ld = {&st, NULL, 0, c->ssru, c->activation == RMT_ACT_RELU, quantize, 0};
+  loader ld = {&st, NULL, 0, c->ssru, c->activation == RMT_ACT_RELU, quantize, 0, 1};
   if ((err = load_all(&ld, model, NULL))) goto fail;
   model->int8_max_in = ld.int8_max_in;
   for (int i = 0; i < st.n_tensors; i++) {
@@ -424,9 +448,7 @@ static rmt_model *load_model(const char *config_json, size_t config_len, const u
     }
   }
   // Pass 2: fill the arena. scratch holds one unpacked matrix at a time.
-  size_t largest = rmt_size_mul((size_t)c->vocab_size, (size_t)c->d_model);
-  size_t ffn = rmt_size_mul((size_t)c->ffn_dim, (size_t)c->d_model);
-  size_t scratch_bytes = rmt_size_mul(ffn > largest ? ffn : largest, sizeof(float));
+  size_t scratch_bytes = rmt_size_mul(ld.scratch_floats, sizeof(float));
   if (ld.bytes == RMT_SIZE_OVERFLOW || scratch_bytes == RMT_SIZE_OVERFLOW) {
     err = rmt_error(RMT_E_SIZE, "too large: this model needs more memory than %zu-bit sizes can address",
                     8 * sizeof(size_t));

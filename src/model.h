@@ -67,11 +67,13 @@ typedef struct {
                          //   projection rmt_qmax_i16(n_in) (kernels.h); 16-bit: rmt_qmax_w16(n_in)
 } rmt_linear;
 
-// An embedding table, float32 or int8 like rmt_linear; int8 rows are
-// dequantized (q * scale, float32) as they are looked up.
+// An embedding table, float32, float16 or int8 like rmt_linear; float16 and
+// int8 rows are widened (int8: q * scale) to float32 as they are looked up.
+// Exactly one of f32, f16, i8 is set.
 typedef struct {
-  float *f32;     // (V, D), or NULL when int8
-  int8_t *i8;     // (V, D) int8, or NULL
+  float *f32;     // (V, D)
+  uint16_t *f16;  // (V, D) float16 as stored: a model's F16 table, which need not take twice its size
+  int8_t *i8;     // (V, D) int8
   float *scale;   // (V) int8: each row's scale
 } rmt_embedding;
 

@@ -213,30 +213,19 @@ int rmt_safetensors_read_i8(const rmt_safetensors *st, const rmt_tensor_info *in
   return RMT_OK;
 }
 
-int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
-  if (info->dtype == RMT_DTYPE_I32 || info->dtype == RMT_DTYPE_I16) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is %s, expected a float dtype", info->name,
-                     info->dtype == RMT_DTYPE_I32 ? "I32" : "I16");
-  }
-  const uint8_t *src = st->data + info->offset;
-  size_t n = info->bytes / dtype_size(info->dtype);
-  if (info->dtype == RMT_DTYPE_I8) {
-    size_t rows = info->n_dims == 2 ? (size_t)info->shape[0] : 1, cols = rows ? n / rows : 0;
-    size_t count = scale_count(st, info, rows);
-    if (!count) {
-      return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: %s.qscale must hold one scale or one per row",
-                       info->name, info->name);
-    }
-    // q * scale in float32: a Marian intgemm8 weight exactly as Marian dequantises it.
-    const rmt_tensor_info *scale_info = find_scale(st, info);
-    for (size_t r = 0; r < rows; r++) {
-      float scale;
-      int err = scale_at(st, info, scale_info, count == 1 ? 0 : r, &scale);
-      if (err) return err;
-      for (size_t c = 0; c < cols; c++) dst[r * cols + c] = (float)(int8_t)src[r * cols + c] * scale;
-    }
-  } else if (info->dtype == RMT_DTYPE_F32) {
-    memcpy(dst, src, info->bytes);  // the data may be unaligned; memcpy is safe
+// A NaN or Inf weight makes every translation through it NaN: refused at
+// load, where the message can name the tensor (a scan of a few ms).
+static int nonfinite_error(const rmt_tensor_info *info, size_t element, int nan) {
+  return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu", info->name,
+                   nan ? "NaN" : "Inf", element);
+}
+
+// A float tensor's values first .. first + n - 1 (element indices) widened
+// into dst, and refused, naming the element, when one is not finite.
+static int widen_floats(const rmt_tensor_info *info, const uint8_t *src, size_t first, size_t n, float *dst) {
+  src += first * dtype_size(info->dtype);
+  if (info->dtype == RMT_DTYPE_F32) {
+    memcpy(dst, src, n * 4);  // the data may be unaligned; memcpy is safe
   } else if (info->dtype == RMT_DTYPE_F16) {
     rmt_f16_to_f32__wasmsimd(dst, src, n);
   } else {  // bfloat16: the top half of a float
@@ -245,13 +234,53 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
       memcpy(&dst[i], &bits, 4);
     }
   }
-  // A NaN or Inf weight makes every translation through it NaN: refuse it here,
-  // where the message can name the tensor (a scan of a few ms).
   size_t bad = rmt_first_nonfinite_f32__wasmsimd(dst, n);
-  if (bad < n) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s has a non-finite value (%s) at element %zu",
-                     info->name, isnan(dst[bad]) ? "NaN" : "Inf", bad);
+  return bad < n ? nonfinite_error(info, first + bad, isnan(dst[bad])) : RMT_OK;
+}
+
+int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst) {
+  if (info->dtype == RMT_DTYPE_I32 || info->dtype == RMT_DTYPE_I16) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s is %s, expected a float dtype", info->name,
+                     info->dtype == RMT_DTYPE_I32 ? "I32" : "I16");
   }
+  const uint8_t *src = st->data + info->offset;
+  size_t n = info->bytes / dtype_size(info->dtype);
+  if (info->dtype != RMT_DTYPE_I8) return widen_floats(info, src, 0, n, dst);
+  size_t rows = info->n_dims == 2 ? (size_t)info->shape[0] : 1, cols = rows ? n / rows : 0;
+  size_t count = scale_count(st, info, rows);
+  if (!count) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: %s.qscale must hold one scale or one per row",
+                     info->name, info->name);
+  }
+  // q * scale in float32: a Marian intgemm8 weight exactly as Marian dequantises it.
+  const rmt_tensor_info *scale_info = find_scale(st, info);
+  for (size_t r = 0; r < rows; r++) {
+    float scale;
+    int err = scale_at(st, info, scale_info, count == 1 ? 0 : r, &scale);
+    if (err) return err;
+    for (size_t c = 0; c < cols; c++) dst[r * cols + c] = (float)(int8_t)src[r * cols + c] * scale;
+  }
+  size_t bad = rmt_first_nonfinite_f32__wasmsimd(dst, n);
+  return bad < n ? nonfinite_error(info, bad, isnan(dst[bad])) : RMT_OK;
+}
+
+int rmt_safetensors_read_f32_rows(const rmt_safetensors *st, const rmt_tensor_info *info, size_t first, size_t count,
+                                  float *dst) {
+  if (info->dtype != RMT_DTYPE_F32 && info->dtype != RMT_DTYPE_F16 && info->dtype != RMT_DTYPE_BF16) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: expected F32, F16 or BF16", info->name);
+  }
+  size_t cols = info->n_dims == 2 ? (size_t)info->shape[1] : 1;  // rows within shape[0]: the caller's
+  return widen_floats(info, st->data + info->offset, first * cols, count * cols, dst);
+}
+
+int rmt_safetensors_read_f16(const rmt_safetensors *st, const rmt_tensor_info *info, uint16_t *dst) {
+  if (info->dtype != RMT_DTYPE_F16) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: expected F16", info->name);
+  }
+  const uint8_t *src = st->data + info->offset;
+  size_t n = info->bytes / 2, bad = rmt_first_nonfinite_f16__wasmsimd(src, n);
+  if (bad < n) return nonfinite_error(info, bad, (src[2 * bad] | (src[2 * bad + 1] & 0x03)) != 0);
+  memcpy(dst, src, info->bytes);
   return RMT_OK;
 }
 

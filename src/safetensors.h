@@ -42,6 +42,13 @@ rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *nam
 // is NaN or infinite, the tensor is I32, or an I8 tensor's scale is missing or
 // not a positive number.
 int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *info, float *dst);
+// The same for rows first .. first + count - 1 of a float (F32, F16, BF16)
+// matrix, which the caller keeps within its shape.
+int rmt_safetensors_read_f32_rows(const rmt_safetensors *st, const rmt_tensor_info *info, size_t first, size_t count,
+                                  float *dst);
+// Copies an F16 tensor into dst as it is (its 16-bit values); RMT_E_FORMAT, as
+// above, when it is not F16 or a value is NaN or infinite.
+int rmt_safetensors_read_f16(const rmt_safetensors *st, const rmt_tensor_info *info, uint16_t *dst);
 // 1 when the tensor is an I8 matrix with one scale per row (and more than one row).
 int rmt_safetensors_i8_rows(const rmt_safetensors *st, const rmt_tensor_info *info);
 // Copies such a tensor's int8 values into dst and its row scales into

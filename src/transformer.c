@@ -85,7 +85,8 @@ static void stack_finish(const rmt_config *c, const rmt_norm *final_norm, float 
 
 // x = sqrt(D) * embedding[token] + positions[position]; dual = x * s (ResiDual).
 // token -1 embeds nothing (Marian's first decoder input): x = positions[position].
-// An int8 row is dequantized first: embedding[token][i] = q * row scale (float32).
+// An int8 row is dequantized first: embedding[token][i] = q * row scale (float32);
+// a float16 row widened.
 static void embed_row(const rmt_model *m, const rmt_embedding *table, int token, int position, float *x, float *dual) {
   const rmt_config *c = &m->config;
   const float *pos = m->positions + (size_t)(c->position_offset + position) * c->d_model;
@@ -96,6 +97,9 @@ static void embed_row(const rmt_model *m, const rmt_embedding *table, int token,
     const int8_t *q = table->i8 + (size_t)token * c->d_model;
     float row_scale = table->scale[token];
     for (int i = 0; i < c->d_model; i++) x[i] = (float)q[i] * row_scale * scale + pos[i];
+  } else if (table->f16) {
+    rmt_f16_to_f32__wasmsimd(x, (const unsigned char *)(table->f16 + (size_t)token * c->d_model), (size_t)c->d_model);
+    for (int i = 0; i < c->d_model; i++) x[i] = x[i] * scale + pos[i];
   } else {
     const float *emb = table->f32 + (size_t)token * c->d_model;
     for (int i = 0; i < c->d_model; i++) x[i] = emb[i] * scale + pos[i];

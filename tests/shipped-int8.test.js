@@ -81,3 +81,22 @@ test('the shipped model in int8 translates the test-book sample as the int8 refe
   assert.ok(same.beam5 >= BEAM_SAME * n, `beam 5: only ${same.beam5}/${n} translations identical to the int8 reference`);
   model.dispose();
 });
+
+// The shipped embedding is float16 and stays so in the engine (widened row by
+// row): an Inf or NaN in it is refused at load, named, as in a float32 tensor.
+test('a non-finite value in the shipped float16 embedding is refused, named', async () => {
+  const weights = readFileSync(`${dir}model.safetensors`);
+  const headerLength = Number(weights.readBigUInt64LE(0));
+  const info = JSON.parse(weights.subarray(8, 8 + headerLength).toString('utf8'))['encoder.embed_tokens.weight'];
+  assert.equal(info.dtype, 'F16');
+  const engine = await Engine.load();
+  const config = readFileSync(`${dir}config.json`);
+  const element = info.shape[1] * 4000 + 17;
+  for (const [half, word] of [[0x7c00, 'Inf'], [0xfe01, 'NaN']]) {
+    const bad = Buffer.from(weights);
+    bad.writeUInt16LE(half, 8 + headerLength + info.data_offsets[0] + 2 * element);
+    assert.throws(() => engine.loadModel({ config, weights: bad }),
+      new RegExp(`tensor encoder\\.embed_tokens\\.weight has a non-finite value \\(${word}\\) at element ${element}$`));
+  }
+  engine.loadModel({ config, weights }).dispose();  // the same bytes, unbroken, load
+});

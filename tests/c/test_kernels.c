@@ -151,6 +151,42 @@ static void test_first_nonfinite(void) {
   CHECK(rmt_first_nonfinite_f32__wasmsimd(x, 4) == 4, "the largest and smallest floats are finite");
 }
 
+// The same for halves, from an odd address (the source may be unaligned):
+// every position of lengths up to 70 (tails and whole steps of 32), and
+// every one of the 65,536 values, whose exponent alone decides.
+static void test_first_nonfinite_f16(void) {
+  enum { ALL = 1 << 16 };
+  static unsigned char bytes[2 * ALL + 1];
+  const uint16_t bad[3] = {0x7c00, 0xfc00, 0x7e01};  // +Inf, -Inf, NaN
+  for (size_t n = 0; n <= 70; n++) {
+    for (size_t i = 0; i < n; i++) bytes[1 + 2 * i] = (unsigned char)i, bytes[2 + 2 * i] = (unsigned char)(0x3c + i % 32);
+    CHECK(rmt_first_nonfinite_f16__wasmsimd(bytes + 1, n) == n && rmt_first_nonfinite_f16__ref(bytes + 1, n) == n, "finite halves n=%zu", n);
+    for (size_t at = 0; at < n; at++) {
+      for (int b = 0; b < 3; b++) {
+        unsigned char lo = bytes[1 + 2 * at], hi = bytes[2 + 2 * at];
+        bytes[1 + 2 * at] = (unsigned char)bad[b], bytes[2 + 2 * at] = (unsigned char)(bad[b] >> 8);
+        size_t simd = rmt_first_nonfinite_f16__wasmsimd(bytes + 1, n), ref = rmt_first_nonfinite_f16__ref(bytes + 1, n);
+        CHECK(simd == at && ref == at, "halves n=%zu, 0x%04x at %zu: simd %zu, reference %zu", n, bad[b], at, simd, ref);
+        bytes[1 + 2 * at] = lo, bytes[2 + 2 * at] = hi;
+      }
+    }
+  }
+  for (size_t i = 0; i < 32; i++) bytes[1 + 2 * i] = 0, bytes[2 + 2 * i] = 0x3c;  // 1.0
+  for (uint32_t h = 0; h < ALL; h++) {  // value h in a whole step of 32, at lane h % 32
+    size_t at = h % 32;
+    bytes[1 + 2 * at] = (unsigned char)h, bytes[2 + 2 * at] = (unsigned char)(h >> 8);
+    float widened;
+    rmt_f16_to_f32__ref(&widened, bytes + 1 + 2 * at, 1);
+    size_t want = isfinite(widened) ? 32 : at;
+    size_t simd = rmt_first_nonfinite_f16__wasmsimd(bytes + 1, 32), ref = rmt_first_nonfinite_f16__ref(bytes + 1, 32);
+    bytes[1 + 2 * at] = 0, bytes[2 + 2 * at] = 0x3c;
+    if (simd != want || ref != want) {
+      CHECK(0, "half 0x%04x: simd %zu, reference %zu, expected %zu", h, simd, ref, want);
+      break;
+    }
+  }
+}
+
 // Every half, from an odd address (the source may be unaligned), bit for bit
 // against the plain C twin; and the twin against values known by hand.
 static void test_f16_to_f32(void) {
@@ -367,9 +403,9 @@ static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float
 }
 
 static void test_gemm_i8(void) {
-  static const int ms[] = {1, 3, 4, 5, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 256};
+  static const int ms[] = {1, 3, 4, 5, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 40, 256};
   int shapes = 0, good = 0;
-  for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 5; ni++) for (int ki = 0; ki < 6; ki++) {
+  for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 5; ni++) for (int ki = 0; ki < 7; ki++) {
     int M = ms[mi], N = ns[ni], K = ks[ki];
     float *A = malloc(sizeof(float) * M * K), *w_scale = malloc(sizeof(float) * N), *bias = malloc(sizeof(float) * N);
     int8_t *W = malloc((size_t)N * K);
@@ -446,9 +482,19 @@ static void test_gemm_i16(void) {
     fill(A, (size_t)M * K), fill(W, (size_t)N * K), fill(bias, N);
     for (int i = 0; i < M * K; i++) A[i] *= 1 + (i % 5);
     if (N > 1) for (int k = 0; k < K; k++) W[K + k] = 0.0f;  // a row of zeros: scale 1, q 0
+    memset(packed, 0x5a, rmt_packed_weight_i16_bytes(N, K));  // what the pack leaves is read as zeros
     rmt_quantize_pack_weight_i16(packed, w_scale, W, N, K, qmax);
     rmt_quantize_rows_i16__wasmsimd(aq, a_scale, A, M, K, qmax);
     int ok = 1;
+    for (int n = 0; n < (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR * RMT_GEMM_NR; n++) {
+      for (int k = 0; k < Kp; k++) {  // feature n, k: panel n / 8, pair k / 2, lane n % 8
+        int16_t got = packed[(size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * Kp + (size_t)(k / 2) * RMT_GEMM_NR * 2 + (n % RMT_GEMM_NR) * 2 + k % 2];
+        int want = n < N && k < K ? rmt_quantize_weight(W[(size_t)n * K + k], rmt_weight_scale(W + (size_t)n * K, K, qmax), qmax) : 0;
+        // x87 (FLT_EVAL_METHOD 2) divides in long double, the kernel in float: a quotient at
+        // a rounding boundary may round the other way there.
+        ok &= FLT_EVAL_METHOD == 0 ? got == want : abs(got - want) <= 1;
+      }
+    }
     for (int m = 0; m < M; m++) {
       rmt_quantize_row__ref(q + (size_t)m * K, &a_scale_ref[m], A + (size_t)m * K, K, qmax);
       ok &= a_scale[m] == a_scale_ref[m];
@@ -517,6 +563,7 @@ int main(void) {
   test_elementwise();
   test_f16_to_f32();
   test_first_nonfinite();
+  test_first_nonfinite_f16();
   test_softmax();
   test_log_softmax_simd();
   test_attention();
