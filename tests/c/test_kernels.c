@@ -403,6 +403,16 @@ static void test_gemm_i8(void) {
   rmt_quantize_rows_i16__wasmsimd(q16, &scale16, x, 1, 10, RMT_QMAX_I8);
   CHECK(scale == 1.0f && scale16 == 1.0f, "quantize: scales %g %g", scale, scale16);
   for (int k = 0; k < 10; k++) CHECK(q[k] == want[k] && q16[k] == want[k], "quantize %g: %d, simd %d, expected %d", x[k], q[k], q16[k], want[k]);
+  // A row of the smallest denormals: qmax / max|x| overflows to infinity, so
+  // x * inv is +-inf, which both clamp to +-qmax (the SIMD rounding's large-value path).
+  float tiny[10];
+  for (int k = 0; k < 10; k++) tiny[k] = (k % 3 ? -1.0f : 1.0f) * FLT_TRUE_MIN * (float)(1 + k % 2);
+  rmt_quantize_row__ref(q, &scale, tiny, 10, RMT_QMAX_I8);
+  rmt_quantize_rows_i16__wasmsimd(q16, &scale16, tiny, 1, 10, RMT_QMAX_I8);
+  for (int k = 0; k < 10; k++) {
+    int w = tiny[k] > 0 ? RMT_QMAX_I8 : -RMT_QMAX_I8;
+    CHECK(q[k] == w && q16[k] == w, "quantize denormal %g: %d, simd %d, expected %d", tiny[k], q[k], q16[k], w);
+  }
 
   // 16-bit activations: the largest qmax whose sums stay in int32, and the
   // extreme sum (every q at +qmax, every weight 127) exact at widths where it
