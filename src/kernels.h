@@ -171,6 +171,9 @@ size_t rmt_first_nonfinite_f32__ref(const float *x, size_t n);
 
 // ---- Softmax family over one row of n values (in place)
 void rmt_softmax_f32(float *x, int n);
+// The same values in the wasm build (its e^x 4 at a time as that libm's expf
+// computes it, 2 lanes of double); natively within 2 ulps (another expf).
+void rmt_softmax_f32__wasmsimd(float *x, int n);
 // out = x - max - log(sum(exp(x - max))); returns nothing, out may alias x.
 void rmt_log_softmax_f32(float *out, const float *x, int n);
 // The same with e^x on 4 lanes (a polynomial, relative error < 2e-7, and the

@@ -311,6 +311,72 @@ void rmt_log_softmax_f32__wasmsimd(float *out, const float *x, int n) {
   for (; i < n; i++) out[i] = x[i] - max - log_sum;
 }
 
+// libm's expf as the WebAssembly build links it (Emscripten's musl: Arm's
+// optimized-routines expf, EXP2F_TABLE_BITS 5, a cubic in double), two lanes
+// at a time in f64x2: the same double operations in the same order, so the
+// same float for every x (checked over every float in [-104, 0] against
+// expf in the wasm build). A group of 4 with a lane where expf takes its
+// special path (|x| >= 88 or NaN: tiny, overflowing or Inf/NaN results) is
+// handed to expf itself. These constants are musl's __exp2f_data.
+static const uint64_t exp2f_tab[32] = {
+  0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+  0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+  0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+  0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+  0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+  0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+  0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+  0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
+};
+
+static inline v128_t expf_f64x2(v128_t xd) {
+  const double shift = 0x1.8p+52, invln2_scaled = 0x1.71547652b82fep+0 * 32;
+  const double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
+               c2 = 0x1.62e42ff0c52d6p-1 / 32;
+  // x * 32 / ln2 = k + r, k rounded to nearest by adding 1.5 * 2^52
+  v128_t z = wasm_f64x2_mul(wasm_f64x2_splat(invln2_scaled), xd);
+  v128_t kd = wasm_f64x2_add(z, wasm_f64x2_splat(shift)), ki = kd;
+  kd = wasm_f64x2_sub(kd, wasm_f64x2_splat(shift));
+  v128_t r = wasm_f64x2_sub(z, kd);
+  // s = 2^(k/32): the table's 2^((k % 32)/32) with k / 32 added to the exponent
+  v128_t t = wasm_i64x2_make((int64_t)exp2f_tab[wasm_i64x2_extract_lane(ki, 0) & 31],
+                             (int64_t)exp2f_tab[wasm_i64x2_extract_lane(ki, 1) & 31]);
+  v128_t s = wasm_i64x2_add(t, wasm_i64x2_shl(ki, 52 - 5));
+  // e^x ~= s * (c0 r^3 + c1 r^2 + c2 r + 1)
+  z = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_splat(c0), r), wasm_f64x2_splat(c1));
+  v128_t r2 = wasm_f64x2_mul(r, r);
+  v128_t y = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_splat(c2), r), wasm_f64x2_splat(1.0));
+  y = wasm_f64x2_add(wasm_f64x2_mul(z, r2), y);
+  return wasm_f64x2_mul(y, s);
+}
+
+// expf of 4 lanes into out[0..3].
+static inline void expf_f32x4(float *out, v128_t x) {
+  v128_t special = wasm_i32x4_ge(wasm_v128_and(x, wasm_i32x4_splat(0x7fffffff)), wasm_i32x4_splat(0x42b00000));
+  if (wasm_v128_any_true(special)) {
+    float lanes[4];
+    wasm_v128_store(lanes, x);
+    for (int j = 0; j < 4; j++) out[j] = expf(lanes[j]);
+    return;
+  }
+  v128_t lo = wasm_f32x4_demote_f64x2_zero(expf_f64x2(wasm_f64x2_promote_low_f32x4(x)));
+  v128_t hi = wasm_f32x4_demote_f64x2_zero(expf_f64x2(wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(x, x, 2, 3, 2, 3))));
+  wasm_v128_store(out, wasm_i32x4_shuffle(lo, hi, 0, 1, 4, 5));
+}
+
+// rmt_softmax_f32 with its expf 4 at a time (the same values: expf_f32x4) and
+// the scaling by 1 / sum in vectors; the max and the sum stay in its order.
+void rmt_softmax_f32__wasmsimd(float *x, int n) {
+  float max = -INFINITY;
+  for (int i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) expf_f32x4(x + i, wasm_f32x4_sub(wasm_v128_load(x + i), wasm_f32x4_splat(max)));
+  for (; i < n; i++) x[i] = expf(x[i] - max);
+  float sum = 0.0f;
+  for (i = 0; i < n; i++) sum += x[i];
+  rmt_scale_f32__wasmsimd(x, 1.0f / sum, (size_t)n);
+}
+
 static inline float dot_f32(const float *a, const float *b, int n) {
   int n4 = n & ~3;
   v128_t acc = wasm_f32x4_splat(0);
@@ -383,7 +449,7 @@ void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, c
     int off = h * E, t = 0;
     for (; t + 4 <= T; t += 4) dot4_f32(scores + t, q + off, keys + t, off, E);
     for (; t < T; t++) scores[t] = dot_f32(q + off, keys[t] + off, E);
-    rmt_softmax_f32(scores, T);
+    rmt_softmax_f32__wasmsimd(scores, T);
     add_head_probs(probs, scores, h, T, H);
     weighted_values(out + off, scores, values, off, T, E);
   }

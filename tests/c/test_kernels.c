@@ -195,6 +195,36 @@ static void test_softmax(void) {
   CHECK(isfinite(big[0]) && big[2] > big[1], "softmax overflowed");
 }
 
+// The SIMD softmax against the plain one: the same floats where libm is the
+// wasm build's (musl's expf, which its e^x copies); another libm's expf may
+// round an exp, so the sum, differently: 2 ulps allowed. Rows of attention
+// scores, every tail length, and lanes on expf's special path (-inf, exp
+// under e^-88 and under e^-104).
+static void test_softmax_simd(void) {
+  static float x[300], want[300], got[300];
+  uint32_t seed = 11;
+  int max_ulps = 0;
+  for (int n = 1; n <= 300; n += n < 40 ? 1 : 37) {
+    for (int i = 0; i < n; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      x[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 30.0f;
+      if (n > 8 && i % 11 == 5) x[i] = i % 3 ? -INFINITY : -100.0f - (float)(i % 7);
+    }
+    memcpy(want, x, sizeof(float) * n);
+    memcpy(got, x, sizeof(float) * n);
+    rmt_softmax_f32(want, n);
+    rmt_softmax_f32__wasmsimd(got, n);
+    for (int i = 0; i < n; i++) {
+      int32_t a, b;
+      memcpy(&a, &want[i], 4), memcpy(&b, &got[i], 4);
+      int ulps = abs(a - b);
+      max_ulps = ulps > max_ulps ? ulps : max_ulps;
+      CHECK(ulps <= 2, "softmax n %d, %d: %.9g vs %.9g", n, i, got[i], want[i]);
+    }
+  }
+  printf("softmax: SIMD within %d ulp of the plain one\n", max_ulps);
+}
+
 // The SIMD log-softmax against the plain one: rows of logits of a model's
 // spread (and some masked with -inf, as a shortlist does), every tail length.
 static void test_log_softmax_simd(void) {
@@ -528,6 +558,7 @@ int main(void) {
   test_f16_to_f32();
   test_first_nonfinite();
   test_softmax();
+  test_softmax_simd();
   test_log_softmax_simd();
   test_attention();
   return test_report("test_kernels");
