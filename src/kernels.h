@@ -193,4 +193,12 @@ void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, c
                                      const float *const *values, int T, int H, int E, float *scores);
 void rmt_attention_row_f32__ref(float *out, float *probs, const float *q, const float *const *keys,
                                 const float *const *values, int T, int H, int E, float *scores);
+// The same for n query rows q (rows of width D) over the same keys and values,
+// out likewise, no probs: the same floats as n calls of the row kernel. The
+// SIMD one takes rows in pairs (each key and value vector loaded once for
+// two rows). scores: 2 T floats scratch.
+void rmt_attention_rows_f32__wasmsimd(float *out, const float *q, int n, int D, const float *const *keys,
+                                      const float *const *values, int T, int H, int E, float *scores);
+void rmt_attention_rows_f32__ref(float *out, const float *q, int n, int D, const float *const *keys,
+                                 const float *const *values, int T, int H, int E, float *scores);
 #endif

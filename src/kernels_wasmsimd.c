@@ -393,6 +393,17 @@ static void add_head_probs(float *probs, const float *scores, int h, int T, int 
   for (int t = 0; t < T; t++) probs[t] = (h ? probs[t] : 0.0f) + scores[t] * w;
 }
 
+// Lanes ((0 + 1) + 2) + 3 of a0..a3 (hsum_f32x4's order) into out[0..3]: a
+// 4x4 transpose, then three vector adds.
+static inline void hsum4_f32x4(float *out, v128_t a0, v128_t a1, v128_t a2, v128_t a3) {
+  v128_t t0 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
+  v128_t t2 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
+  v128_t sum = wasm_f32x4_add(wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+  wasm_v128_store(out, sum);
+}
+
 // dot_f32 of q with 4 keys at once (4 independent add chains), each sum in
 // dot_f32's order: lanes ((0 + 1) + 2) + 3 after a 4x4 transpose, then the tail.
 static inline void dot4_f32(float *out, const float *q, const float *const *keys, int off, int n) {
@@ -406,14 +417,30 @@ static inline void dot4_f32(float *out, const float *q, const float *const *keys
     a2 = rmt_f32x4_madd(x, wasm_v128_load(k2 + i), a2);
     a3 = rmt_f32x4_madd(x, wasm_v128_load(k3 + i), a3);
   }
-  v128_t t0 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
-  v128_t t2 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
-  v128_t sum = wasm_f32x4_add(wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
-  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
-  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
-  wasm_v128_store(out, sum);
+  hsum4_f32x4(out, a0, a1, a2, a3);
   for (int j = 0; j < 4; j++) {
     for (int i = n4; i < n; i++) out[j] += q[i] * keys[j][off + i];
+  }
+}
+
+// dot4_f32 of two query rows q0, q1 with the same 4 keys: each key vector
+// loaded once for both, 8 add chains; every sum in dot4_f32's order.
+static inline void dot4x2_f32(float *out0, float *out1, const float *q0, const float *q1, const float *const *keys,
+                              int off, int n) {
+  int n4 = n & ~3;
+  const float *k0 = keys[0] + off, *k1 = keys[1] + off, *k2 = keys[2] + off, *k3 = keys[3] + off;
+  v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+  for (int i = 0; i < n4; i += 4) {
+    v128_t x = wasm_v128_load(q0 + i), y = wasm_v128_load(q1 + i), k;
+    k = wasm_v128_load(k0 + i), a0 = rmt_f32x4_madd(x, k, a0), b0 = rmt_f32x4_madd(y, k, b0);
+    k = wasm_v128_load(k1 + i), a1 = rmt_f32x4_madd(x, k, a1), b1 = rmt_f32x4_madd(y, k, b1);
+    k = wasm_v128_load(k2 + i), a2 = rmt_f32x4_madd(x, k, a2), b2 = rmt_f32x4_madd(y, k, b2);
+    k = wasm_v128_load(k3 + i), a3 = rmt_f32x4_madd(x, k, a3), b3 = rmt_f32x4_madd(y, k, b3);
+  }
+  hsum4_f32x4(out0, a0, a1, a2, a3);
+  hsum4_f32x4(out1, b0, b1, b2, b3);
+  for (int j = 0; j < 4; j++) {
+    for (int i = n4; i < n; i++) out0[j] += q0[i] * keys[j][off + i], out1[j] += q1[i] * keys[j][off + i];
   }
 }
 
@@ -443,6 +470,31 @@ static void weighted_values(float *dst, const float *p, const float *const *valu
   }
 }
 
+// weighted_values for two rows of weights p0, p1 over the same values: each
+// value vector loaded once for both, 16 features of each row in registers;
+// every sum over t in order, as weighted_values adds it.
+static void weighted_values2(float *dst0, float *dst1, const float *p0, const float *p1, const float *const *values,
+                             int off, int T, int E) {
+  int e = 0;
+  for (; e + 16 <= E; e += 16) {
+    v128_t a[4], b[4];
+    for (int j = 0; j < 4; j++) a[j] = b[j] = wasm_f32x4_splat(0);
+    for (int t = 0; t < T; t++) {
+      const float *v = values[t] + off + e;
+      v128_t w0 = wasm_f32x4_splat(p0[t]), w1 = wasm_f32x4_splat(p1[t]);
+      for (int j = 0; j < 4; j++) {
+        v128_t x = wasm_v128_load(v + 4 * j);
+        a[j] = rmt_f32x4_madd(w0, x, a[j]), b[j] = rmt_f32x4_madd(w1, x, b[j]);
+      }
+    }
+    for (int j = 0; j < 4; j++) wasm_v128_store(dst0 + e + 4 * j, a[j]), wasm_v128_store(dst1 + e + 4 * j, b[j]);
+  }
+  if (e < E) {
+    weighted_values(dst0 + e, p0, values, off + e, T, E - e);
+    weighted_values(dst1 + e, p1, values, off + e, T, E - e);
+  }
+}
+
 void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, const float *const *keys,
                                      const float *const *values, int T, int H, int E, float *scores) {
   for (int h = 0; h < H; h++) {
@@ -452,5 +504,25 @@ void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, c
     rmt_softmax_f32__wasmsimd(scores, T);
     add_head_probs(probs, scores, h, T, H);
     weighted_values(out + off, scores, values, off, T, E);
+  }
+}
+
+void rmt_attention_rows_f32__wasmsimd(float *out, const float *q, int n, int D, const float *const *keys,
+                                      const float *const *values, int T, int H, int E, float *scores) {
+  int r = 0;
+  for (; r + 2 <= n; r += 2) {
+    float *out0 = out + (size_t)r * D, *out1 = out0 + D, *s0 = scores, *s1 = scores + T;
+    const float *q0 = q + (size_t)r * D, *q1 = q0 + D;
+    for (int h = 0; h < H; h++) {
+      int off = h * E, t = 0;
+      for (; t + 4 <= T; t += 4) dot4x2_f32(s0 + t, s1 + t, q0 + off, q1 + off, keys + t, off, E);
+      for (; t < T; t++) s0[t] = dot_f32(q0 + off, keys[t] + off, E), s1[t] = dot_f32(q1 + off, keys[t] + off, E);
+      rmt_softmax_f32__wasmsimd(s0, T);
+      rmt_softmax_f32__wasmsimd(s1, T);
+      weighted_values2(out0 + off, out1 + off, s0, s1, values, off, T, E);
+    }
+  }
+  for (; r < n; r++) {
+    rmt_attention_row_f32__wasmsimd(out + (size_t)r * D, NULL, q + (size_t)r * D, keys, values, T, H, E, scores);
   }
 }
