@@ -6,6 +6,7 @@
 //   __wasmrelaxed i32x4.relaxed_dot_i8x16_i7x16_add_s (rmt_i32x4_dot_i8x16_i7x16_add,
 //                 simd.h): weights int8, activations >= 0 as bytes 0..127, groups of 4 k.
 // Each mirrors rmt_gemm_i8__ref / rmt_quantize_row__ref (kernels_ref.c), bit for bit.
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -176,9 +177,15 @@ static float absmax_f32(const float *x, int K) {
 // caller clamps them to +-qmax), NaN becomes 0: what f32x4.nearest then
 // i32x4.trunc_sat_f32x4 give, in 4 instructions instead of about 10.
 static ALWAYS_INLINE v128_t round_to_i32(v128_t y) {
+#if FLT_EVAL_METHOD != 0
+  // Excess precision (x87: natively on i386, through SIMDe) may skip the
+  // roundings the constant relies on: the two instructions it stands for.
+  return wasm_i32x4_trunc_sat_f32x4(wasm_f32x4_nearest(y));
+#else
   v128_t magic = wasm_f32x4_splat(12582912.0f);
   v128_t r = wasm_i32x4_sub(wasm_f32x4_add(y, magic), magic);
   return wasm_v128_and(r, wasm_f32x4_eq(y, y));
+#endif
 }
 
 static ALWAYS_INLINE float quantize_row(const float *x, int K, int qmin, int qmax,

@@ -330,18 +330,19 @@ static const uint64_t exp2f_tab[32] = {
 };
 
 static inline v128_t expf_f64x2(v128_t xd) {
-  const double shift = 0x1.8p+52, invln2_scaled = 0x1.71547652b82fep+0 * 32;
+  const double invln2_scaled = 0x1.71547652b82fep+0 * 32;
   const double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
                c2 = 0x1.62e42ff0c52d6p-1 / 32;
-  // x * 32 / ln2 = k + r, k rounded to nearest by adding 1.5 * 2^52
+  // x * 32 / ln2 = k + r, k rounded half to even: what musl's z + 1.5 * 2^52
+  // - 1.5 * 2^52 gives (|z| < 2^51 here), by a rounding that excess
+  // precision (x87, natively on i386) cannot skip
   v128_t z = wasm_f64x2_mul(wasm_f64x2_splat(invln2_scaled), xd);
-  v128_t kd = wasm_f64x2_add(z, wasm_f64x2_splat(shift)), ki = kd;
-  kd = wasm_f64x2_sub(kd, wasm_f64x2_splat(shift));
+  v128_t kd = wasm_f64x2_nearest(z);
   v128_t r = wasm_f64x2_sub(z, kd);
   // s = 2^(k/32): the table's 2^((k % 32)/32) with k / 32 added to the exponent
-  v128_t t = wasm_i64x2_make((int64_t)exp2f_tab[wasm_i64x2_extract_lane(ki, 0) & 31],
-                             (int64_t)exp2f_tab[wasm_i64x2_extract_lane(ki, 1) & 31]);
-  v128_t s = wasm_i64x2_add(t, wasm_i64x2_shl(ki, 52 - 5));
+  int64_t k0 = (int64_t)wasm_f64x2_extract_lane(kd, 0), k1 = (int64_t)wasm_f64x2_extract_lane(kd, 1);
+  v128_t s = wasm_i64x2_make((int64_t)(exp2f_tab[k0 & 31] + ((uint64_t)k0 << (52 - 5))),
+                             (int64_t)(exp2f_tab[k1 & 31] + ((uint64_t)k1 << (52 - 5))));
   // e^x ~= s * (c0 r^3 + c1 r^2 + c2 r + 1)
   z = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_splat(c0), r), wasm_f64x2_splat(c1));
   v128_t r2 = wasm_f64x2_mul(r, r);

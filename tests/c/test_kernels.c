@@ -197,7 +197,8 @@ static void test_softmax(void) {
 
 // The SIMD softmax against the plain one: the same floats where libm is the
 // wasm build's (musl's expf, which its e^x copies); another libm's expf may
-// round an exp, so the sum, differently: 2 ulps allowed. Rows of attention
+// round an exp, so the sum, differently: 2 ulps allowed (64 where floats
+// are computed with excess precision: i386's x87). Rows of attention
 // scores, every tail length, and lanes on expf's special path (-inf, exp
 // under e^-88 and under e^-104).
 static void test_softmax_simd(void) {
@@ -219,7 +220,7 @@ static void test_softmax_simd(void) {
       memcpy(&a, &want[i], 4), memcpy(&b, &got[i], 4);
       int ulps = abs(a - b);
       max_ulps = ulps > max_ulps ? ulps : max_ulps;
-      CHECK(ulps <= 2, "softmax n %d, %d: %.9g vs %.9g", n, i, got[i], want[i]);
+      CHECK(ulps <= (FLT_EVAL_METHOD == 0 ? 2 : 64), "softmax n %d, %d: %.9g vs %.9g", n, i, got[i], want[i]);
     }
   }
   printf("softmax: SIMD within %d ulp of the plain one\n", max_ulps);
@@ -257,7 +258,8 @@ static void test_log_softmax_simd(void) {
 
 // Several query rows over the same keys (the encoder's self-attention): the
 // SIMD kernel (rows in pairs) against the plain one, and bit-identical to
-// the SIMD row kernel called row by row. Odd and even row counts, widths
+// the SIMD row kernel called row by row (where floats have no excess
+// precision, as in WebAssembly). Odd and even row counts, widths
 // with and without tails.
 static void test_attention_rows(void) {
   static const int configs[][4] = {{1, 1, 1, 1}, {5, 3, 4, 16}, {6, 17, 2, 3}, {41, 41, 4, 64}, {7, 9, 2, 19}};
@@ -277,7 +279,9 @@ static void test_attention_rows(void) {
     }
     float diff = max_abs_diff(out, ref, (size_t)n * D);
     CHECK(diff < 1e-5f, "attention rows n=%d T=%d H=%d E=%d: max diff %g", n, T, H, E, diff);
-    CHECK(memcmp(out, rows, sizeof(float) * n * D) == 0, "attention rows n=%d T=%d: differ from the row kernel's", n, T);
+    // (x87's excess precision, natively on i386, may round scalar tails differently)
+    CHECK(FLT_EVAL_METHOD != 0 || memcmp(out, rows, sizeof(float) * n * D) == 0,
+          "attention rows n=%d T=%d: differ from the row kernel's", n, T);
     free(keys), free(values), free(q), free(out), free(ref), free(rows), free(scores), free(k_rows), free(v_rows);
   }
 }
