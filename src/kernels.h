@@ -175,6 +175,9 @@ size_t rmt_first_nonfinite_f16__ref(const unsigned char *src, size_t n);
 
 // ---- Softmax family over one row of n values (in place)
 void rmt_softmax_f32(float *x, int n);
+// The same values in the wasm build (its e^x 4 at a time as that libm's expf
+// computes it, 2 lanes of double); natively within 2 ulps (another expf).
+void rmt_softmax_f32__wasmsimd(float *x, int n);
 // out = x - max - log(sum(exp(x - max))); returns nothing, out may alias x.
 void rmt_log_softmax_f32(float *out, const float *x, int n);
 // The same with e^x on 4 lanes (a polynomial, relative error < 2e-7, and the
@@ -194,4 +197,12 @@ void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, c
                                      const float *const *values, int T, int H, int E, float *scores);
 void rmt_attention_row_f32__ref(float *out, float *probs, const float *q, const float *const *keys,
                                 const float *const *values, int T, int H, int E, float *scores);
+// The same for n query rows q (rows of width D) over the same keys and values,
+// out likewise, no probs: the same floats as n calls of the row kernel. The
+// SIMD one takes rows in pairs (each key and value vector loaded once for
+// two rows). scores: 2 T floats scratch.
+void rmt_attention_rows_f32__wasmsimd(float *out, const float *q, int n, int D, const float *const *keys,
+                                      const float *const *values, int T, int H, int E, float *scores);
+void rmt_attention_rows_f32__ref(float *out, const float *q, int n, int D, const float *const *keys,
+                                 const float *const *values, int T, int H, int E, float *scores);
 #endif

@@ -140,3 +140,10 @@ void rmt_gemm_i8__ref(float *C, const int32_t *Aq, const float *a_scale, const i
     }
   }
 }
+
+void rmt_attention_rows_f32__ref(float *out, const float *q, int n, int D, const float *const *keys,
+                                 const float *const *values, int T, int H, int E, float *scores) {
+  for (int r = 0; r < n; r++) {
+    rmt_attention_row_f32__ref(out + (size_t)r * D, NULL, q + (size_t)r * D, keys, values, T, H, E, scores);
+  }
+}

@@ -325,6 +325,73 @@ void rmt_log_softmax_f32__wasmsimd(float *out, const float *x, int n) {
   for (; i < n; i++) out[i] = x[i] - max - log_sum;
 }
 
+// libm's expf as the WebAssembly build links it (Emscripten's musl: Arm's
+// optimized-routines expf, EXP2F_TABLE_BITS 5, a cubic in double), two lanes
+// at a time in f64x2: the same double operations in the same order, so the
+// same float for every x (checked over every float in [-104, 0] against
+// expf in the wasm build). A group of 4 with a lane where expf takes its
+// special path (|x| >= 88 or NaN: tiny, overflowing or Inf/NaN results) is
+// handed to expf itself. These constants are musl's __exp2f_data.
+static const uint64_t exp2f_tab[32] = {
+  0x3ff0000000000000, 0x3fefd9b0d3158574, 0x3fefb5586cf9890f, 0x3fef9301d0125b51,
+  0x3fef72b83c7d517b, 0x3fef54873168b9aa, 0x3fef387a6e756238, 0x3fef1e9df51fdee1,
+  0x3fef06fe0a31b715, 0x3feef1a7373aa9cb, 0x3feedea64c123422, 0x3feece086061892d,
+  0x3feebfdad5362a27, 0x3feeb42b569d4f82, 0x3feeab07dd485429, 0x3feea47eb03a5585,
+  0x3feea09e667f3bcd, 0x3fee9f75e8ec5f74, 0x3feea11473eb0187, 0x3feea589994cce13,
+  0x3feeace5422aa0db, 0x3feeb737b0cdc5e5, 0x3feec49182a3f090, 0x3feed503b23e255d,
+  0x3feee89f995ad3ad, 0x3feeff76f2fb5e47, 0x3fef199bdd85529c, 0x3fef3720dcef9069,
+  0x3fef5818dcfba487, 0x3fef7c97337b9b5f, 0x3fefa4afa2a490da, 0x3fefd0765b6e4540,
+};
+
+static inline v128_t expf_f64x2(v128_t xd) {
+  const double invln2_scaled = 0x1.71547652b82fep+0 * 32;
+  const double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
+               c2 = 0x1.62e42ff0c52d6p-1 / 32;
+  // x * 32 / ln2 = k + r, k rounded half to even: what musl's z + 1.5 * 2^52
+  // - 1.5 * 2^52 gives (|z| < 2^51 here), by a rounding that excess
+  // precision (x87, natively on i386) cannot skip
+  v128_t z = wasm_f64x2_mul(wasm_f64x2_splat(invln2_scaled), xd);
+  v128_t kd = wasm_f64x2_nearest(z);
+  v128_t r = wasm_f64x2_sub(z, kd);
+  // s = 2^(k/32): the table's 2^((k % 32)/32) with k / 32 added to the exponent
+  int64_t k0 = (int64_t)wasm_f64x2_extract_lane(kd, 0), k1 = (int64_t)wasm_f64x2_extract_lane(kd, 1);
+  v128_t s = wasm_i64x2_make((int64_t)(exp2f_tab[k0 & 31] + ((uint64_t)k0 << (52 - 5))),
+                             (int64_t)(exp2f_tab[k1 & 31] + ((uint64_t)k1 << (52 - 5))));
+  // e^x ~= s * (c0 r^3 + c1 r^2 + c2 r + 1)
+  z = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_splat(c0), r), wasm_f64x2_splat(c1));
+  v128_t r2 = wasm_f64x2_mul(r, r);
+  v128_t y = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_splat(c2), r), wasm_f64x2_splat(1.0));
+  y = wasm_f64x2_add(wasm_f64x2_mul(z, r2), y);
+  return wasm_f64x2_mul(y, s);
+}
+
+// expf of 4 lanes into out[0..3].
+static inline void expf_f32x4(float *out, v128_t x) {
+  v128_t special = wasm_i32x4_ge(wasm_v128_and(x, wasm_i32x4_splat(0x7fffffff)), wasm_i32x4_splat(0x42b00000));
+  if (wasm_v128_any_true(special)) {
+    float lanes[4];
+    wasm_v128_store(lanes, x);
+    for (int j = 0; j < 4; j++) out[j] = expf(lanes[j]);
+    return;
+  }
+  v128_t lo = wasm_f32x4_demote_f64x2_zero(expf_f64x2(wasm_f64x2_promote_low_f32x4(x)));
+  v128_t hi = wasm_f32x4_demote_f64x2_zero(expf_f64x2(wasm_f64x2_promote_low_f32x4(wasm_i32x4_shuffle(x, x, 2, 3, 2, 3))));
+  wasm_v128_store(out, wasm_i32x4_shuffle(lo, hi, 0, 1, 4, 5));
+}
+
+// rmt_softmax_f32 with its expf 4 at a time (the same values: expf_f32x4) and
+// the scaling by 1 / sum in vectors; the max and the sum stay in its order.
+void rmt_softmax_f32__wasmsimd(float *x, int n) {
+  float max = -INFINITY;
+  for (int i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) expf_f32x4(x + i, wasm_f32x4_sub(wasm_v128_load(x + i), wasm_f32x4_splat(max)));
+  for (; i < n; i++) x[i] = expf(x[i] - max);
+  float sum = 0.0f;
+  for (i = 0; i < n; i++) sum += x[i];
+  rmt_scale_f32__wasmsimd(x, 1.0f / sum, (size_t)n);
+}
+
 static inline float dot_f32(const float *a, const float *b, int n) {
   int n4 = n & ~3;
   v128_t acc = wasm_f32x4_splat(0);
@@ -341,6 +408,17 @@ static void add_head_probs(float *probs, const float *scores, int h, int T, int 
   for (int t = 0; t < T; t++) probs[t] = (h ? probs[t] : 0.0f) + scores[t] * w;
 }
 
+// Lanes ((0 + 1) + 2) + 3 of a0..a3 (hsum_f32x4's order) into out[0..3]: a
+// 4x4 transpose, then three vector adds.
+static inline void hsum4_f32x4(float *out, v128_t a0, v128_t a1, v128_t a2, v128_t a3) {
+  v128_t t0 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
+  v128_t t2 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
+  v128_t sum = wasm_f32x4_add(wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+  wasm_v128_store(out, sum);
+}
+
 // dot_f32 of q with 4 keys at once (4 independent add chains), each sum in
 // dot_f32's order: lanes ((0 + 1) + 2) + 3 after a 4x4 transpose, then the tail.
 static inline void dot4_f32(float *out, const float *q, const float *const *keys, int off, int n) {
@@ -354,14 +432,30 @@ static inline void dot4_f32(float *out, const float *q, const float *const *keys
     a2 = rmt_f32x4_madd(x, wasm_v128_load(k2 + i), a2);
     a3 = rmt_f32x4_madd(x, wasm_v128_load(k3 + i), a3);
   }
-  v128_t t0 = wasm_i32x4_shuffle(a0, a1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(a2, a3, 0, 4, 1, 5);
-  v128_t t2 = wasm_i32x4_shuffle(a0, a1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(a2, a3, 2, 6, 3, 7);
-  v128_t sum = wasm_f32x4_add(wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5), wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
-  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
-  sum = wasm_f32x4_add(sum, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
-  wasm_v128_store(out, sum);
+  hsum4_f32x4(out, a0, a1, a2, a3);
   for (int j = 0; j < 4; j++) {
     for (int i = n4; i < n; i++) out[j] += q[i] * keys[j][off + i];
+  }
+}
+
+// dot4_f32 of two query rows q0, q1 with the same 4 keys: each key vector
+// loaded once for both, 8 add chains; every sum in dot4_f32's order.
+static inline void dot4x2_f32(float *out0, float *out1, const float *q0, const float *q1, const float *const *keys,
+                              int off, int n) {
+  int n4 = n & ~3;
+  const float *k0 = keys[0] + off, *k1 = keys[1] + off, *k2 = keys[2] + off, *k3 = keys[3] + off;
+  v128_t a0 = wasm_f32x4_splat(0), a1 = a0, a2 = a0, a3 = a0, b0 = a0, b1 = a0, b2 = a0, b3 = a0;
+  for (int i = 0; i < n4; i += 4) {
+    v128_t x = wasm_v128_load(q0 + i), y = wasm_v128_load(q1 + i), k;
+    k = wasm_v128_load(k0 + i), a0 = rmt_f32x4_madd(x, k, a0), b0 = rmt_f32x4_madd(y, k, b0);
+    k = wasm_v128_load(k1 + i), a1 = rmt_f32x4_madd(x, k, a1), b1 = rmt_f32x4_madd(y, k, b1);
+    k = wasm_v128_load(k2 + i), a2 = rmt_f32x4_madd(x, k, a2), b2 = rmt_f32x4_madd(y, k, b2);
+    k = wasm_v128_load(k3 + i), a3 = rmt_f32x4_madd(x, k, a3), b3 = rmt_f32x4_madd(y, k, b3);
+  }
+  hsum4_f32x4(out0, a0, a1, a2, a3);
+  hsum4_f32x4(out1, b0, b1, b2, b3);
+  for (int j = 0; j < 4; j++) {
+    for (int i = n4; i < n; i++) out0[j] += q0[i] * keys[j][off + i], out1[j] += q1[i] * keys[j][off + i];
   }
 }
 
@@ -391,14 +485,59 @@ static void weighted_values(float *dst, const float *p, const float *const *valu
   }
 }
 
+// weighted_values for two rows of weights p0, p1 over the same values: each
+// value vector loaded once for both, 16 features of each row in registers;
+// every sum over t in order, as weighted_values adds it.
+static void weighted_values2(float *dst0, float *dst1, const float *p0, const float *p1, const float *const *values,
+                             int off, int T, int E) {
+  int e = 0;
+  for (; e + 16 <= E; e += 16) {
+    v128_t a[4], b[4];
+    for (int j = 0; j < 4; j++) a[j] = b[j] = wasm_f32x4_splat(0);
+    for (int t = 0; t < T; t++) {
+      const float *v = values[t] + off + e;
+      v128_t w0 = wasm_f32x4_splat(p0[t]), w1 = wasm_f32x4_splat(p1[t]);
+      for (int j = 0; j < 4; j++) {
+        v128_t x = wasm_v128_load(v + 4 * j);
+        a[j] = rmt_f32x4_madd(w0, x, a[j]), b[j] = rmt_f32x4_madd(w1, x, b[j]);
+      }
+    }
+    for (int j = 0; j < 4; j++) wasm_v128_store(dst0 + e + 4 * j, a[j]), wasm_v128_store(dst1 + e + 4 * j, b[j]);
+  }
+  if (e < E) {
+    weighted_values(dst0 + e, p0, values, off + e, T, E - e);
+    weighted_values(dst1 + e, p1, values, off + e, T, E - e);
+  }
+}
+
 void rmt_attention_row_f32__wasmsimd(float *out, float *probs, const float *q, const float *const *keys,
                                      const float *const *values, int T, int H, int E, float *scores) {
   for (int h = 0; h < H; h++) {
     int off = h * E, t = 0;
     for (; t + 4 <= T; t += 4) dot4_f32(scores + t, q + off, keys + t, off, E);
     for (; t < T; t++) scores[t] = dot_f32(q + off, keys[t] + off, E);
-    rmt_softmax_f32(scores, T);
+    rmt_softmax_f32__wasmsimd(scores, T);
     add_head_probs(probs, scores, h, T, H);
     weighted_values(out + off, scores, values, off, T, E);
+  }
+}
+
+void rmt_attention_rows_f32__wasmsimd(float *out, const float *q, int n, int D, const float *const *keys,
+                                      const float *const *values, int T, int H, int E, float *scores) {
+  int r = 0;
+  for (; r + 2 <= n; r += 2) {
+    float *out0 = out + (size_t)r * D, *out1 = out0 + D, *s0 = scores, *s1 = scores + T;
+    const float *q0 = q + (size_t)r * D, *q1 = q0 + D;
+    for (int h = 0; h < H; h++) {
+      int off = h * E, t = 0;
+      for (; t + 4 <= T; t += 4) dot4x2_f32(s0 + t, s1 + t, q0 + off, q1 + off, keys + t, off, E);
+      for (; t < T; t++) s0[t] = dot_f32(q0 + off, keys[t] + off, E), s1[t] = dot_f32(q1 + off, keys[t] + off, E);
+      rmt_softmax_f32__wasmsimd(s0, T);
+      rmt_softmax_f32__wasmsimd(s1, T);
+      weighted_values2(out0 + off, out1 + off, s0, s1, values, off, T, E);
+    }
+  }
+  for (; r < n; r++) {
+    rmt_attention_row_f32__wasmsimd(out + (size_t)r * D, NULL, q + (size_t)r * D, keys, values, T, H, E, scores);
   }
 }

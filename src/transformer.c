@@ -134,7 +134,7 @@ typedef struct {
 
 static attention_scratch scratch_of(const rmt_translation *tr, int thread) {
   size_t at = (size_t)thread * tr->keys_max;
-  return (attention_scratch){tr->key_rows + at, tr->value_rows + at, tr->scores + at};
+  return (attention_scratch){tr->key_rows + at, tr->value_rows + at, tr->scores + 2 * at};
 }
 
 // q (already projected and scaled) attends over the key/value rows listed in
@@ -201,14 +201,19 @@ static void project(rmt_translation *tr, const rmt_attention *attn, int with_q, 
 
 // ---------------------------------------------------------------- encoder
 
-// Encoder self-attention of sentences begin..end-1: each row over its sentence's rows.
+// Encoder self-attention of sentences begin..end-1: each row over its
+// sentence's rows, all of a sentence's rows in one call (two at a time over
+// the same keys).
 static void encoder_attention(void *ctx, int begin, int end, int thread) {
   rmt_translation *tr = ctx;
+  const rmt_config *c = &tr->model->config;
   attention_scratch scratch = scratch_of(tr, thread);
   for (int s = begin; s < end; s++) {
     int first = tr->src_offset[s], n = tr->src_len[s];
+    size_t at = (size_t)first * c->d_model;
     list_sentence_rows(tr, &scratch, tr->k, tr->v, first, n);
-    for (int t = 0; t < n; t++) attend(tr, &scratch, first + t, n, NULL);
+    rmt_attention_rows_f32__wasmsimd(tr->attn + at, tr->q + at, n, c->d_model, scratch.key_rows, scratch.value_rows, n,
+                                     c->n_heads, c->head_dim, scratch.scores);
   }
 }
 

@@ -161,7 +161,7 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(sub_out, float, MUL(rows, D));
   TAKE(hidden, float, MUL(rows, (size_t)c->ffn_dim));
   TAKE(logits, float, MUL(R, (size_t)c->vocab_size));
-  TAKE(scores, float, MUL(d->keys, d->threads));
+  TAKE(scores, float, MUL(MUL(2, d->keys), d->threads));  // two rows at a time (rmt_attention_rows_f32)
   TAKE(key_rows, const float *, MUL(d->keys, d->threads));
   TAKE(value_rows, const float *, MUL(d->keys, d->threads));
   TAKE(cand_score, float, MUL(N, MUL(2, B)));

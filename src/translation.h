@@ -115,7 +115,7 @@ struct rmt_translation {
   float *act_scale;  // [max rows] its row scales
   int keys_max;        // the most keys a row attends over (steps_max or src_max)
   int scratch_threads; // threads with their own copy of the attention scratch below (threads.h)
-  float *scores;     // [scratch_threads][keys_max] attention scores
+  float *scores;     // [scratch_threads][2 keys_max] attention scores (of two rows)
   const float **key_rows, **value_rows;  // [scratch_threads][keys_max]
   float *cand_score; // [n_sent][2 * beam] each sentence's candidates this step, best first
   int *cand_index;   // [n_sent][2 * beam] flat index beam * V + token

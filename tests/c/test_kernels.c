@@ -231,6 +231,37 @@ static void test_softmax(void) {
   CHECK(isfinite(big[0]) && big[2] > big[1], "softmax overflowed");
 }
 
+// The SIMD softmax against the plain one: the same floats where libm is the
+// wasm build's (musl's expf, which its e^x copies); another libm's expf may
+// round an exp, so the sum, differently: 2 ulps allowed (64 where floats
+// are computed with excess precision: i386's x87). Rows of attention
+// scores, every tail length, and lanes on expf's special path (-inf, exp
+// under e^-88 and under e^-104).
+static void test_softmax_simd(void) {
+  static float x[300], want[300], got[300];
+  uint32_t seed = 11;
+  int max_ulps = 0;
+  for (int n = 1; n <= 300; n += n < 40 ? 1 : 37) {
+    for (int i = 0; i < n; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      x[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 30.0f;
+      if (n > 8 && i % 11 == 5) x[i] = i % 3 ? -INFINITY : -100.0f - (float)(i % 7);
+    }
+    memcpy(want, x, sizeof(float) * n);
+    memcpy(got, x, sizeof(float) * n);
+    rmt_softmax_f32(want, n);
+    rmt_softmax_f32__wasmsimd(got, n);
+    for (int i = 0; i < n; i++) {
+      int32_t a, b;
+      memcpy(&a, &want[i], 4), memcpy(&b, &got[i], 4);
+      int ulps = abs(a - b);
+      max_ulps = ulps > max_ulps ? ulps : max_ulps;
+      CHECK(ulps <= (FLT_EVAL_METHOD == 0 ? 2 : 64), "softmax n %d, %d: %.9g vs %.9g", n, i, got[i], want[i]);
+    }
+  }
+  printf("softmax: SIMD within %d ulp of the plain one\n", max_ulps);
+}
+
 // The SIMD log-softmax against the plain one: rows of logits of a model's
 // spread (and some masked with -inf, as a shortlist does), every tail length.
 static void test_log_softmax_simd(void) {
@@ -259,6 +290,36 @@ static void test_log_softmax_simd(void) {
   float log_sum = -lfar[0];  // e^0 plus terms below e^-87: log(1 + ~1e-38) = 0
   CHECK(log_sum >= 0 && log_sum < 1e-6f && lfar[1] == -200.0f - log_sum && lfar[2] == -1e30f - log_sum,
         "far: %g %g %g", lfar[0], lfar[1], lfar[2]);
+}
+
+// Several query rows over the same keys (the encoder's self-attention): the
+// SIMD kernel (rows in pairs) against the plain one, and bit-identical to
+// the SIMD row kernel called row by row (where floats have no excess
+// precision, as in WebAssembly). Odd and even row counts, widths
+// with and without tails.
+static void test_attention_rows(void) {
+  static const int configs[][4] = {{1, 1, 1, 1}, {5, 3, 4, 16}, {6, 17, 2, 3}, {41, 41, 4, 64}, {7, 9, 2, 19}};
+  for (int c = 0; c < 5; c++) {
+    int n = configs[c][0], T = configs[c][1], H = configs[c][2], E = configs[c][3], D = H * E;
+    float *keys = malloc(sizeof(float) * T * D), *values = malloc(sizeof(float) * T * D);
+    float *q = malloc(sizeof(float) * n * D), *out = malloc(sizeof(float) * n * D);
+    float *ref = malloc(sizeof(float) * n * D), *rows = malloc(sizeof(float) * n * D);
+    float *scores = malloc(sizeof(float) * 2 * T);
+    const float **k_rows = malloc(sizeof(float *) * T), **v_rows = malloc(sizeof(float *) * T);
+    fill(keys, (size_t)T * D), fill(values, (size_t)T * D), fill(q, (size_t)n * D);
+    for (int t = 0; t < T; t++) k_rows[t] = keys + (size_t)t * D, v_rows[t] = values + (size_t)t * D;
+    rmt_attention_rows_f32__wasmsimd(out, q, n, D, k_rows, v_rows, T, H, E, scores);
+    rmt_attention_rows_f32__ref(ref, q, n, D, k_rows, v_rows, T, H, E, scores);
+    for (int r = 0; r < n; r++) {
+      rmt_attention_row_f32__wasmsimd(rows + (size_t)r * D, NULL, q + (size_t)r * D, k_rows, v_rows, T, H, E, scores);
+    }
+    float diff = max_abs_diff(out, ref, (size_t)n * D);
+    CHECK(diff < 1e-5f, "attention rows n=%d T=%d H=%d E=%d: max diff %g", n, T, H, E, diff);
+    // (x87's excess precision, natively on i386, may round scalar tails differently)
+    CHECK(FLT_EVAL_METHOD != 0 || memcmp(out, rows, sizeof(float) * n * D) == 0,
+          "attention rows n=%d T=%d: differ from the row kernel's", n, T);
+    free(keys), free(values), free(q), free(out), free(ref), free(rows), free(scores), free(k_rows), free(v_rows);
+  }
 }
 
 static void test_attention(void) {
@@ -439,6 +500,16 @@ static void test_gemm_i8(void) {
   rmt_quantize_rows_i16__wasmsimd(q16, &scale16, x, 1, 10, RMT_QMAX_I8);
   CHECK(scale == 1.0f && scale16 == 1.0f, "quantize: scales %g %g", scale, scale16);
   for (int k = 0; k < 10; k++) CHECK(q[k] == want[k] && q16[k] == want[k], "quantize %g: %d, simd %d, expected %d", x[k], q[k], q16[k], want[k]);
+  // A row of the smallest denormals: qmax / max|x| overflows to infinity, so
+  // x * inv is +-inf, which both clamp to +-qmax (the SIMD rounding's large-value path).
+  float tiny[10];
+  for (int k = 0; k < 10; k++) tiny[k] = (k % 3 ? -1.0f : 1.0f) * FLT_TRUE_MIN * (float)(1 + k % 2);
+  rmt_quantize_row__ref(q, &scale, tiny, 10, RMT_QMAX_I8);
+  rmt_quantize_rows_i16__wasmsimd(q16, &scale16, tiny, 1, 10, RMT_QMAX_I8);
+  for (int k = 0; k < 10; k++) {
+    int w = tiny[k] > 0 ? RMT_QMAX_I8 : -RMT_QMAX_I8;
+    CHECK(q[k] == w && q16[k] == w, "quantize denormal %g: %d, simd %d, expected %d", tiny[k], q[k], q16[k], w);
+  }
 
   // 16-bit activations: the largest qmax whose sums stay in int32, and the
   // extreme sum (every q at +qmax, every weight 127) exact at widths where it
@@ -565,7 +636,9 @@ int main(void) {
   test_first_nonfinite();
   test_first_nonfinite_f16();
   test_softmax();
+  test_softmax_simd();
   test_log_softmax_simd();
+  test_attention_rows();
   test_attention();
   return test_report("test_kernels");
 }
