@@ -328,7 +328,7 @@ void rmt_log_softmax_f32__wasmsimd(float *out, const float *x, int n) {
 // libm's expf as the WebAssembly build links it (Emscripten's musl: Arm's
 // optimized-routines expf, EXP2F_TABLE_BITS 5, a cubic in double), two lanes
 // at a time in f64x2: the same double operations in the same order, so the
-// same float for every x (checked over every float in [-104, 0] against
+// same float for every x (checked over every float in [-128, 90] against
 // expf in the wasm build). A group of 4 with a lane where expf takes its
 // special path (|x| >= 88 or NaN: tiny, overflowing or Inf/NaN results) is
 // handed to expf itself. These constants are musl's __exp2f_data.
