@@ -86,11 +86,13 @@ build_native() {
   done
 }
 
-# Empties build folder $1 when it was built with other flags than $2 (the
-# i386 builds' sanitizers depend on the machine: i386_runner).
+# Removes what build folder $1 holds (or only its files matching $3) when it
+# was built with other flags than $2 (the i386 builds' sanitizers depend on
+# the machine: i386_runner).
 fresh_for_flags() {
+  mkdir -p "$1"
   if [ "$(cat "$1/flags" 2>/dev/null)" != "$2" ]; then
-    rm -rf "$1" && mkdir -p "$1" && printf '%s\n' "$2" >"$1/flags"
+    (cd "$1" && rm -rf -- ${3:-*}) && printf '%s\n' "$2" >"$1/flags"
   fi
 }
 
@@ -223,7 +225,8 @@ write_shell() {
 }
 
 # The native tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
-SANITIZE_FLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+UBSAN_FLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+SANITIZE_FLAGS="$UBSAN_FLAGS -fsanitize=address"
 build_sanitize() {
   NATIVE_OUT=build/sanitize NATIVE_CFLAGS="$SANITIZE_FLAGS" build_native
 }
@@ -254,7 +257,7 @@ i386_runner() {
   fi
   qemu-i386 build/i386-probe || { echo "build.sh: qemu-i386 cannot run the i386 probe" >&2; exit 1; }
   echo qemu-i386 >build/i386-runner
-  I386_SANITIZE_FLAGS="-D_FILE_OFFSET_BITS=64 -O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+  I386_SANITIZE_FLAGS="-D_FILE_OFFSET_BITS=64 $UBSAN_FLAGS"
 }
 
 # And for i386, where size_t has WASM's 32 bits.
@@ -266,10 +269,7 @@ build_native32() {
 # libFuzzer targets, i386 like WASM (a size that wraps there wraps here).
 build_fuzz() {
   i386_runner
-  # Targets built with other sanitizers are rebuilt (the corpus stays).
-  if [ "$(cat build/fuzz/flags 2>/dev/null)" != "$I386_SANITIZE_FLAGS" ]; then
-    mkdir -p build/fuzz && rm -f build/fuzz/fuzz_* && printf '%s\n' "$I386_SANITIZE_FLAGS" >build/fuzz/flags
-  fi
+  fresh_for_flags build/fuzz "$I386_SANITIZE_FLAGS" 'fuzz_*'  # the targets; the corpus stays
   for target in fuzz/fuzz_*.c; do
     local out="build/fuzz/$(basename "${target%.c}")"
     if [ ! -f "$out" ] || [ -n "$(find src "$target" -newer "$out" -print -quit)" ]; then

@@ -128,10 +128,11 @@ void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const i
 // max|row| / qmax (1 for a row of zeros), q = round-half-even(w / scale)
 // clamped to [-qmax, qmax]. At load: model.c's int8 matrices, the 16-bit
 // output layer.
+static inline float rmt_weight_scale_of(float amax, int qmax) { return amax > 0.0f ? amax / (float)qmax : 1.0f; }
 static inline float rmt_weight_scale(const float *row, int K, int qmax) {
   float amax = 0.0f;
   for (int k = 0; k < K; k++) amax = fabsf(row[k]) > amax ? fabsf(row[k]) : amax;
-  return amax > 0.0f ? amax / (float)qmax : 1.0f;
+  return rmt_weight_scale_of(amax, qmax);
 }
 static inline int rmt_quantize_weight(float w, float scale, int qmax) {
   float q = nearbyintf(w / scale);  // round half to even (the default rounding mode)

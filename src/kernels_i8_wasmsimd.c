@@ -200,8 +200,7 @@ void rmt_quantize_pack_weight_i16(int16_t *packed, float *w_scale, const float *
       continue;
     }
     const float *row = weight + (size_t)n * K;
-    float amax = absmax_f32(row, K), scale = amax > 0.0f ? amax / (float)qmax : 1.0f;  // rmt_weight_scale
-    w_scale[n] = scale;
+    float scale = w_scale[n] = rmt_weight_scale_of(absmax_f32(row, K), qmax);
     v128_t scale4 = wasm_f32x4_splat(scale);
     int k = 0;
     for (; k < K8; k += 8) {
