@@ -22,15 +22,15 @@ export function benchTable(report) {
     `Workload: ${report.workload.texts} (${report.workload.sentences} sentences), target tokens/s with </s>; ` +
     `batched: ${report.workload.batched} sentences a call.`);
   lines.push('');
-  lines.push('| variant | runtime | greedy, 1 a call | greedy, batched | beam 5, 1 a call | beam 5, batched | batched greedy vs f32 | load ms | first translation ms | peak memory MB | wasm KB (gzip) | peak GFLOP/s | GEMM GFLOP/s (of peak) | greedy = f32 |');
-  lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  lines.push('| variant | runtime | greedy, 1 a call | greedy, batched | beam 5, 1 a call | beam 5, batched | batched greedy vs f32 | load ms | first translation ms | peak memory MB | wasm KB (gzip) | peak GFLOP/s | GEMM GFLOP/s (of peak) | int8 peak GOP/s: dot_i16x8 (relaxed dot) | int8 GEMM GOP/s (of dot_i16x8 peak) | greedy = f32 |');
+  lines.push('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   const runtimes = [['node', 'Node'], ['chromium', 'Chromium']].filter(([key]) => report[key]);
   for (const name of Object.keys(report.node)) {
     for (const [key, label] of runtimes) {
       const v = report[key][name];
       if (!v) continue;
       if (v.skipped) {
-        lines.push(`| ${name} | ${label} | ${v.skipped} |${' |'.repeat(11)}`);
+        lines.push(`| ${name} | ${label} | ${v.skipped} |${' |'.repeat(13)}`);
         continue;
       }
       const t = v.tokens_per_s, base = report[key].f32?.tokens_per_s?.greedy_batched;
@@ -38,7 +38,9 @@ export function benchTable(report) {
       lines.push(`| ${name} | ${label} | ${fixed(t.greedy_batch1)} | ${fixed(t.greedy_batched)} | ${fixed(t.beam5_batch1)} | ${fixed(t.beam5_batched)} | ` +
         `${base ? `${fixed(t.greedy_batched / base, 2)}×` : '–'} | ${fixed(v.load_ms)} | ${fixed(v.first_translation_ms)} | ` +
         `${fixed(v.peak_memory_bytes / 2 ** 20)} | ${fixed(size.wasm_bytes / 1024)} (${fixed(size.wasm_gzip_bytes / 1024)}) | ` +
-        `${fixed(v.peak_gflops, 1)} | ${fixed(v.gemm_gflops, 1)} (${fixed(100 * v.gemm_efficiency)}%) | ${v.greedy_equal_to_f32 ?? '–'} |`);
+        `${fixed(v.peak_gflops, 1)} | ${fixed(v.gemm_gflops, 1)} (${fixed(100 * v.gemm_efficiency)}%) | ` +
+        `${fixed(v.int8_peak_gops, 1)}${v.relaxed_dot_peak_gops ? ` (${fixed(v.relaxed_dot_peak_gops, 1)})` : ''} | ` +
+        `${v.int8_gemm_gops ? `${fixed(v.int8_gemm_gops, 1)} (${fixed(100 * v.int8_gemm_efficiency)}%)` : '–'} | ${v.greedy_equal_to_f32 ?? '–'} |`);
     }
   }
   lines.push('');

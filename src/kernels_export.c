@@ -23,12 +23,17 @@ RMT_API void rmt_kernel_gemm_f32(float *C, const float *A, const float *packed_w
 // 1 when int8 layers whose input is >= 0 run the relaxed-dot kernel here.
 RMT_API int rmt_kernel_i8_relaxed_dot(void) { return rmt_gemm_i8_kr(1) == RMT_GEMM_I8_KR_RELAXED; }
 
+// As the model packs an int8 weight: bytes for the relaxed kernel, widened
+// to int16 for the 16-bit one (kernels.h rmt_pack_weight_i8_wide).
 RMT_API size_t rmt_kernel_packed_weight_i8_bytes(int N, int K, int nonneg) {
-  return rmt_packed_weight_i8_bytes(N, K, rmt_gemm_i8_kr(nonneg));
+  int kr = rmt_gemm_i8_kr(nonneg);
+  return kr == RMT_GEMM_I8_KR_RELAXED ? rmt_packed_weight_i8_bytes(N, K, kr) : rmt_packed_weight_i16_bytes(N, K);
 }
 
-RMT_API void rmt_kernel_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int nonneg) {
-  rmt_pack_weight_i8(packed, weight, N, K, rmt_gemm_i8_kr(nonneg));
+RMT_API void rmt_kernel_pack_weight_i8(void *packed, const int8_t *weight, int N, int K, int nonneg) {
+  int kr = rmt_gemm_i8_kr(nonneg);
+  if (kr == RMT_GEMM_I8_KR_RELAXED) rmt_pack_weight_i8(packed, weight, N, K, kr);
+  else rmt_pack_weight_i8_wide(packed, weight, N, K);
 }
 
 RMT_API size_t rmt_kernel_quantized_bytes(int M, int K) {
@@ -37,7 +42,7 @@ RMT_API size_t rmt_kernel_quantized_bytes(int M, int K) {
 }
 
 // C = A W^T + bias with int8 weights: A quantized per row, then the GEMM.
-RMT_API void rmt_kernel_gemm_i8(float *C, const float *A, void *scratch, const int8_t *packed_weight,
+RMT_API void rmt_kernel_gemm_i8(float *C, const float *A, void *scratch, const void *packed_weight,
                                 const float *w_scale, const float *bias, int M, int N, int K, int nonneg) {
   float *a_scale = scratch;
   rmt_linear_i8(C, A, (int16_t *)(a_scale + M), a_scale, packed_weight, rmt_gemm_i8_kr(nonneg), RMT_QMAX_I8, w_scale,

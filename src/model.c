@@ -155,18 +155,23 @@ static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *in
   }
   lin->kr = rmt_gemm_i8_kr(lin->relu_input);
   lin->act_qmax = RMT_QMAX_I8;
-  lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
+  // The dot_i16x8 kernel's weights are stored widened (kernels.h rmt_pack_weight_i8_wide).
+  int wide = lin->kr == RMT_GEMM_I8_KR_DOT16;
+  if (wide) lin->weight_i16 = (int16_t *)take_bytes(ld, rmt_packed_weight_i16_bytes(n_out, n_in));
+  else lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
   lin->weight_scale = take_floats(ld, (size_t)n_out);
   if (!ld->arena) {
     if (n_in > ld->int8_max_in) ld->int8_max_in = n_in;
     need_scratch(ld, info, (size_t)n_out, (size_t)n_in);
     return RMT_OK;
   }
-  if (!lin->weight_i8 || !lin->weight_scale) return arena_exhausted();
+  if (!(wide ? (void *)lin->weight_i16 : (void *)lin->weight_i8) || !lin->weight_scale) return arena_exhausted();
   int8_t *unpacked = (int8_t *)scratch;
   int err = read_int8(ld, info, unpacked, lin->weight_scale, scratch, n_out, n_in);
-  if (!err) rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, lin->kr);
-  return err;
+  if (err) return err;
+  if (wide) rmt_pack_weight_i8_wide(lin->weight_i16, unpacked, n_out, n_in);
+  else rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, lin->kr);
+  return RMT_OK;
 }
 
 // A Linear weight (n_out, n_in), packed for the GEMM kernel (int8 or float32,

@@ -16,6 +16,7 @@ import { Engine } from '../../js/engine.js';
 import { DEFAULT_WASM, RELAXED_WASM, packageUrl } from '../../js/defaults.js';
 import { hasRelaxedSimd } from '../../js/env.js';
 import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
+import { gemmBench, gemmBenchI8 } from './kernels.js';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -33,43 +34,6 @@ const options = { beam: 1, maxLenA: 0, maxLenB: TARGET, minLen: TARGET, batch: C
 // ---- the GEMM kernels alone on the default model's shapes (rmt_kernel_gemm_f32 /
 // rmt_kernel_gemm_i8, activations quantized inside), GFLOP/s counting 2 M N K
 
-// Calls per second of work(), timed over at least 50 ms.
-function callsPerSecond(work) {
-  for (let calls = 1; ; calls *= 2) {
-    const start = performance.now();
-    for (let i = 0; i < calls; i++) work();
-    const ms = performance.now() - start;
-    if (ms > 50) return (calls * 1000) / ms;
-  }
-}
-
-function gemmRun(wasm, M, N, K, kind, nonneg) {
-  const w = wasm.exports;
-  let seed = 5;
-  const rand = () => { seed = (seed * 1664525 + 1013904223) >>> 0; return seed / 2 ** 32 - 0.5; };
-  const ptrs = [];
-  const alloc = (bytes) => { const p = wasm.malloc(bytes); ptrs.push(p); return p; };
-  const A = alloc(M * K * 4), C = alloc(M * N * 4), B = alloc(N * 4);
-  for (let i = 0; i < M * K; i++) wasm.f32[(A >> 2) + i] = nonneg ? Math.max(0, rand()) : rand();
-  for (let i = 0; i < N; i++) wasm.f32[(B >> 2) + i] = rand();
-  let call;
-  if (kind === 'f32') {
-    const W = alloc(N * K * 4), P = alloc(w.rmt_kernel_packed_weight_floats(N, K) * 4);
-    for (let i = 0; i < N * K; i++) wasm.f32[(W >> 2) + i] = rand();
-    w.rmt_kernel_pack_weight(P, W, N, K);
-    call = () => w.rmt_kernel_gemm_f32(C, A, P, B, M, N, K);
-  } else {
-    const W = alloc(N * K), P = alloc(w.rmt_kernel_packed_weight_i8_bytes(N, K, nonneg)), S = alloc(N * 4);
-    const scratch = alloc(w.rmt_kernel_quantized_bytes(M, K));
-    const bytes = new Int8Array(wasm.memory.buffer, W, N * K);
-    for (let i = 0; i < N * K; i++) bytes[i] = Math.round(rand() * 254);
-    for (let i = 0; i < N; i++) wasm.f32[(S >> 2) + i] = 1 / 127;
-    w.rmt_kernel_pack_weight_i8(P, W, N, K, nonneg);
-    call = () => w.rmt_kernel_gemm_i8(C, A, scratch, P, S, B, M, N, K, nonneg);
-  }
-  return { run: () => (2 * M * N * K * callsPerSecond(call)) / 1e9, free: () => ptrs.forEach((p) => wasm.free(p)) };
-}
-
 const engines = [];
 for (const [build, file] of builds) engines.push([build, await Engine.load(packageUrl(file))]);
 if (relaxedReal) {
@@ -85,7 +49,7 @@ const columns = engines.flatMap(([build]) => [`${build} f32`, `${build} int8`]);
 console.log('GEMM kernels, GFLOP/s (best of rounds)');
 console.log(`shape                     M      N      K ${columns.map((c) => c.padStart(13)).join('')}   int8/f32 plain${relaxedReal ? '   int8 relaxed/plain' : ''}`);
 for (const [label, M, N, K, nonneg] of shapes) {
-  const gemms = engines.flatMap(([, engine]) => ['f32', 'int8'].map((kind) => gemmRun(engine.wasm, M, N, K, kind, nonneg)));
+  const gemms = engines.flatMap(([, { wasm }]) => [gemmBench(wasm, M, N, K), gemmBenchI8(wasm, M, N, K, nonneg)]);
   const best = gemms.map(() => 0);
   for (let r = 0; r < ROUNDS; r++) gemms.forEach((g, i) => { best[i] = Math.max(best[i], g.run()); });
   gemms.forEach((g) => g.free());

@@ -1,44 +1,55 @@
 // Arithmetic figures of an engine build, for the benchmarks (Node and
 // Chromium alike: no Node modules here).
-//   - peak GFLOP/s: a dependency-free loop of 8 independent f32x4
-//     accumulations in registers (the GEMM tile's shape), mul + add, or one
-//     relaxed_madd for the relaxed build; the module is written here, byte
-//     by byte (no toolchain needed);
-//   - the GEMM kernel (rmt_kernel_gemm_f32) on given shapes.
+//   - peak: a dependency-free loop of 8 independent accumulations in
+//     registers (the GEMM tile's shape), the module written here, byte by
+//     byte (no toolchain needed), of one of PEAK_KINDS: f32x4 mul + add, or
+//     relaxed_madd (GFLOP/s); i32x4.dot_i16x8_s + i32x4.add, or
+//     i32x4.relaxed_dot_i8x16_i7x16_add_s (GOP/s: a multiply-add counts 2,
+//     as a GEMM's 2 M N K does);
+//   - the GEMM kernels (rmt_kernel_gemm_f32, rmt_kernel_gemm_i8) on given shapes.
 
 const leb = (n) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
 const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
 const f32 = (x) => [...new Uint8Array(new Float32Array([x]).buffer)];
 export const PEAK_ROWS = 4, PEAK_COLS = 2; // as the GEMM's 4x8 tile: 4 broadcast rows x 2 weight vectors
 const STEPS = 2;
-const PEAK_FLOPS = PEAK_ROWS * PEAK_COLS * STEPS * 8; // per iteration: 4 lanes x (mul + add)
 
-// (func (param $n i32) (result f32)): $n iterations of STEPS x ROWS x COLS
-// independent accumulations, acc_ij += x_i * w_j (plain: mul then add;
-// relaxed: relaxed_madd), in registers (no memory). Locals: 0 n, then w_j, x_i, acc_ij.
-export function peakModule(relaxed) {
+// Each kind: step(x, w, acc), the bytes of one accumulation acc += x . w
+// (local indices); ops, the operations it counts; float: f32 lanes (else i32
+// lanes, as the integer instructions read them).
+const F32_ADD = [0xfd, 0xe4, 0x01], F32_MUL = [0xfd, 0xe6, 0x01], F32_MADD = [0xfd, 0x85, 0x02];
+const I32_ADD = [0xfd, 0xae, 0x01], DOT_I16 = [0xfd, 0xba, 0x01], RELAXED_DOT_I8 = [0xfd, 0x93, 0x02];
+export const PEAK_KINDS = {
+  f32: { ops: 8, float: true, step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...F32_MUL, ...F32_ADD] }, // 4 lanes x (mul + add)
+  relaxed_madd: { ops: 8, float: true, step: (x, w, acc) => [0x20, x, 0x20, w, 0x20, acc, ...F32_MADD] },
+  dot_i16: { ops: 16, float: false, step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...DOT_I16, ...I32_ADD] }, // 8 products, 8 adds
+  relaxed_dot_i8: { ops: 32, float: false, step: (x, w, acc) => [0x20, w, 0x20, x, 0x20, acc, ...RELAXED_DOT_I8] }, // 16 and 16
+};
+
+// (func (param $n i32) (result i32)): $n iterations of STEPS x ROWS x COLS
+// independent accumulations of PEAK_KINDS[kind], in registers (no memory).
+// Locals: 0 n, then w_j, x_i, acc_ij.
+export function peakModule(kind) {
+  const { step, float } = PEAK_KINDS[kind];
   const W = 1, X = W + PEAK_COLS, ACC = X + PEAK_ROWS;
-  const splat = (value, local) => [0x43, ...f32(value), 0xfd, 0x13, 0x21, local];
-  const ADD = [0xfd, 0xe4, 0x01], MUL = [0xfd, 0xe6, 0x01], MADD = [0xfd, 0x85, 0x02];
+  // Small values (integers: bytes 1..7) that no accumulation can overflow or fold away.
+  const splat = (i, local) => (float ? [0x43, ...f32(1 + i * 1e-3), 0xfd, 0x13] : [0x41, 1 + i, 0xfd, 0x11]).concat(0x21, local);
   const body = [1, PEAK_COLS + PEAK_ROWS + PEAK_ROWS * PEAK_COLS, 0x7b];
-  for (let j = 0; j < PEAK_COLS; j++) body.push(...splat(1 + j * 1e-3, W + j));
-  for (let i = 0; i < PEAK_ROWS; i++) body.push(...splat(1e-3 * (i + 1), X + i));
+  for (let j = 0; j < PEAK_COLS; j++) body.push(...splat(j, W + j));
+  for (let i = 0; i < PEAK_ROWS; i++) body.push(...splat(PEAK_COLS + i, X + i));
   body.push(0x02, 0x40, 0x03, 0x40, 0x20, 0, 0x45, 0x0d, 1); // block, loop, br_if n == 0
-  for (let step = 0; step < STEPS; step++) {
+  for (let s = 0; s < STEPS; s++) {
     for (let i = 0; i < PEAK_ROWS; i++) {
-      for (let j = 0; j < PEAK_COLS; j++) {
-        const acc = ACC + i * PEAK_COLS + j;
-        body.push(...(relaxed ? [0x20, X + i, 0x20, W + j, 0x20, acc, ...MADD] : [0x20, acc, 0x20, X + i, 0x20, W + j, ...MUL, ...ADD]), 0x21, acc);
-      }
+      for (let j = 0; j < PEAK_COLS; j++) body.push(...step(X + i, W + j, ACC + i * PEAK_COLS + j), 0x21, ACC + i * PEAK_COLS + j);
     }
   }
   body.push(0x20, 0, 0x41, 1, 0x6b, 0x21, 0, 0x0c, 0, 0x0b, 0x0b); // n--, br loop, end, end
   body.push(0x20, ACC);
-  for (let a = 1; a < PEAK_ROWS * PEAK_COLS; a++) body.push(0x20, ACC + a, ...ADD);
-  body.push(0xfd, 0x1f, 0, 0x0b); // extract lane 0, end
+  for (let a = 1; a < PEAK_ROWS * PEAK_COLS; a++) body.push(0x20, ACC + a, ...I32_ADD); // the bits, summed: all live
+  body.push(0xfd, 0x1b, 0, 0x0b); // i32x4.extract_lane 0, end
   const name = [...new TextEncoder().encode('peak')];
   return new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0,
-    ...section(1, [1, 0x60, 1, 0x7f, 1, 0x7d]), ...section(3, [1, 0]),
+    ...section(1, [1, 0x60, 1, 0x7f, 1, 0x7f]), ...section(3, [1, 0]),
     ...section(7, [1, name.length, ...name, 0, 0]), ...section(10, [1, ...leb(body.length), ...body])]);
 }
 
@@ -54,11 +65,11 @@ export function gflops(flops, work) {
   }
 }
 
-// A function that measures the peak loop once (GFLOP/s).
-export function peakRunner(relaxed) {
-  const peak = new WebAssembly.Instance(new WebAssembly.Module(peakModule(relaxed))).exports.peak;
+// A function that measures the peak loop of a kind once (G operations/s).
+export function peakRunner(kind) {
+  const peak = new WebAssembly.Instance(new WebAssembly.Module(peakModule(kind))).exports.peak;
   const n = 1 << 16;
-  return () => gflops(n * PEAK_FLOPS, () => peak(n));
+  return () => gflops(n * PEAK_ROWS * PEAK_COLS * STEPS * PEAK_KINDS[kind].ops, () => peak(n));
 }
 
 // The GEMM kernel of `wasm` (js/wasm.js's Wasm) on C[M,N] = A[M,K] W[N,K]^T + b:
@@ -75,25 +86,48 @@ export function gemmBench(wasm, M, N, K) {
   return { run, free: () => [A, W, P, C, B].forEach((p) => wasm.free(p)) };
 }
 
-// The GEMM shapes [label, M, N, K] a model of this config multiplies while
-// translating batches of 32 sentences: decoder steps (32 rows greedy, 160 at
-// beam 5), the output layer, and the encoder (32 sentences of ~40 tokens).
-export function modelGemmShapes({ d_model: d, ffn_dim: ffn, vocab_size: V }) {
+// The int8 kernel of `wasm` on the same product, activations quantized
+// inside (rmt_kernel_gemm_i8: as the model runs an int8 layer; nonneg: its
+// input is a ReLU's output, which the relaxed build's relaxed dot takes):
+// { run: () => GOP/s, free }.
+export function gemmBenchI8(wasm, M, N, K, nonneg) {
+  const w = wasm.exports;
+  let seed = 5;
+  const rand = () => { seed = (seed * 1664525 + 1013904223) >>> 0; return seed / 2 ** 32 - 0.5; };
+  const ptrs = [];
+  const alloc = (bytes) => { const p = wasm.malloc(bytes); ptrs.push(p); return p; };
+  const A = alloc(M * K * 4), C = alloc(M * N * 4), B = alloc(N * 4), S = alloc(N * 4), W = alloc(N * K);
+  const P = alloc(w.rmt_kernel_packed_weight_i8_bytes(N, K, nonneg)), scratch = alloc(w.rmt_kernel_quantized_bytes(M, K));
+  for (let i = 0; i < M * K; i++) wasm.f32[(A >> 2) + i] = nonneg ? Math.max(0, rand()) : rand();
+  for (let i = 0; i < N; i++) wasm.f32[(B >> 2) + i] = rand(), wasm.f32[(S >> 2) + i] = 1 / 127;
+  const bytes = new Int8Array(wasm.memory.buffer, W, N * K);
+  for (let i = 0; i < N * K; i++) bytes[i] = Math.round(rand() * 254);
+  w.rmt_kernel_pack_weight_i8(P, W, N, K, nonneg);
+  const run = () => gflops(2 * M * N * K, () => w.rmt_kernel_gemm_i8(C, A, scratch, P, S, B, M, N, K, nonneg));
+  return { run, free: () => ptrs.forEach((p) => wasm.free(p)) };
+}
+
+// The GEMM shapes [label, M, N, K, reluInput] a model of this config
+// multiplies while translating batches of 32 sentences: decoder steps (32
+// rows greedy, 160 at beam 5), the output layer, and the encoder (32
+// sentences of ~40 tokens); reluInput: the input is a ReLU's output (fc2).
+export function modelGemmShapes({ d_model: d, ffn_dim: ffn, vocab_size: V, activation }) {
   const shapes = [];
   for (const [what, M] of [['decoder step, greedy', 32], ['decoder step, beam 5', 160], ['encoder', 1280]]) {
-    shapes.push([`${what}: d x d`, M, d, d], [`${what}: ffn in`, M, ffn, d], [`${what}: ffn out`, M, d, ffn]);
-    if (what !== 'encoder') shapes.push([`${what}: output layer`, M, V, d]);
+    shapes.push([`${what}: d x d`, M, d, d, false], [`${what}: ffn in`, M, ffn, d, false], [`${what}: ffn out`, M, d, ffn, activation === 'relu']);
+    if (what !== 'encoder') shapes.push([`${what}: output layer`, M, V, d, false]);
   }
   return shapes;
 }
 
-// Best of `rounds` for each shape, and all shapes together (total flops over
-// total time, one call of each): { shapes: [{ label, M, N, K, gflops }], gflops }.
-export function gemmFigures(wasm, shapes, rounds) {
+// Best of `rounds` for each shape, and all shapes together (total operations
+// over total time, one call of each), of the f32 kernel or (int8) the int8
+// one: { shapes: [{ label, M, N, K, gflops }], gflops }.
+export function gemmFigures(wasm, shapes, rounds, int8 = false) {
   const out = [];
   let flops = 0, seconds = 0;
-  for (const [label, M, N, K] of shapes) {
-    const g = gemmBench(wasm, M, N, K);
+  for (const [label, M, N, K, reluInput] of shapes) {
+    const g = int8 ? gemmBenchI8(wasm, M, N, K, reluInput) : gemmBench(wasm, M, N, K);
     let best = 0;
     for (let r = 0; r < rounds; r++) best = Math.max(best, g.run());
     g.free();

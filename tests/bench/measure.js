@@ -1,9 +1,11 @@
 // One variant's figures on the shipped model and the test books, in Node or
 // in Chromium (no Node modules here): load time, first translation, target
 // tokens/s greedy and at beam 5, one sentence a call and batched, peak and
-// GEMM GFLOP/s of its build, and the engine's memory at its peak.
+// GEMM GFLOP/s of its build (f32; an int8 variant also its int8 kernel's
+// GOP/s against the dot_i16x8 peak, and a relaxed build the relaxed dot's
+// peak), and the engine's memory at its peak.
 import { gemmFigures, modelGemmShapes, peakRunner } from './kernels.js';
-import { loadVariant } from './variants.js';
+import { isInt8, loadVariant } from './variants.js';
 import { hasThreads } from '../../js/env.js';
 
 // The 20 words the first translation translates (software text, which the
@@ -34,10 +36,13 @@ function throughput(model, texts, batch, options) {
 export async function measureVariant(variant, { readFile, texts, targetLanguage, rounds = 3, relaxedSimd }) {
   if (variant.needs === 'relaxed-simd' && !relaxedSimd) return { about: variant.about, skipped: 'no relaxed SIMD in this runtime' };
   if (variant.needs === 'threads' && !hasThreads()) return { about: variant.about, skipped: 'no shared memory here (not cross-origin isolated)' };
-  // The peak is measured before and after the rest (best of both): one moment of a shared machine can be a slow one.
-  const runPeak = peakRunner(variant.needs === 'relaxed-simd');
-  let peak = 0;
-  for (let r = 0; r < rounds; r++) peak = Math.max(peak, runPeak());
+  // The peaks are measured before and after the rest (best of both): one moment of a shared machine can be a slow one.
+  const relaxed = variant.needs === 'relaxed-simd', int8 = isInt8(variant);
+  const peakKinds = ['f32', ...(int8 ? ['dot_i16'] : []), ...(int8 && relaxed ? ['relaxed_dot_i8'] : [])];
+  const runners = peakKinds.map((kind) => peakRunner(kind === 'f32' && relaxed ? 'relaxed_madd' : kind));
+  const peaks = peakKinds.map(() => 0);
+  const runPeaks = () => runners.forEach((run, i) => { for (let r = 0; r < rounds; r++) peaks[i] = Math.max(peaks[i], run()); });
+  runPeaks();
   // First: the load and the first translation, on code the JS engine has not optimized yet.
   const { engine, model, ms: loadMs } = await loadVariant(variant, readFile);
   const search = { targetLanguage, ...variant.options };
@@ -58,8 +63,10 @@ export async function measureVariant(variant, { readFile, texts, targetLanguage,
       if (beam === 1 && batch === BATCH) greedy = r.outputs;
     }
   }
-  for (let r = 0; r < rounds; r++) peak = Math.max(peak, runPeak());
+  runPeaks();
+  const [peak, int8Peak, relaxedDotPeak] = peaks;
   const gemm = gemmFigures(engine.wasm, modelGemmShapes(model.config), rounds);
+  const gemmI8 = int8 ? gemmFigures(engine.wasm, modelGemmShapes(model.config), rounds, true) : null;
   const peakMemory = engine.wasm.memory.buffer.byteLength;
   const threads = engine.threads;
   model.dispose();
@@ -79,6 +86,13 @@ export async function measureVariant(variant, { readFile, texts, targetLanguage,
     gemm_gflops: round(gemm.gflops, 2),
     gemm_efficiency: round(gemm.gflops / peak, 3),
     gemm_shapes: gemm.shapes.map((s) => ({ ...s, gflops: round(s.gflops, 2) })),
+    ...(int8 ? {
+      int8_peak_gops: round(int8Peak, 2),
+      int8_gemm_gops: round(gemmI8.gflops, 2),
+      int8_gemm_efficiency: round(gemmI8.gflops / int8Peak, 3),
+      int8_gemm_shapes: gemmI8.shapes.map(({ gflops, ...s }) => ({ ...s, gops: round(gflops, 2) })),
+    } : {}),
+    ...(relaxedDotPeak ? { relaxed_dot_peak_gops: round(relaxedDotPeak, 2) } : {}),
     greedy_outputs: greedy,
   };
 }

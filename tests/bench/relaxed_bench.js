@@ -40,7 +40,7 @@ const builds = [
 ];
 for (const b of builds) {
   b.engine = await Engine.load(packageUrl(b.file));
-  b.peakRun = peakRunner(b.relaxed);
+  b.peakRun = peakRunner(b.relaxed ? 'relaxed_madd' : 'f32');
 }
 
 console.log(`relaxed-SIMD build vs plain SIMD128 build, one process, best of ${ROUNDS} alternating rounds`);

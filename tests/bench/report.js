@@ -51,9 +51,15 @@ function bestOf(a, b) {
   const out = { ...a, tokens_per_s: {} };
   for (const key of Object.keys(a.tokens_per_s)) out.tokens_per_s[key] = Math.max(a.tokens_per_s[key], b.tokens_per_s[key]);
   for (const key of ['load_ms', 'first_translation_ms', 'second_translation_ms']) out[key] = Math.min(a[key], b[key]);
-  for (const key of ['peak_gflops', 'gemm_gflops', 'peak_memory_bytes']) out[key] = Math.max(a[key], b[key]);
+  for (const key of ['peak_gflops', 'gemm_gflops', 'peak_memory_bytes', 'int8_peak_gops', 'int8_gemm_gops', 'relaxed_dot_peak_gops']) {
+    if (key in a) out[key] = Math.max(a[key], b[key]);
+  }
   out.gemm_efficiency = Math.round((out.gemm_gflops / out.peak_gflops) * 1000) / 1000;
   if (b.gemm_gflops > a.gemm_gflops) out.gemm_shapes = b.gemm_shapes;
+  if ('int8_gemm_gops' in a) {
+    out.int8_gemm_efficiency = Math.round((out.int8_gemm_gops / out.int8_peak_gops) * 1000) / 1000;
+    if (b.int8_gemm_gops > a.int8_gemm_gops) out.int8_gemm_shapes = b.int8_gemm_shapes;
+  }
   return out;
 }
 
@@ -156,6 +162,8 @@ export async function benchReport({ quick = false } = {}) {
       load: 'compiling the engine and loading the model from bytes already in memory (no download)',
       peak: 'a loop of 8 independent f32x4 multiply-adds in registers (relaxed: relaxed_madd), best of rounds',
       gemm: 'rmt_kernel_gemm_f32 on the model\'s shapes (gemm_shapes), total flops over total time',
+      int8_peak: 'int8 variants: the same loop of i32x4.dot_i16x8_s + i32x4.add (GOP/s, a multiply-add counting 2); relaxed_dot_peak: of i32x4.relaxed_dot_i8x16_i7x16_add_s',
+      int8_gemm: 'int8 variants: rmt_kernel_gemm_i8 on the same shapes (int8_gemm_shapes; activations quantized inside; the ReLU-fed ones as fc2 runs), GOP/s',
       peak_memory: 'the engine\'s linear memory at the end (it only grows)',
       passes: `${options.passes} passes over all the variants in turn; each figure the best of its passes (load and first translation: the lowest)`,
     },

@@ -19,6 +19,8 @@ import { DEFAULT_WASM, RELAXED_WASM, THREADS_WASM } from '../../js/defaults.js';
 // quantization, in float16, are models/es-en-f16/ (models/README.md).
 export const SHIPPED_MODEL = 'models/es-en/';
 export const FLOAT_MODEL = 'models/es-en-f16/';
+// Whether a variant runs the int8 kernels: its model is the shipped one.
+export const isInt8 = (variant) => (variant.model ?? SHIPPED_MODEL) === SHIPPED_MODEL;
 const BENCH_THREADS = 2;
 
 // The shipped model's config without "output_layer": its output layer in
