@@ -47,18 +47,23 @@ void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const floa
 //                 pairs of k, the weights widened to int16 once, at load
 //                 (rmt_pack_weight_i8_wide), and run by the 16-bit kernel
 //                 (rmt_gemm_i16_4x8);
-//   __wasmrelaxed activations >= 0 (a ReLU's output), whose q (0..127) fit
-//                 the 7-bit operand that i32x4.relaxed_dot_i8x16_i7x16_add_s
-//                 computes exactly on every CPU: bytes, groups of 4 k. (For
-//                 signed activations an exact relaxed dot needs two of them
-//                 per product, slower than dot_i16x8 without VNNI.)
+//   __wasmrelaxed i32x4.relaxed_dot_i8x16_i7x16_add_s over groups of 4 k,
+//                 activations as bytes: activations >= 0 (a ReLU's output)
+//                 as q (0..127), the 7-bit operand it computes exactly on
+//                 every CPU; any activations as q + RMT_RELAXED_ACT_OFFSET
+//                 (1..255) where the runtime multiplies such bytes exactly
+//                 (VNNI: rmt_relaxed_dot_u8_exact), each sum then less
+//                 offset_sum[n] = RMT_RELAXED_ACT_OFFSET * sum_k Wq[n][k]
+//                 (rmt_weight_offset_sums). With VNNI it multiplies 16 bytes
+//                 an instruction, twice dot_i16x8's 8 products.
 // Packing: panels of RMT_GEMM_NR output features as for f32, each panel
 // [ceil(K / kr)][8][kr] int8 (kr consecutive k of one feature together), zero
 // past N and past K; kr = 2 for __wasmsimd, 4 for __wasmrelaxed. Activation
 // rows are padded with zeros to a multiple of kr (stride rmt_quantized_row_len).
 #define RMT_GEMM_I8_KR_DOT16 2    // the __wasmsimd kernel's k group
 #define RMT_GEMM_I8_KR_RELAXED 4  // the __wasmrelaxed kernel's
-#define RMT_GEMM_I8_MAX_K 65536   // 127 * 127 * K stays below 2^31
+#define RMT_GEMM_I8_MAX_K 65536   // 255 * 127 * K stays below 2^31
+#define RMT_RELAXED_ACT_OFFSET 128
 #define RMT_QMAX_I8 127
 #define RMT_QMAX_I16 32767
 // The output layer's activations are quantized to 16 bits (its logits are
@@ -68,19 +73,29 @@ void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const floa
 // exact in int32 (127 * qmax * K < 2^31).
 int rmt_qmax_i16(int K);
 #if defined(__wasm_relaxed_simd__)
-#define RMT_HAVE_RELAXED_DOT 1  // this build runs __wasmrelaxed for inputs >= 0
+#define RMT_HAVE_RELAXED_DOT 1  // this build can run __wasmrelaxed
 #else
 #define RMT_HAVE_RELAXED_DOT 0
 #endif
-// The k group (and so the kernel) for a layer: RMT_GEMM_I8_KR_RELAXED when its
-// input is >= 0 and this build has a relaxed dot that computes the spec's sums
-// (rmt_relaxed_dot_exact), else RMT_GEMM_I8_KR_DOT16.
+// The k group (and so the kernel) for a layer with 8-bit activations:
+// RMT_GEMM_I8_KR_RELAXED in a build with the relaxed dot when the runtime's
+// computes the sums the layer needs (input >= 0: rmt_relaxed_dot_exact; any:
+// rmt_relaxed_dot_u8_exact), else RMT_GEMM_I8_KR_DOT16.
 int rmt_gemm_i8_kr(int input_nonnegative);
-// 1 when rmt_i32x4_dot_i8x16_i7x16_add (simd.h) gives the exact sums on a
-// test vector. Not every runtime's relaxed dot does: Node 20's V8 (11.3, with
-// --experimental-wasm-relaxed-simd) returns twice the products and drops the
-// accumulator; the int8 kernels then use dot_i16x8 everywhere.
+// The offset its activations are stored with: RMT_RELAXED_ACT_OFFSET for a
+// signed input run by __wasmrelaxed, else 0.
+int rmt_gemm_i8_offset(int input_nonnegative);
+// 1 when rmt_i32x4_dot_i8x16_u8x16_add (simd.h) gives the exact sums on a
+// test vector of bytes 0..127. Not every runtime's relaxed dot does: Node 20's
+// V8 (11.3, with --experimental-wasm-relaxed-simd) returns twice the products
+// and drops the accumulator; the int8 kernels then use dot_i16x8 everywhere.
 int rmt_relaxed_dot_exact(void);
+// 1 when it does for bytes 128..255 too (test vectors at the extremes where
+// other lowerings saturate or read the bytes as signed): Chromium's V8 on a
+// CPU with VNNI. 0 in builds without the relaxed dot.
+int rmt_relaxed_dot_u8_exact(void);
+// offset_sum[n] = RMT_RELAXED_ACT_OFFSET * sum_k weight[n][k] (weight N x K int8, unpacked).
+void rmt_weight_offset_sums(int32_t *offset_sum, const int8_t *weight, int N, int K);
 size_t rmt_packed_weight_i8_bytes(int N, int K, int kr);
 void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr);
 // An int8 weight packed for the 16-bit kernel (rmt_gemm_i16_4x8), its values
@@ -97,10 +112,13 @@ int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr);
 // Per row m of A (M x K): a_scale[m] and Aq's row (stride rmt_quantized_row_len),
 // q in [-qmax, qmax] (qmax <= RMT_QMAX_I16).
 void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K, int qmax);
-// The same for A >= 0 (q 0..127 as bytes: qmax RMT_QMAX_I8 only); a negative value is clamped to 0.
-void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K);
+// The same as bytes, qmax RMT_QMAX_I8: offset 0, for A >= 0 (q 0..127; a
+// negative value is clamped to 0); offset RMT_RELAXED_ACT_OFFSET, any A (q + offset).
+void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K, int offset);
+// offset_sum: NULL for activations stored without an offset.
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                                  const float *w_scale, const float *bias, int M, int N, int K);
+                                  const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
+                                  int K);
 // 16-bit layers (the output layer of a model whose config says "output_layer":
 // "int16"): int16 weights, one scale per row, and int16 activations, both
 // quantized to rmt_qmax_w16(K) levels each way (the largest q <= RMT_QMAX_I16
@@ -123,14 +141,16 @@ void rmt_gemm_i16_cols(float *C, const int16_t *Aq, const float *a_scale, const 
 // RMT_GEMM_I8_KR_RELAXED) or the 16-bit one (int16 weights: rmt_pack_weight_i8_wide).
 // qmax: RMT_QMAX_I8, or up to rmt_qmax_i16(K) with kr RMT_GEMM_I8_KR_DOT16.
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const void *packed_weight, int kr,
-                   int qmax, const float *w_scale, const float *bias, int M, int N, int K);
+                   int qmax, int offset, const float *w_scale, const int32_t *offset_sum, const float *bias, int M,
+                   int N, int K);
 // The two steps apart, for threads (threads.h): the quantization for kernel kr,
 // then panels first_panel .. first_panel + n_panels - 1 of the product (each
 // value as the whole product computes it): __wasmrelaxed's here, the 16-bit
 // kernel's rmt_gemm_i16_cols.
-void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax);
+void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax, int offset);
 void rmt_gemm_i8_cols(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                      const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels);
+                      const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N, int K,
+                      int first_panel, int n_panels);
 // A weight row's quantization (models/reference.py quantize_weight): scale =
 // max|row| / qmax (1 for a row of zeros), q = round-half-even(w / scale)
 // clamped to [-qmax, qmax]. At load: model.c's int8 matrices, the 16-bit

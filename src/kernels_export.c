@@ -18,22 +18,38 @@ RMT_API void rmt_kernel_gemm_f32(float *C, const float *A, const float *packed_w
 }
 
 // int8: nonneg selects the kernel as the model does for a layer whose input
-// is >= 0 (rmt_gemm_i8_kr); scratch holds rmt_kernel_quantized_bytes(M, K).
+// is >= 0 (rmt_gemm_i8_kr, rmt_gemm_i8_offset); scratch holds
+// rmt_kernel_quantized_bytes(M, K).
 
-// 1 when int8 layers whose input is >= 0 run the relaxed-dot kernel here.
-RMT_API int rmt_kernel_i8_relaxed_dot(void) { return rmt_gemm_i8_kr(1) == RMT_GEMM_I8_KR_RELAXED; }
+// 1 when int8 layers whose input is >= 0 run the relaxed-dot kernel here; 2
+// when every 8-bit layer does (rmt_relaxed_dot_u8_exact).
+RMT_API int rmt_kernel_i8_relaxed_dot(void) {
+  return rmt_gemm_i8_kr(0) == RMT_GEMM_I8_KR_RELAXED ? 2 : rmt_gemm_i8_kr(1) == RMT_GEMM_I8_KR_RELAXED;
+}
 
-// As the model packs an int8 weight: bytes for the relaxed kernel, widened
+// As the model packs an int8 weight: bytes for the relaxed kernel (then
+// the offset sums after them where its activations have an offset), widened
 // to int16 for the 16-bit one (kernels.h rmt_pack_weight_i8_wide).
 RMT_API size_t rmt_kernel_packed_weight_i8_bytes(int N, int K, int nonneg) {
   int kr = rmt_gemm_i8_kr(nonneg);
-  return kr == RMT_GEMM_I8_KR_RELAXED ? rmt_packed_weight_i8_bytes(N, K, kr) : rmt_packed_weight_i16_bytes(N, K);
+  if (kr != RMT_GEMM_I8_KR_RELAXED) return rmt_packed_weight_i16_bytes(N, K);
+  size_t sums = rmt_gemm_i8_offset(nonneg) ? rmt_size_mul((size_t)N, sizeof(int32_t)) : 0;
+  return rmt_size_add(rmt_packed_weight_i8_bytes(N, K, kr), sums);
+}
+
+static int32_t *offset_sums(void *packed, int N, int K, int nonneg) {
+  if (!rmt_gemm_i8_offset(nonneg)) return NULL;
+  return (int32_t *)((int8_t *)packed + rmt_packed_weight_i8_bytes(N, K, RMT_GEMM_I8_KR_RELAXED));
 }
 
 RMT_API void rmt_kernel_pack_weight_i8(void *packed, const int8_t *weight, int N, int K, int nonneg) {
   int kr = rmt_gemm_i8_kr(nonneg);
-  if (kr == RMT_GEMM_I8_KR_RELAXED) rmt_pack_weight_i8(packed, weight, N, K, kr);
-  else rmt_pack_weight_i8_wide(packed, weight, N, K);
+  if (kr != RMT_GEMM_I8_KR_RELAXED) {
+    rmt_pack_weight_i8_wide(packed, weight, N, K);
+    return;
+  }
+  rmt_pack_weight_i8(packed, weight, N, K, kr);
+  if (rmt_gemm_i8_offset(nonneg)) rmt_weight_offset_sums(offset_sums(packed, N, K, nonneg), weight, N, K);
 }
 
 RMT_API size_t rmt_kernel_quantized_bytes(int M, int K) {
@@ -45,6 +61,6 @@ RMT_API size_t rmt_kernel_quantized_bytes(int M, int K) {
 RMT_API void rmt_kernel_gemm_i8(float *C, const float *A, void *scratch, const void *packed_weight,
                                 const float *w_scale, const float *bias, int M, int N, int K, int nonneg) {
   float *a_scale = scratch;
-  rmt_linear_i8(C, A, (int16_t *)(a_scale + M), a_scale, packed_weight, rmt_gemm_i8_kr(nonneg), RMT_QMAX_I8, w_scale,
-                bias, M, N, K);
+  rmt_linear_i8(C, A, (int16_t *)(a_scale + M), a_scale, packed_weight, rmt_gemm_i8_kr(nonneg), RMT_QMAX_I8,
+                rmt_gemm_i8_offset(nonneg), w_scale, offset_sums((void *)packed_weight, N, K, nonneg), bias, M, N, K);
 }

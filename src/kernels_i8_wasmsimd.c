@@ -3,8 +3,11 @@
 // inner products, one per build:
 //   __wasmsimd    i32x4.dot_i16x8_s: weights and activations stored as int16
 //                 (int8 weights widened once, at load), pairs of k;
-//   __wasmrelaxed i32x4.relaxed_dot_i8x16_i7x16_add_s (rmt_i32x4_dot_i8x16_i7x16_add,
-//                 simd.h): weights int8, activations >= 0 as bytes 0..127, groups of 4 k.
+//   __wasmrelaxed i32x4.relaxed_dot_i8x16_i7x16_add_s (rmt_i32x4_dot_i8x16_u8x16_add,
+//                 simd.h): weights int8, activations as bytes, groups of 4 k:
+//                 q (0..127) for inputs >= 0, q + 128 for any input where the
+//                 runtime multiplies such bytes exactly (the sums then less
+//                 128 times each feature's weight sum).
 // Each mirrors rmt_gemm_i8__ref / rmt_quantize_row__ref (kernels_ref.c), bit for bit.
 #include <float.h>
 #include <math.h>
@@ -24,7 +27,7 @@ int rmt_relaxed_dot_exact(void) {
   int8_t a[16], b[16];
   for (int i = 0; i < 16; i++) a[i] = (int8_t)(seed * (i * 17 % 255 - 127)), b[i] = (int8_t)(seed * (i * 9 % 128));
   int32_t got[4];
-  wasm_v128_store(got, rmt_i32x4_dot_i8x16_i7x16_add(wasm_v128_load(a), wasm_v128_load(b), wasm_i32x4_splat(seed * 7)));
+  wasm_v128_store(got, rmt_i32x4_dot_i8x16_u8x16_add(wasm_v128_load(a), wasm_v128_load(b), wasm_i32x4_splat(seed * 7)));
   for (int lane = 0; lane < 4; lane++) {
     int32_t want = 7;
     for (int j = 0; j < 4; j++) want += a[4 * lane + j] * b[4 * lane + j];
@@ -33,9 +36,55 @@ int rmt_relaxed_dot_exact(void) {
   return 1;
 }
 
+// The extremes where a lowering without VNNI (pmaddubsw's int16 pair sums:
+// 2 * 255 * 127 saturates) or one reading bytes as signed (Arm's sdot) goes
+// wrong, and a spread of values, each against its exact sum.
+int rmt_relaxed_dot_u8_exact(void) {
+  if (!RMT_HAVE_RELAXED_DOT) return 0;
+  volatile int seed = 1;
+  for (int round = 0; round < 4; round++) {
+    int8_t a[16];
+    uint8_t b[16];
+    for (int i = 0; i < 16; i++) {
+      int spread = round == 3;
+      a[i] = (int8_t)(seed * (spread ? i * 37 % 255 - 127 : round == 1 ? -127 : 127));
+      b[i] = (uint8_t)(seed * (spread ? 128 + i * 29 % 128 : round == 2 ? 128 : 255));
+    }
+    int32_t got[4];
+    wasm_v128_store(got, rmt_i32x4_dot_i8x16_u8x16_add(wasm_v128_load(a), wasm_v128_load(b), wasm_i32x4_splat(seed * -5)));
+    for (int lane = 0; lane < 4; lane++) {
+      int32_t want = -5;
+      for (int j = 0; j < 4; j++) want += a[4 * lane + j] * b[4 * lane + j];
+      if (got[lane] != want) return 0;
+    }
+  }
+  return 1;
+}
+
 int rmt_gemm_i8_kr(int input_nonnegative) {
-  int relaxed = RMT_HAVE_RELAXED_DOT && input_nonnegative && rmt_relaxed_dot_exact();
+  int relaxed = RMT_HAVE_RELAXED_DOT &&
+                ((input_nonnegative && rmt_relaxed_dot_exact()) || rmt_relaxed_dot_u8_exact());
   return relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
+}
+
+int rmt_gemm_i8_offset(int input_nonnegative) {
+  return rmt_gemm_i8_kr(input_nonnegative) == RMT_GEMM_I8_KR_RELAXED && !input_nonnegative ? RMT_RELAXED_ACT_OFFSET : 0;
+}
+
+// 128 * sum_k w[n][k] by rows, 16 weights a step (pairwise widening adds: exact).
+void rmt_weight_offset_sums(int32_t *sums, const int8_t *weight, int N, int K) {
+  int K16 = K & ~15;
+  for (int n = 0; n < N; n++) {
+    const int8_t *row = weight + (size_t)n * K;
+    v128_t acc = wasm_i32x4_splat(0);
+    for (int k = 0; k < K16; k += 16) {
+      acc = wasm_i32x4_add(acc, wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_load(row + k))));
+    }
+    int32_t sum = wasm_i32x4_extract_lane(acc, 0) + wasm_i32x4_extract_lane(acc, 1) + wasm_i32x4_extract_lane(acc, 2) +
+                  wasm_i32x4_extract_lane(acc, 3);
+    for (int k = K16; k < K; k++) sum += row[k];
+    sums[n] = RMT_RELAXED_ACT_OFFSET * sum;
+  }
 }
 
 int rmt_qmax_i16(int K) {
@@ -289,6 +338,15 @@ static ALWAYS_INLINE void store8_u8(void *dst, int k, v128_t a, v128_t b) {
 }
 static ALWAYS_INLINE void store1_u8(void *dst, int k, int q) { ((uint8_t *)dst)[k] = (uint8_t)q; }
 
+// q + 128 (-127..127 to 1..255) as bytes.
+static ALWAYS_INLINE void store8_u8_offset(void *dst, int k, v128_t a, v128_t b) {
+  v128_t q16 = wasm_i16x8_add(wasm_i16x8_narrow_i32x4(a, b), wasm_i16x8_splat(RMT_RELAXED_ACT_OFFSET));
+  wasm_v128_store64_lane((uint8_t *)dst + k, wasm_u8x16_narrow_i16x8(q16, q16), 0);
+}
+static ALWAYS_INLINE void store1_u8_offset(void *dst, int k, int q) {
+  ((uint8_t *)dst)[k] = (uint8_t)(q + RMT_RELAXED_ACT_OFFSET);
+}
+
 void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A, int M, int K, int qmax) {
   int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16);
   for (int m = 0; m < M; m++) {
@@ -298,29 +356,39 @@ void rmt_quantize_rows_i16__wasmsimd(int16_t *Aq, float *a_scale, const float *A
   }
 }
 
-void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K) {
+void rmt_quantize_rows_u8__wasmsimd(uint8_t *Aq, float *a_scale, const float *A, int M, int K, int offset) {
   int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_RELAXED);
   for (int m = 0; m < M; m++) {
     uint8_t *row = Aq + (size_t)m * Kp;
-    a_scale[m] = quantize_row(A + (size_t)m * K, K, 0, RMT_QMAX_I8, store8_u8, store1_u8, row);
-    for (int k = K; k < Kp; k++) row[k] = 0;
+    const float *x = A + (size_t)m * K;
+    if (offset) a_scale[m] = quantize_row(x, K, -RMT_QMAX_I8, RMT_QMAX_I8, store8_u8_offset, store1_u8_offset, row);
+    else a_scale[m] = quantize_row(x, K, 0, RMT_QMAX_I8, store8_u8, store1_u8, row);
+    for (int k = K; k < Kp; k++) row[k] = 0;  // against zero weights
   }
 }
 
 // ---------------------------------------------------------------- GEMM
 
-// One row of C's panel: the two accumulator vectors (features n..n+7) to
-// float32, scaled as the reference does: ((float)sum * a_scale) * w_scale + bias;
-// the first `cols` stored (a partial panel goes through small buffers).
+// One row of C's panel: the two accumulator vectors (features n..n+7), less
+// offset_sum (activations stored with an offset; NULL: none), to float32,
+// scaled as the reference does: ((float)sum * a_scale) * w_scale + bias; the
+// first `cols` stored (a partial panel goes through small buffers).
 static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a_scale, const float *w_scale,
-                                       const float *bias, int cols) {
+                                       const int32_t *offset_sum, const float *bias, int cols) {
   static const float zeros[RMT_GEMM_NR] = {0};
   float scale[RMT_GEMM_NR] = {0}, add[RMT_GEMM_NR] = {0};
+  int32_t offsets[RMT_GEMM_NR] = {0};
   const float *s = w_scale, *b = bias ? bias : zeros;
+  const int32_t *o = offset_sum;
   if (cols < RMT_GEMM_NR) {
     memcpy(scale, w_scale, sizeof(float) * (size_t)cols);
     if (bias) memcpy(add, bias, sizeof(float) * (size_t)cols);
-    s = scale, b = add;
+    if (offset_sum) memcpy(offsets, offset_sum, sizeof(int32_t) * (size_t)cols);
+    s = scale, b = add, o = offsets;
+  }
+  if (offset_sum) {
+    lo = wasm_i32x4_sub(lo, wasm_v128_load(o));
+    hi = wasm_i32x4_sub(hi, wasm_v128_load(o + 4));
   }
   v128_t a = wasm_f32x4_splat(a_scale);
   lo = wasm_f32x4_mul(wasm_f32x4_mul(wasm_f32x4_convert_i32x4(lo), a), wasm_v128_load(s));
@@ -331,13 +399,13 @@ static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a
 }
 
 // Rows m..m+R-1 (R = 4 or 1, a constant after inlining) against panel p, 8
-// accumulators at most. relaxed: 4 k per step, activations 0..127 bytes,
-// weights int8; otherwise 2 k per step, activations and weights int16 (a
+// accumulators at most. relaxed: 4 k per step, activations bytes (offset_sum:
+// stored with an offset), weights int8; otherwise 2 k per step, activations and weights int16 (a
 // widening in this loop would cost ~8%: dot_i16x8 and the adds fill the
 // vector units).
 static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
-                                  const float *w_scale, const float *bias, int m, int p, int N, int K, int R,
-                                  int relaxed) {
+                                  const float *w_scale, const int32_t *offset_sum, const float *bias, int m, int p,
+                                  int N, int K, int R, int relaxed) {
   int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16, Kp = rmt_quantized_row_len(K, kr);
   size_t weight_bytes = relaxed ? sizeof(int8_t) : sizeof(int16_t);
   const int8_t *w = (const int8_t *)packed_weight + (size_t)p * RMT_GEMM_NR * Kp * weight_bytes;
@@ -349,8 +417,8 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
       v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);
       for (int r = 0; r < R; r++) {
         v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
-        c[r][0] = rmt_i32x4_dot_i8x16_i7x16_add(w0, x, c[r][0]);
-        c[r][1] = rmt_i32x4_dot_i8x16_i7x16_add(w1, x, c[r][1]);
+        c[r][0] = rmt_i32x4_dot_i8x16_u8x16_add(w0, x, c[r][0]);
+        c[r][1] = rmt_i32x4_dot_i8x16_u8x16_add(w1, x, c[r][1]);
       }
     }
   } else {
@@ -366,58 +434,62 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   }
   int n = p * RMT_GEMM_NR, cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
   for (int r = 0; r < R; r++) {
-    store_i8_row(C + (size_t)(m + r) * N + n, c[r][0], c[r][1], a_scale[m + r], w_scale + n, bias ? bias + n : NULL,
-                 cols);
+    store_i8_row(C + (size_t)(m + r) * N + n, c[r][0], c[r][1], a_scale[m + r], w_scale + n,
+                 offset_sum ? offset_sum + n : NULL, bias ? bias + n : NULL, cols);
   }
 }
 
 // 4-row tiles, then single rows; panels first_panel .. first_panel + n_panels - 1.
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
-                                  const float *w_scale, const float *bias, int M, int N, int K, int first_panel,
-                                  int n_panels, int relaxed) {
+                                  const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
+                                  int K, int first_panel, int n_panels, int relaxed) {
   int end = first_panel + n_panels, m = 0;
   for (; m + 4 <= M; m += 4) {
     for (int p = first_panel; p < end; p++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 4, relaxed);
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 4, relaxed);
     }
   }
   for (; m < M; m++) {
     for (int p = first_panel; p < end; p++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, bias, m, p, N, K, 1, relaxed);
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, relaxed);
     }
   }
 }
 
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                                  const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 1);
+                                  const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
+                                  int K) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR,
+          1);
 }
 
 void rmt_gemm_i16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
                                 const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0);
 }
 
 void rmt_gemm_i16_cols(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
                        const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, first_panel, n_panels, 0);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, first_panel, n_panels, 0);
 }
 
-void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax) {
-  if (kr == RMT_GEMM_I8_KR_RELAXED) rmt_quantize_rows_u8__wasmsimd((uint8_t *)Aq, a_scale, A, M, K);
+void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax, int offset) {
+  if (kr == RMT_GEMM_I8_KR_RELAXED) rmt_quantize_rows_u8__wasmsimd((uint8_t *)Aq, a_scale, A, M, K, offset);
   else rmt_quantize_rows_i16__wasmsimd(Aq, a_scale, A, M, K, qmax);
 }
 
 void rmt_gemm_i8_cols(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
-                      const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K, first_panel, n_panels, 1);
+                      const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N, int K,
+                      int first_panel, int n_panels) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, first_panel, n_panels, 1);
 }
 
 void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const void *packed_weight, int kr,
-                   int qmax, const float *w_scale, const float *bias, int M, int N, int K) {
-  rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr, qmax);
+                   int qmax, int offset, const float *w_scale, const int32_t *offset_sum, const float *bias, int M,
+                   int N, int K) {
+  rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr, qmax, offset);
   if (kr == RMT_GEMM_I8_KR_RELAXED) {
-    rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, bias, M, N, K);
+    rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K);
   } else {
     rmt_gemm_i16_4x8__wasmsimd(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K);
   }

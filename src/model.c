@@ -146,29 +146,41 @@ static int load_embedding(loader *ld, rmt_embedding *emb, const char *name, int 
 }
 
 // An int8 Linear weight (is_int8), packed for the int8 GEMM kernel that its
-// input calls for (kernels.h); unpacked in scratch on the way.
+// input calls for (kernels.h): 16-bit activations (lin->act_qmax set above
+// RMT_QMAX_I8 by the caller: an int8 output projection) dot_i16x8's, 8-bit
+// ones the fastest this runtime computes exactly. Unpacked in scratch on the way.
 static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in,
                           float *scratch) {
   if (n_in > RMT_GEMM_I8_MAX_K) {
     return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: int8 weights take at most %d inputs, not %d",
                      info->name, RMT_GEMM_I8_MAX_K, n_in);
   }
-  lin->kr = rmt_gemm_i8_kr(lin->relu_input);
-  lin->act_qmax = RMT_QMAX_I8;
+  if (lin->act_qmax > RMT_QMAX_I8) {
+    lin->kr = RMT_GEMM_I8_KR_DOT16, lin->act_offset = 0;
+  } else {
+    lin->act_qmax = RMT_QMAX_I8;
+    lin->kr = rmt_gemm_i8_kr(lin->relu_input);
+    lin->act_offset = rmt_gemm_i8_offset(lin->relu_input);
+  }
   // The dot_i16x8 kernel's weights are stored widened (kernels.h rmt_pack_weight_i8_wide).
   int wide = lin->kr == RMT_GEMM_I8_KR_DOT16;
   if (wide) lin->weight_i16 = (int16_t *)take_bytes(ld, rmt_packed_weight_i16_bytes(n_out, n_in));
   else lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
   lin->weight_scale = take_floats(ld, (size_t)n_out);
+  if (lin->act_offset) lin->weight_offset_sum = take_ints(ld, (size_t)n_out);
   if (!ld->arena) {
     if (n_in > ld->int8_max_in) ld->int8_max_in = n_in;
     need_scratch(ld, info, (size_t)n_out, (size_t)n_in);
     return RMT_OK;
   }
-  if (!(wide ? (void *)lin->weight_i16 : (void *)lin->weight_i8) || !lin->weight_scale) return arena_exhausted();
+  if (!(wide ? (void *)lin->weight_i16 : (void *)lin->weight_i8) || !lin->weight_scale ||
+      (lin->act_offset && !lin->weight_offset_sum)) {
+    return arena_exhausted();
+  }
   int8_t *unpacked = (int8_t *)scratch;
   int err = read_int8(ld, info, unpacked, lin->weight_scale, scratch, n_out, n_in);
   if (err) return err;
+  if (lin->act_offset) rmt_weight_offset_sums(lin->weight_offset_sum, unpacked, n_out, n_in);
   if (wide) rmt_pack_weight_i8_wide(lin->weight_i16, unpacked, n_out, n_in);
   else rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, lin->kr);
   return RMT_OK;
@@ -362,6 +374,8 @@ static int pack_shared_output(loader *ld, rmt_model *model, int v, int d, float 
 static int load_all(loader *ld, rmt_model *model, float *scratch) {
   const rmt_config *c = &model->config;
   int d = c->d_model, v = c->vocab_size, err;
+  // An int8 output layer's input in 16 bits (kernels.h rmt_qmax_i16); "int16"'s: pack_output_i16.
+  if (!c->output_int16) model->output_projection.act_qmax = rmt_qmax_i16(d);
   if ((err = load_embedding(ld, &model->embed_tokens, "encoder.embed_tokens.weight", v, d, scratch))) return err;
   if (c->share_embeddings) {
     model->decoder_embed_tokens = model->embed_tokens;
@@ -375,8 +389,6 @@ static int load_all(loader *ld, rmt_model *model, float *scratch) {
     err = c->output_int16 ? pack_output_i16(ld, lin, info, v, d, scratch) : pack_tensor(ld, lin, info, v, d, scratch);
     if (err) return err;
   }
-  // An int8 output layer's input in 16 bits (kernels.h rmt_qmax_i16).
-  if (!c->output_int16) model->output_projection.act_qmax = rmt_qmax_i16(d);
   if (c->output_bias && (err = load_array(ld, &model->output_projection.bias, "decoder.output_projection.bias", v, 0))) {
     return err;
   }

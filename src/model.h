@@ -60,11 +60,13 @@ typedef struct {
                          //   RMT_GEMM_I8_KR_DOT16, kernels.h rmt_pack_weight_i8_wide), or the output projection of
                          //   a model with "output_layer": "int16" (weight_scale as for int8); NULL otherwise
   float *weight_scale;   // (N) int8: each output feature's scale (weight = q * scale)
+  int32_t *weight_offset_sum;  // (N) with act_offset: kernels.h rmt_weight_offset_sums; NULL otherwise
   float *bias;           // (N)
   int n_out, n_in;
   int relu_input;        // its input is a ReLU's output (>= 0): fc2 of a ReLU model
   int kr;                // int8: RMT_GEMM_I8_KR_RELAXED for the __wasmrelaxed kernel (relu_input in a build
                          //   with the relaxed dot), RMT_GEMM_I8_KR_DOT16 for __wasmsimd (kernels.h)
+  int act_offset;        // int8: its input stored with this offset (kernels.h rmt_gemm_i8_offset)
   int act_qmax;          // int8: its input quantized to [-act_qmax, act_qmax]: RMT_QMAX_I8, the output
                          //   projection rmt_qmax_i16(n_in) (kernels.h); 16-bit: rmt_qmax_w16(n_in)
 } rmt_linear;

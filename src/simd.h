@@ -39,19 +39,22 @@ static inline v128_t rmt_f32x4_madd(v128_t a, v128_t b, v128_t c) {
 #endif
 }
 
-// c + the dot products of a (int8) and b (0..127) in groups of 4 lanes:
-// lane i of the result is c[i] + sum_j a[4i + j] * b[4i + j], j = 0..3. The
-// relaxed-SIMD build makes it one i32x4.relaxed_dot_i8x16_i7x16_add_s, whose
-// result depends on the CPU only when a lane of b is above 127 (never here);
-// elsewhere the same sums in SIMD128, widened to int16 (exact: |a * b| <= 16256).
-static inline v128_t rmt_i32x4_dot_i8x16_i7x16_add(v128_t a, v128_t b, v128_t c) {
+// c + the dot products of a (int8) and b (unsigned bytes) in groups of 4
+// lanes: lane i of the result is c[i] + sum_j a[4i + j] * b[4i + j], j = 0..3.
+// The relaxed-SIMD build makes it one i32x4.relaxed_dot_i8x16_i7x16_add_s,
+// which gives these sums on every CPU only while b <= 127 (the engine checks
+// the runtime's at load: kernels.h rmt_relaxed_dot_exact), and for b up to 255
+// where the CPU multiplies unsigned by signed bytes in 32 bits (VNNI's
+// vpdpbusd: rmt_relaxed_dot_u8_exact); elsewhere the same sums in SIMD128,
+// widened to int16 (exact: |a * b| <= 32640).
+static inline v128_t rmt_i32x4_dot_i8x16_u8x16_add(v128_t a, v128_t b, v128_t c) {
 #if defined(__wasm_relaxed_simd__)
   typedef signed char i8x16 __attribute__((__vector_size__(16)));
   typedef int i32x4 __attribute__((__vector_size__(16)));
   return (v128_t)__builtin_wasm_relaxed_dot_i8x16_i7x16_add_s_i32x4((i8x16)a, (i8x16)b, (i32x4)c);
 #else
-  v128_t lo = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(a), wasm_i16x8_extend_low_i8x16(b));
-  v128_t hi = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_i16x8_extend_high_i8x16(b));
+  v128_t lo = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(a), wasm_u16x8_extend_low_u8x16(b));
+  v128_t hi = wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(a), wasm_u16x8_extend_high_u8x16(b));
   v128_t even = wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6), odd = wasm_i32x4_shuffle(lo, hi, 1, 3, 5, 7);
   return wasm_i32x4_add(c, wasm_i32x4_add(even, odd));
 #endif

@@ -43,7 +43,7 @@ typedef struct {
   const float *A;
   int16_t *Aq;
   float *a_scale;
-  int kr, qmax, M, K;  // the integer parts' quantization (kr 0: none)
+  int kr, qmax, offset, M, K;  // the integer parts' quantization (kr 0: none)
 } gemm_job;
 
 static int panels_of(int N) { return (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR; }
@@ -56,8 +56,8 @@ static void part_panels(const gemm_job *g, const rmt_gemm_part *p, int first, in
     rmt_gemm_i16_cols(p->C, g->Aq, g->a_scale, p->packed_weight_i16, p->w_scale, p->bias, g->M, p->N, g->K, first,
                       end - first);
   } else {
-    rmt_gemm_i8_cols(p->C, (const uint8_t *)g->Aq, g->a_scale, p->packed_weight_i8, p->w_scale, p->bias, g->M, p->N,
-                     g->K, first, end - first);
+    rmt_gemm_i8_cols(p->C, (const uint8_t *)g->Aq, g->a_scale, p->packed_weight_i8, p->w_scale, p->w_offset_sum,
+                     p->bias, g->M, p->N, g->K, first, end - first);
   }
   if (p->scale == 1.0f && !p->relu) return;
   for (int m = 0; m < g->M; m++) {
@@ -84,21 +84,22 @@ static void quantize_rows(void *ctx, int begin, int end, int thread) {
   const gemm_job *g = ctx;
   (void)thread;
   rmt_quantize_rows_i8(rmt_quantized_row(g->Aq, begin, g->K, g->kr), g->a_scale + begin, g->A + (size_t)begin * g->K,
-                       end - begin, g->K, g->kr, g->qmax);
+                       end - begin, g->K, g->kr, g->qmax, g->offset);
 }
 
 void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int16_t *Aq, float *a_scale, int M,
                     int K) {
-  gemm_job job = {parts, n_parts, A, Aq, a_scale, 0, 0, M, K};
+  gemm_job job = {parts, n_parts, A, Aq, a_scale, 0, 0, 0, M, K};
   int panels = 0;
   long long work = 0;
   for (int i = 0; i < n_parts; i++) {
     const rmt_gemm_part *p = &parts[i];
-    if (!p->packed_weight && job.kr && (p->kr != job.kr || p->qmax != job.qmax)) {  // another quantization: one job each
+    if (!p->packed_weight && job.kr && (p->kr != job.kr || p->qmax != job.qmax || p->act_offset != job.offset)) {
+      // another quantization: one job each
       for (int j = 0; j < n_parts; j++) rmt_gemm_parts(&parts[j], 1, A, Aq, a_scale, M, K);
       return;
     }
-    if (!p->packed_weight) job.kr = p->kr, job.qmax = p->qmax;
+    if (!p->packed_weight) job.kr = p->kr, job.qmax = p->qmax, job.offset = p->act_offset;
     panels += panels_of(p->N);
     work += (long long)M * p->N * K;
   }

@@ -26,7 +26,8 @@
 // (packed_weight_i8, w_scale, kr: rmt_gemm_i8_4x8__wasmrelaxed) or the 16-bit
 // one (packed_weight_i16, w_scale, kr: rmt_gemm_i16_4x8, which also runs int8
 // weights, widened at load), the input of an integer part quantized to
-// [-qmax, qmax] (rmt_linear.act_qmax); then C *= scale unless scale is 1,
+// [-qmax, qmax] (rmt_linear.act_qmax) and stored with act_offset (the
+// relaxed kernel then subtracts w_offset_sum: kernels.h); then C *= scale unless scale is 1,
 // and C = max(C, 0) if relu, on the columns just computed.
 typedef struct {
   float *C;
@@ -34,7 +35,8 @@ typedef struct {
   const int8_t *packed_weight_i8;
   const int16_t *packed_weight_i16;
   const float *w_scale, *bias;
-  int N, kr, qmax;
+  const int32_t *w_offset_sum;
+  int N, kr, qmax, act_offset;
   float scale;
   int relu;
 } rmt_gemm_part;

@@ -14,8 +14,9 @@
 // its weights were packed for (rmt_linear.kr) and to its range (act_qmax).
 static rmt_gemm_part product(float *out, const rmt_linear *lin) {
   return (rmt_gemm_part){.C = out, .packed_weight = lin->weight, .packed_weight_i8 = lin->weight_i8,
-                         .packed_weight_i16 = lin->weight_i16, .w_scale = lin->weight_scale, .bias = lin->bias,
-                         .N = lin->n_out, .kr = lin->kr, .qmax = lin->act_qmax, .scale = 1.0f};
+                         .packed_weight_i16 = lin->weight_i16, .w_scale = lin->weight_scale,
+                         .w_offset_sum = lin->weight_offset_sum, .bias = lin->bias, .N = lin->n_out, .kr = lin->kr,
+                         .qmax = lin->act_qmax, .act_offset = lin->act_offset, .scale = 1.0f};
 }
 
 // The products of one input `in` (M rows of K), on every thread of the pool

@@ -39,7 +39,8 @@ for (const [build, file] of builds) engines.push([build, await Engine.load(packa
 if (relaxedReal) {
   // The relaxed dot serves int8 layers whose input is >= 0 (fc2) where the runtime computes it as specified.
   const used = engines[1][1].wasm.exports.rmt_kernel_i8_relaxed_dot();
-  console.log(`relaxed build, int8: ${used ? 'i32x4.relaxed_dot_i8x16_i7x16_add_s on inputs >= 0 (fc2)' :
+  console.log(`relaxed build, int8: ${used === 2 ? 'i32x4.relaxed_dot_i8x16_i7x16_add_s for every 8-bit layer (bytes 128..255 exact here: VNNI)' :
+    used ? 'i32x4.relaxed_dot_i8x16_i7x16_add_s on inputs >= 0 (fc2)' :
     'the plain dot_i16x8 kernel everywhere (this runtime\'s relaxed dot does not give the specified sums: Node 20)'}`);
 }
 const { d_model: d, ffn_dim: ffn, vocab_size: V } = DEFAULT_SHAPE;

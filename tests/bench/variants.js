@@ -44,7 +44,7 @@ export const VARIANTS = [
   { name: 'int8', about: 'plain SIMD128 build, int8 weights and activations (i32x4.dot_i16x8_s), the output layer in 16 bits', wasm: DEFAULT_WASM, model: SHIPPED_MODEL },
   { name: 'int8_all_words', about: 'int8 without the lexical shortlist', wasm: DEFAULT_WASM, model: SHIPPED_MODEL, options: { shortlist: false } },
   { name: 'int8_float_output', about: 'int8 with the output layer in float32 (model 0.4.0: config without "output_layer")', wasm: DEFAULT_WASM, model: SHIPPED_MODEL, load: floatOutputLoad },
-  { name: 'int8_relaxed', about: 'relaxed-SIMD build, int8 (relaxed_dot_i8x16_i7x16 where exact: fc2, if the runtime computes it right)', wasm: RELAXED_WASM, model: SHIPPED_MODEL, needs: 'relaxed-simd' },
+  { name: 'int8_relaxed', about: 'relaxed-SIMD build, int8 (relaxed_dot_i8x16_i7x16 where the runtime computes it exactly: fc2; every 8-bit layer with VNNI)', wasm: RELAXED_WASM, model: SHIPPED_MODEL, needs: 'relaxed-simd' },
   { name: 'threads', about: `threads build on ${BENCH_THREADS} threads, f32`, wasm: THREADS_WASM, model: FLOAT_MODEL, needs: 'threads', load: threadedLoad },
   { name: 'int8_threads', about: `threads build on ${BENCH_THREADS} threads, int8`, wasm: THREADS_WASM, model: SHIPPED_MODEL, needs: 'threads', load: threadedLoad },
 ];

@@ -376,17 +376,19 @@ static void test_attention(void) {
 
 static int8_t rand_i8(void) { return (int8_t)(randf() * 127.5f); }  // -127..127
 
-// The int8 product as the model runs it: relaxed, int8 weights (packed8);
-// else the 16-bit kernel on the same weights widened (wide).
+// The int8 product as the model runs it: relaxed, int8 weights (packed8,
+// offset_sum with activations stored with an offset); else the 16-bit
+// kernel on the same weights widened (wide).
 static void gemm_q(int relaxed, float *C, const uint8_t *aq8, const int16_t *aq16, const float *a_scale,
-                   const int8_t *packed8, const int16_t *wide, const float *w_scale, const float *bias, int M, int N,
-                   int K) {
-  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale, packed8, w_scale, bias, M, N, K);
+                   const int8_t *packed8, const int32_t *offset_sum, const int16_t *wide, const float *w_scale,
+                   const float *bias, int M, int N, int K) {
+  if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale, packed8, w_scale, offset_sum, bias, M, N, K);
   else rmt_gemm_i16_4x8__wasmsimd(C, aq16, a_scale, wide, w_scale, bias, M, N, K);
 }
 
-// One kernel (relaxed or not: then A >= 0, qmax 127) on one shape: 1 when everything matched.
-static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float *A, const int8_t *W,
+// One kernel (relaxed or not: qmax 127, and A >= 0 unless offset, the
+// activations' offset for any A) on one shape: 1 when everything matched.
+static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K, const float *A, const int8_t *W,
                          const float *w_scale, const float *bias, const int *rows, int n_rows) {
   int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
   int Kp = rmt_quantized_row_len(K, kr), ok = 1;
@@ -401,18 +403,32 @@ static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float
   float *ones = malloc(sizeof(float) * (M > N ? M : N));
   for (int i = 0; i < (M > N ? M : N); i++) ones[i] = 1.0f;
   for (int m = 0; m < M; m++) rmt_quantize_row__ref(q + (size_t)m * K, &a_scale[m], A + (size_t)m * K, K, qmax);
-  if (relaxed) rmt_quantize_rows_u8__wasmsimd(aq8, a_scale_simd, A, M, K);
+  if (relaxed) rmt_quantize_rows_u8__wasmsimd(aq8, a_scale_simd, A, M, K, offset);
   else rmt_quantize_rows_i16__wasmsimd(aq16, a_scale_simd, A, M, K, qmax);
   for (int m = 0; m < M; m++) {
     ok &= memcmp(&a_scale[m], &a_scale_simd[m], sizeof(float)) == 0;
     for (int k = 0; k < Kp; k++) {
       int got = relaxed ? aq8[(size_t)m * Kp + k] : aq16[(size_t)m * Kp + k];
-      int want = k < K ? q[(size_t)m * K + k] : 0;
+      int want = k < K ? q[(size_t)m * K + k] + offset : 0;
       if (got != want) ok = 0;
     }
   }
-  CHECK(ok, "quantize rows (%s, qmax %d) M=%d K=%d: differs from the reference", relaxed ? "u8" : "i16", qmax, M, K);
+  CHECK(ok, "quantize rows (%s, qmax %d, offset %d) M=%d K=%d: differs from the reference", relaxed ? "u8" : "i16",
+        qmax, offset, M, K);
   rmt_pack_weight_i8(packed, W, N, K, kr);
+  int32_t *offset_sum = NULL;
+  if (offset) {  // offset * each row's sum
+    offset_sum = malloc(sizeof(int32_t) * N);
+    rmt_weight_offset_sums(offset_sum, W, N, K);
+    int sums_ok = 1;
+    for (int n = 0; n < N; n++) {
+      int32_t sum = 0;
+      for (int k = 0; k < K; k++) sum += W[(size_t)n * K + k];
+      sums_ok &= offset_sum[n] == offset * sum;
+    }
+    CHECK(sums_ok, "weight_offset_sums N=%d K=%d: wrong", N, K);
+    ok &= sums_ok;
+  }
   if (!relaxed) {  // widened at load: the int8 packing's values, every one written
     memset(wide, 0x5a, rmt_packed_weight_i16_bytes(N, K));
     rmt_pack_weight_i8_wide(wide, W, N, K);
@@ -423,7 +439,7 @@ static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float
   }
   // Integer part: unit scales, no bias; the exact sum converted to float as the kernel converts its int32.
   C[M * N] = 42.0f;
-  gemm_q(relaxed, C, aq8, aq16, ones, packed, wide, ones, NULL, M, N, K);
+  gemm_q(relaxed, C, aq8, aq16, ones, packed, offset_sum, wide, ones, NULL, M, N, K);
   int sums_ok = 1;
   for (int m = 0; m < M && sums_ok; m++) {
     for (int n = 0; n < N && sums_ok; n++) {
@@ -439,7 +455,7 @@ static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float
   // Scaled, with bias: bitwise the reference (same float32 operations in the
   // same order), where float arithmetic is float32 (FLT_EVAL_METHOD 0: WASM,
   // x86-64); i386's x87 keeps the reference's intermediates in extended precision.
-  gemm_q(relaxed, C, aq8, aq16, a_scale_simd, packed, wide, w_scale, bias, M, N, K);
+  gemm_q(relaxed, C, aq8, aq16, a_scale_simd, packed, offset_sum, wide, w_scale, bias, M, N, K);
   rmt_gemm_i8__ref(C_ref, q, a_scale, W, w_scale, bias, M, N, K);
   int same = memcmp(C, C_ref, sizeof(float) * M * N) == 0;
   if (FLT_EVAL_METHOD != 0) {
@@ -457,6 +473,8 @@ static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float
     int8_t *gathered = malloc(rmt_packed_weight_i8_bytes(n_rows, K, kr));
     int16_t *gathered_wide = malloc(rmt_packed_weight_i16_bytes(n_rows, K));
     float *P = malloc(sizeof(float) * M * n_rows), *scale = malloc(sizeof(float) * n_rows), *b = NULL;
+    int32_t *sums = malloc(sizeof(int32_t) * n_rows);
+    for (int i = 0; i < n_rows; i++) sums[i] = offset_sum ? offset_sum[rows[i]] : 0;
     if (relaxed) rmt_gather_packed_weight_i8(gathered, packed, rows, n_rows, K, kr);
     else rmt_gather_packed_weight_i16(gathered_wide, wide, rows, n_rows, K);
     for (int i = 0; i < n_rows; i++) scale[i] = w_scale[rows[i]];
@@ -464,7 +482,8 @@ static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float
       b = malloc(sizeof(float) * n_rows);
       for (int i = 0; i < n_rows; i++) b[i] = bias[rows[i]];
     }
-    gemm_q(relaxed, P, aq8, aq16, a_scale_simd, gathered, gathered_wide, scale, b, M, n_rows, K);
+    gemm_q(relaxed, P, aq8, aq16, a_scale_simd, gathered, offset_sum ? sums : NULL, gathered_wide, scale, b, M, n_rows,
+           K);
     for (int m = 0; m < M; m++) {
       for (int i = 0; i < n_rows; i++) {
         // Bitwise where float arithmetic is float32; i386's x87 rounds the scaling as it spills (see above).
@@ -474,9 +493,10 @@ static int check_gemm_i8(int relaxed, int qmax, int M, int N, int K, const float
         CHECK(equal, "gemm_i8 of gathered rows: C[%d][%d] = %.9g, expected %.9g", m, rows[i], got, want);
       }
     }
-    free(gathered), free(gathered_wide), free(P), free(scale), free(b);
+    free(gathered), free(gathered_wide), free(P), free(scale), free(b), free(sums);
   }
   free(q), free(a_scale), free(a_scale_simd), free(aq16), free(aq8), free(packed), free(wide), free(C), free(C_ref);
+  free(offset_sum);
   free(ones);
   return ok;
 }
@@ -496,12 +516,15 @@ static void test_gemm_i8(void) {
     if (N * K > 1) W[(size_t)N * K - 1] = 127;
     for (int n = 0; n < N; n++) w_scale[n] = (1.5f + randf()) / 127.0f;
     static const int rows[] = {44, 0, 9, 10, 17, 3, 40, 41, 42};
-    for (int mode = 0; mode < 3; mode++) {  // 8-bit, 16-bit (the output layer's), relaxed
-      int relaxed = mode == 2, qmax = mode == 1 ? rmt_qmax_i16(K) : RMT_QMAX_I8;
-      if (relaxed) for (int i = 0; i < M * K; i++) A[i] = A[i] > 0.0f ? A[i] : 0.0f;  // a ReLU's output
+    // 8-bit, 16-bit (the output layer's), relaxed with an offset (any input), relaxed (a ReLU's output)
+    for (int mode = 0; mode < 4; mode++) {
+      int relaxed = mode >= 2, offset = mode == 2 ? RMT_RELAXED_ACT_OFFSET : 0;
+      int qmax = mode == 1 ? rmt_qmax_i16(K) : RMT_QMAX_I8;
+      if (mode == 3) for (int i = 0; i < M * K; i++) A[i] = A[i] > 0.0f ? A[i] : 0.0f;
       for (int with_bias = 0; with_bias < 2; with_bias++) {
         shapes++;
-        good += check_gemm_i8(relaxed, qmax, M, N, K, A, W, w_scale, with_bias ? bias : NULL, N > 40 ? rows : NULL, 9);
+        good += check_gemm_i8(relaxed, offset, qmax, M, N, K, A, W, w_scale, with_bias ? bias : NULL,
+                              N > 40 ? rows : NULL, 9);
       }
     }
     free(A), free(w_scale), free(bias), free(W);
@@ -552,6 +575,25 @@ static void test_gemm_i8(void) {
     volatile float want = (float)((int64_t)RMT_QMAX_I8 * qmax * K);  // float32 on i386's x87 too
     CHECK(aq[0] == qmax && out == want, "K=%d qmax=%d: extreme sum %.0f", K, qmax, out);
     free(row), free(aq), free(w), free(packed);
+  }
+  // Relaxed with an offset at the largest K: every byte 255 (q = 127) or 1
+  // (q = -127) against weights of 127, the raw sums 255 * 127 * K closest to 2^31.
+  for (int i = 4; i < 7; i += 2) {
+    int K = widths[i], Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_RELAXED);
+    float *rows2 = malloc(sizeof(float) * 2 * K), one = 1.0f, out[2], scales[2];
+    uint8_t *aq = malloc((size_t)2 * Kp);
+    int8_t *w = malloc((size_t)K), *packed = malloc(rmt_packed_weight_i8_bytes(1, K, RMT_GEMM_I8_KR_RELAXED));
+    int32_t offset_sum;
+    for (int k = 0; k < K; k++) rows2[k] = 0.5f, rows2[K + k] = -0.5f, w[k] = RMT_QMAX_I8;
+    rmt_quantize_rows_u8__wasmsimd(aq, scales, rows2, 2, K, RMT_RELAXED_ACT_OFFSET);
+    rmt_pack_weight_i8(packed, w, 1, K, RMT_GEMM_I8_KR_RELAXED);
+    rmt_weight_offset_sums(&offset_sum, w, 1, K);
+    float ones2[2] = {1.0f, 1.0f};
+    rmt_gemm_i8_4x8__wasmrelaxed(out, aq, ones2, packed, &one, &offset_sum, NULL, 2, 1, K);
+    volatile float want = (float)((int64_t)RMT_QMAX_I8 * RMT_QMAX_I8 * K);
+    CHECK(aq[0] == 255 && aq[Kp] == 1 && out[0] == want && out[1] == -want, "K=%d offset: extreme sums %.0f %.0f", K,
+          out[0], out[1]);
+    free(rows2), free(aq), free(w), free(packed);
   }
 }
 
