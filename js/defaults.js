@@ -15,14 +15,15 @@ export const DEFAULT_MODEL = Object.freeze({
   url: `https://cdn.jsdelivr.net/npm/${MODEL_PACKAGE}@${MODEL_VERSION}/`,
 });
 
-// The engine, relative to the package root: three builds of one source, the
-// plain SIMD128 one, the relaxed-SIMD one (fused multiply-adds) that
-// runtimes with relaxed SIMD get by default, and the threads one (plain
-// SIMD128, shared memory) for more than one thread (defaultWasmUrl, the one
-// place the choice is made).
+// The engine, relative to the package root: four builds of one source, the
+// plain SIMD128 one, the relaxed-SIMD one (fused multiply-adds, the relaxed
+// int8 dot) that runtimes with relaxed SIMD get by default, and the same two
+// with threads (shared memory) for more than one thread (defaultWasmUrl, the
+// one place the choice is made).
 export const DEFAULT_WASM = 'dist/residual-mt.wasm';
 export const RELAXED_WASM = 'dist/residual-mt-relaxed.wasm';
 export const THREADS_WASM = 'dist/residual-mt-threads.wasm';
+export const RELAXED_THREADS_WASM = 'dist/residual-mt-relaxed-threads.wasm';
 
 // Threads: by default as many as the runtime reports processors, up to
 // DEFAULT_THREADS_CAP (the model's products are small: past a few threads the
@@ -50,7 +51,9 @@ export function packageUrl(path) {
 // The engine this runtime loads when none is given, for `threads` threads
 // (threadCount's answer).
 export function defaultWasmUrl(threads = 1) {
-  return packageUrl(threads > 1 ? THREADS_WASM : hasRelaxedSimd() ? RELAXED_WASM : DEFAULT_WASM);
+  const relaxed = hasRelaxedSimd();
+  if (threads > 1) return packageUrl(relaxed ? RELAXED_THREADS_WASM : THREADS_WASM);
+  return packageUrl(relaxed ? RELAXED_WASM : DEFAULT_WASM);
 }
 
 // Checks the `threads` option: undefined (the default) or an integer from 1

@@ -20,6 +20,7 @@ export const SHELL = Object.freeze([
   '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/segment.js', '../js/defaults.js',
   '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/threads.js', '../js/pool-worker.js',
   '../dist/demo.js', '../dist/worker.js', '../dist/pool-worker.js', '../dist/residual-mt.wasm', '../dist/residual-mt-relaxed.wasm', '../dist/residual-mt-threads.wasm',
+  '../dist/residual-mt-relaxed-threads.wasm',
 ]);
 export const SHELL_MANIFEST = '../dist/shell.json'; // relative to web/, as the paths above
 export const SHELL_FORMAT = 'residual-mt-shell/1';

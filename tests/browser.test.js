@@ -395,7 +395,7 @@ test('Chromium has relaxed SIMD: a page that is not cross-origin isolated runs o
   });
 });
 
-test('threads in Chromium: a cross-origin isolated page runs the threads build on its processors (nested workers), as Node translates', { skip, timeout: 90_000 }, async () => {
+test('threads in Chromium: a cross-origin isolated page runs the relaxed threads build on its processors (nested workers), as Node translates', { skip, timeout: 90_000 }, async () => {
   await onFixturePage({}, async (page, server, want) => {
     const probe = await page.evaluate(async () => {
       const { hasThreads } = await import('./node_modules/residual-mt/js/env.js');
@@ -404,7 +404,7 @@ test('threads in Chromium: a cross-origin isolated page runs the threads build o
     });
     assert.deepEqual({ isolated: probe.isolated, threads: probe.threads }, { isolated: true, threads: true });
     assert.equal(await page.getAttribute('body', 'data-threads'), String(probe.expected));
-    if (probe.expected > 1) assert.deepEqual(wasmFetched(server), ['/node_modules/residual-mt/dist/residual-mt-threads.wasm']);
+    if (probe.expected > 1) assert.deepEqual(wasmFetched(server), ['/node_modules/residual-mt/dist/residual-mt-relaxed-threads.wasm']);
     // Two threads asked for, on the page's own thread (worker: false: it may not block, so
     // it spins while the other finishes), translate the same; destroy() ends them.
     const inPage = await page.evaluate(async () => {
@@ -418,7 +418,7 @@ test('threads in Chromium: a cross-origin isolated page runs the threads build o
   });
 });
 
-test('Chromium runs the relaxed build\'s int8 and 16-bit kernels, relaxed dot included, token for token as the integer reference', { skip, timeout: 90_000 }, async () => {
+test('Chromium runs the relaxed builds\' int8 and 16-bit kernels, relaxed dot included, on one thread and two, token for token as the integer reference', { skip, timeout: 120_000 }, async () => {
   const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }];
   const { context, close } = await launch();
   try {
@@ -428,30 +428,38 @@ test('Chromium runs the relaxed build\'s int8 and 16-bit kernels, relaxed dot in
       const got = await page.evaluate(async (models) => {
         const pkg = '/node_modules/residual-mt/';
         const { Engine } = await import(`${pkg}js/engine.js`);
-        const engine = await Engine.load(new URL(`${pkg}dist/residual-mt-relaxed.wasm`, location.href));
-        const out = { relaxedDot: engine.wasm.exports.rmt_kernel_i8_relaxed_dot(), sequences: 0, differ: [] };
-        for (const name of models) {
-          const dir = `${pkg}tests/fixtures/models/${name}/`;
-          const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
-            fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
-          const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
-          for (const s of ref.searches) {
-            const hyps = model.translateIds(ref.sentences, { beam: s.beam, nbest: s.nbest, lenpen: s.lenpen, minLen: s.min_len,
-              maxLenA: s.max_len_a, maxLenB: s.max_len_b });
-            s.hyps.forEach((want, i) => want.forEach((h, k) => {
-              out.sequences++;
-              if (JSON.stringify(hyps[i][k]?.ids) !== JSON.stringify(h.tokens)) out.differ.push(`${name} beam ${s.beam} sentence ${i} hypothesis ${k}`);
-            }));
+        const out = { relaxedDot: [], threads: [], sequences: 0, differ: [] };
+        for (const [file, threads] of [['residual-mt-relaxed.wasm', 1], ['residual-mt-relaxed-threads.wasm', 2]]) {
+          const engine = await Engine.load(new URL(`${pkg}dist/${file}`, location.href), { threads });
+          out.relaxedDot.push(engine.wasm.exports.rmt_kernel_i8_relaxed_dot());
+          out.threads.push(engine.threads);
+          if (threads > 1) engine.wasm.exports.rmt_threads_set_min_macs(0); // split every product, however small
+          for (const name of models) {
+            const dir = `${pkg}tests/fixtures/models/${name}/`;
+            const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
+              fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
+            const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
+            for (const s of ref.searches) {
+              const hyps = model.translateIds(ref.sentences, { beam: s.beam, nbest: s.nbest, lenpen: s.lenpen, minLen: s.min_len,
+                maxLenA: s.max_len_a, maxLenB: s.max_len_b });
+              s.hyps.forEach((want, i) => want.forEach((h, k) => {
+                out.sequences++;
+                if (JSON.stringify(hyps[i][k]?.ids) !== JSON.stringify(h.tokens)) out.differ.push(`${file} ${name} beam ${s.beam} sentence ${i} hypothesis ${k}`);
+              }));
+            }
+            model.dispose();
           }
-          model.dispose();
+          engine.dispose();
         }
         return out;
       }, ['residual-2x2-int8', 'residual-3x1-int8', 'residual-2x2-int16', 'residual-3x1-int16']);
       // Chromium's relaxed dot computes the exact sums (Node 20's does not: src/kernels.h): for
       // inputs >= 0 (1), or for every 8-bit layer where the CPU multiplies bytes 128..255 exactly (2: VNNI).
-      assert.ok([1, 2].includes(got.relaxedDot), `the relaxed-dot kernel is in use (${got.relaxedDot})`);
+      assert.ok([1, 2].includes(got.relaxedDot[0]), `the relaxed-dot kernel is in use (${got.relaxedDot})`);
+      assert.equal(got.relaxedDot[1], got.relaxedDot[0], 'the threads build chooses as the single-thread one');
+      assert.deepEqual(got.threads, [1, 2]);
       assert.deepEqual(got.differ, []);
-      assert.equal(got.sequences, 312);
+      assert.equal(got.sequences, 2 * 312);
       await page.close();
     });
   } finally {
@@ -660,7 +668,8 @@ test('the service worker makes a version only of a shell that matches dist/shell
   // dist/ as the server has it: the engine, and a shell.json that, like a
   // portal answering every URL with its own page, does not match index.html.
   const dist = mkdtempSync(join(tmpdir(), 'rmt-dist-'));
-  for (const file of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm', ...Object.keys(BUNDLES)]) cpSync(`${root}dist/${file}`, join(dist, file));
+  for (const file of ['residual-mt.wasm', 'residual-mt-relaxed.wasm', 'residual-mt-threads.wasm', 'residual-mt-relaxed-threads.wasm',
+    ...Object.keys(BUNDLES)]) cpSync(`${root}dist/${file}`, join(dist, file));
   const shell = JSON.parse(readFileSync(`${root}dist/shell.json`, 'utf8'));
   const portal = structuredClone(shell);
   portal.files['index.html'].sha256 = createHash('sha256').update('<html>Log in to the Wi-Fi</html>').digest('hex');

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DEFAULT_WASM, RELAXED_WASM, defaultWasmUrl, packageUrl } from '../js/defaults.js';
+import { DEFAULT_WASM, RELAXED_THREADS_WASM, RELAXED_WASM, defaultWasmUrl, packageUrl } from '../js/defaults.js';
 import { hasRelaxedSimd } from '../js/env.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -70,4 +70,31 @@ test('the relaxed build passes the engine tests against the PyTorch reference (s
   // Every fixture ran on the relaxed build (the default there), none on the plain one.
   assert.equal(diffs.length, 10, run.stdout.slice(-2000));  // 6 float fixtures, 2 int8 ones, 2 with a 16-bit output layer
   for (const line of diffs) assert.match(line, /residual-mt-relaxed\.wasm /);
+});
+
+test('the relaxed threads build (the default for more than one thread with relaxed SIMD) translates as the relaxed build on one thread', { skip, timeout: 120_000 }, () => {
+  const got = withRelaxed(`
+    import { readFileSync } from 'node:fs';
+    import { Engine } from './js/engine.js';
+    import { RELAXED_WASM, RELAXED_THREADS_WASM, defaultWasmUrl, packageUrl } from './js/defaults.js';
+    const one = await Engine.load(packageUrl(RELAXED_WASM), { threads: 1 });
+    const two = await Engine.load(packageUrl(RELAXED_THREADS_WASM), { threads: 2 });
+    two.wasm.exports.rmt_threads_set_min_macs(0); // split every product, however small
+    const out = { url: defaultWasmUrl(2).pathname, threads: [one.threads, two.threads], compared: 0, differ: [] };
+    for (const name of ['residual-2x2', 'pre-3x1', 'residual-2x2-int8', 'residual-3x1-int16']) {
+      const read = (f) => readFileSync('tests/fixtures/models/' + name + '/' + f);
+      const ref = JSON.parse(read('reference.json'));
+      const [a, b] = [one, two].map((e) => e.loadModel({ config: read('config.json').toString(), weights: read('model.safetensors') }));
+      for (const options of [{ beam: 1 }, { beam: 4, nbest: 4 }]) {
+        out.compared += ref.sentences.length;
+        if (JSON.stringify(a.translateIds(ref.sentences, options)) !== JSON.stringify(b.translateIds(ref.sentences, options))) out.differ.push(name + ' ' + JSON.stringify(options));
+      }
+      a.dispose(), b.dispose();
+    }
+    two.dispose();
+    console.log(JSON.stringify(out));`);
+  assert.equal(got.url, packageUrl(RELAXED_THREADS_WASM).pathname);
+  assert.deepEqual(got.threads, [1, 2]);
+  assert.deepEqual(got.differ, []);
+  assert.ok(got.compared > 0);
 });

@@ -34,10 +34,11 @@ function throughput(model, texts, batch, options) {
 // sentences; rounds: best of, for the arithmetic figures; relaxedSimd: the
 // runtime has it. Returns the variant's figures, or { skipped: why }.
 export async function measureVariant(variant, { readFile, texts, targetLanguage, rounds = 3, relaxedSimd }) {
-  if (variant.needs === 'relaxed-simd' && !relaxedSimd) return { about: variant.about, skipped: 'no relaxed SIMD in this runtime' };
-  if (variant.needs === 'threads' && !hasThreads()) return { about: variant.about, skipped: 'no shared memory here (not cross-origin isolated)' };
+  const needs = [].concat(variant.needs ?? []);
+  if (needs.includes('relaxed-simd') && !relaxedSimd) return { about: variant.about, skipped: 'no relaxed SIMD in this runtime' };
+  if (needs.includes('threads') && !hasThreads()) return { about: variant.about, skipped: 'no shared memory here (not cross-origin isolated)' };
   // The peaks are measured before and after the rest (best of both): one moment of a shared machine can be a slow one.
-  const relaxed = variant.needs === 'relaxed-simd', int8 = isInt8(variant);
+  const relaxed = needs.includes('relaxed-simd'), int8 = isInt8(variant);
   const peakKinds = ['f32', ...(int8 ? ['dot_i16'] : []), ...(int8 && relaxed ? ['relaxed_dot_i8'] : [])];
   const runners = peakKinds.map((kind) => peakRunner(kind === 'f32' && relaxed ? 'relaxed_madd' : kind));
   const peaks = peakKinds.map(() => 0);
@@ -65,6 +66,9 @@ export async function measureVariant(variant, { readFile, texts, targetLanguage,
   }
   runPeaks();
   const [peak, int8Peak, relaxedDotPeak] = peaks;
+  // The kernel the model's 8-bit layers run here: the relaxed dot for all of them (2), else dot_i16x8 for most.
+  const int8Kernel = int8 && engine.wasm.exports.rmt_kernel_i8_relaxed_dot() === 2 ? 'relaxed_dot' : 'dot_i16x8';
+  const int8KernelPeak = int8Kernel === 'relaxed_dot' ? relaxedDotPeak : int8Peak;
   const gemm = gemmFigures(engine.wasm, modelGemmShapes(model.config), rounds);
   const gemmI8 = int8 ? gemmFigures(engine.wasm, modelGemmShapes(model.config), rounds, true) : null;
   const peakMemory = engine.wasm.memory.buffer.byteLength;
@@ -89,7 +93,8 @@ export async function measureVariant(variant, { readFile, texts, targetLanguage,
     ...(int8 ? {
       int8_peak_gops: round(int8Peak, 2),
       int8_gemm_gops: round(gemmI8.gflops, 2),
-      int8_gemm_efficiency: round(gemmI8.gflops / int8Peak, 3),
+      int8_kernel: int8Kernel,
+      int8_gemm_efficiency: round(gemmI8.gflops / int8KernelPeak, 3),
       int8_gemm_shapes: gemmI8.shapes.map(({ gflops, ...s }) => ({ ...s, gops: round(gflops, 2) })),
     } : {}),
     ...(relaxedDotPeak ? { relaxed_dot_peak_gops: round(relaxedDotPeak, 2) } : {}),

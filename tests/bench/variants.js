@@ -4,7 +4,7 @@
 //   about    what it is, in a few words
 //   wasm     the engine build, a path from the repository root
 //   model    the model directory (default: the shipped models/es-en/)
-//   needs    'relaxed-simd' when the runtime must have relaxed SIMD, 'threads' when it must
+//   needs    what the runtime must have, else the row is skipped: 'relaxed-simd' (relaxed SIMD), 'threads'
 //            share memory (a cross-origin isolated page); else the row is skipped
 //   options  search options for every translation (default: the engine's)
 //   load({ wasm, files }): optional; { engine, model } from the bytes of the
@@ -13,7 +13,7 @@
 //            threaded engine passes its options here; an int8 model is just
 //            another `model` directory.
 import { Engine } from '../../js/engine.js';
-import { DEFAULT_WASM, RELAXED_WASM, THREADS_WASM } from '../../js/defaults.js';
+import { DEFAULT_WASM, RELAXED_THREADS_WASM, RELAXED_WASM, THREADS_WASM } from '../../js/defaults.js';
 
 // The shipped model is int8 (models/quantize.py); the same weights before
 // quantization, in float16, are models/es-en-f16/ (models/README.md).
@@ -47,6 +47,7 @@ export const VARIANTS = [
   { name: 'int8_relaxed', about: 'relaxed-SIMD build, int8 (relaxed_dot_i8x16_i7x16 where the runtime computes it exactly: fc2; every 8-bit layer with VNNI)', wasm: RELAXED_WASM, model: SHIPPED_MODEL, needs: 'relaxed-simd' },
   { name: 'threads', about: `threads build on ${BENCH_THREADS} threads, f32`, wasm: THREADS_WASM, model: FLOAT_MODEL, needs: 'threads', load: threadedLoad },
   { name: 'int8_threads', about: `threads build on ${BENCH_THREADS} threads, int8`, wasm: THREADS_WASM, model: SHIPPED_MODEL, needs: 'threads', load: threadedLoad },
+  { name: 'int8_relaxed_threads', about: `relaxed threads build on ${BENCH_THREADS} threads, int8 (a cross-origin isolated page's engine in Chromium)`, wasm: RELAXED_THREADS_WASM, model: SHIPPED_MODEL, needs: ['relaxed-simd', 'threads'], load: threadedLoad },
 ];
 
 const defaultLoad = async ({ wasm, files }) => {
