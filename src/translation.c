@@ -274,6 +274,7 @@ static void gather_output_layer(rmt_translation *tr) {
   out->relu_input = full->relu_input;
   out->kr = full->kr;
   out->act_qmax = full->act_qmax;
+  out->act_offset = full->act_offset;  // 0: an integer output layer is 16-bit
   if (full->weight) {
     rmt_gather_packed_weight(out->weight, full->weight, tr->out_ids, n, K);
   } else {
