@@ -17,7 +17,7 @@ export const BATCH = 32;
 const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 // Target tokens/s (with </s>) of translating `texts`, `batch` a call; also the first hypotheses.
-function throughput(model, texts, batch, options) {
+export function throughput(model, texts, batch, options) {
   let tokens = 0;
   const outputs = [];
   const start = performance.now();

@@ -42,6 +42,7 @@ try {
     await page.goto(`${base}tests/bench/page.html`);
     const results = await page.evaluate(async ([texts, runs, rounds]) => {
       const { Engine } = await import('/js/engine.js');
+      const { BATCH, throughput } = await import('/tests/bench/measure.js');
       const bytes = async (path) => new Uint8Array(await (await fetch(path)).arrayBuffer());
       const all = [];
       for (const side of ['a', 'b']) {
@@ -52,14 +53,7 @@ try {
           all.push({ side, label, model, best: 0 });
         }
       }
-      const tokensPerSecond = (model) => {
-        let tokens = 0;
-        const start = performance.now();
-        for (let i = 0; i < texts.length; i += 32) {
-          for (const hyps of model.translateTexts(texts.slice(i, i + 32), { beam: 1, batch: 32, targetLanguage: 'en' })) tokens += hyps[0].ids.length + 1;
-        }
-        return tokens / ((performance.now() - start) / 1000);
-      };
+      const tokensPerSecond = (model) => throughput(model, texts, BATCH, { beam: 1, targetLanguage: 'en' }).tokensPerSecond;
       for (const r of all) tokensPerSecond(r.model); // warm up
       for (let round = 0; round < rounds; round++) {
         for (const r of round % 2 ? [...all].reverse() : all) r.best = Math.max(r.best, tokensPerSecond(r.model));
