@@ -19,6 +19,7 @@
 // features: panel p holds W[8p..8p+7][k] for k = 0..K-1, interleaved as
 // [k][8], zero-filled past N. bias may be NULL.
 #define RMT_GEMM_NR 8
+#define RMT_GEMM_MR 4  // rows of A a tile of the kernels computes at once (the rest one at a time)
 size_t rmt_packed_weight_floats(int N, int K);
 void rmt_pack_weight(float *packed, const float *weight, int N, int K);
 // Rows rows[0..n) of a packed weight of K columns, packed anew as an (n, K)

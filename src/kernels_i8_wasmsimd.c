@@ -17,8 +17,6 @@
 #include "simd.h"
 #include "size.h"
 
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-
 // ---------------------------------------------------------------- packing
 
 int rmt_relaxed_dot_exact(void) {
@@ -439,20 +437,23 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   }
 }
 
-// 4-row tiles, then single rows; panels first_panel .. first_panel + n_panels - 1.
+// 4-row tiles, then the last M % 4 rows as one tile of 3, 2 or 1 (a row's
+// sums do not depend on its tile: integers, added exactly); panels
+// first_panel .. first_panel + n_panels - 1.
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
                                   int K, int first_panel, int n_panels, int relaxed) {
   int end = first_panel + n_panels, m = 0;
-  for (; m + 4 <= M; m += 4) {
+  for (; m + RMT_GEMM_MR <= M; m += RMT_GEMM_MR) {
     for (int p = first_panel; p < end; p++) {
       tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 4, relaxed);
     }
   }
-  for (; m < M; m++) {
-    for (int p = first_panel; p < end; p++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, relaxed);
-    }
+  for (int p = first_panel; p < end && m < M; p++) {
+    // Each a call with a constant row count, so that the tile's loops unroll.
+    if (M - m == 3) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 3, relaxed);
+    else if (M - m == 2) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 2, relaxed);
+    else tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, relaxed);
   }
 }
 

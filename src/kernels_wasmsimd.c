@@ -151,17 +151,42 @@ static inline void tile_4x8(float *C, const float *A, const float *packed_weight
   store_tile_row(dst + 3 * (size_t)N, c30, c31, b, cols);
 }
 
+// Rows m..m+R-1 (R of 2 or 3: the rows a 4x8 tile leaves) against the panel
+// of output features n..n+7, as tile_4x8 computes each of them.
+static ALWAYS_INLINE void tile_rx8(float *C, const float *A, const float *packed_weight, const float *bias, int m,
+                                   int n, int N, int K, int R) {
+  const float *a = A + (size_t)m * K;
+  const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
+  v128_t c[3][2];
+  for (int r = 0; r < R; r++) c[r][0] = c[r][1] = wasm_f32x4_splat(0);
+  for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
+    v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 4);
+    for (int r = 0; r < R; r++) {
+      v128_t x = wasm_f32x4_splat(a[(size_t)r * K + k]);
+      c[r][0] = rmt_f32x4_madd(x, w0, c[r][0]);
+      c[r][1] = rmt_f32x4_madd(x, w1, c[r][1]);
+    }
+  }
+  int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
+  for (int r = 0; r < R; r++) store_tile_row(C + (size_t)(m + r) * N + n, c[r][0], c[r][1], bias ? bias + n : NULL, cols);
+}
+
 // 4x8 tiles over columns n_begin..n_end-1 of C; rows left over when M is not
-// a multiple of 4 go through the 1x8 kernel, over the same columns (as a
-// product of n_end - n_begin output features whose panels start at n_begin's).
+// a multiple of 4 go through a 3x8 or 2x8 tile, or the 1x8 kernel, over the
+// same columns (as a product of n_end - n_begin output features whose panels
+// start at n_begin's).
 void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                      int M, int N, int K, int n_begin, int n_end) {
   int m = 0;
-  for (; m + 4 <= M; m += 4) {
+  for (; m + RMT_GEMM_MR <= M; m += RMT_GEMM_MR) {
     for (int n = n_begin; n < n_end; n += RMT_GEMM_NR) tile_4x8(C, A, packed_weight, bias, m, n, N, K);
   }
-  const float *panels = packed_weight + (size_t)(n_begin / RMT_GEMM_NR) * RMT_GEMM_NR * K;
-  for (; m < M; m++) {
+  if (M - m == 3) {
+    for (int n = n_begin; n < n_end; n += RMT_GEMM_NR) tile_rx8(C, A, packed_weight, bias, m, n, N, K, 3);
+  } else if (M - m == 2) {
+    for (int n = n_begin; n < n_end; n += RMT_GEMM_NR) tile_rx8(C, A, packed_weight, bias, m, n, N, K, 2);
+  } else if (M - m == 1) {
+    const float *panels = packed_weight + (size_t)(n_begin / RMT_GEMM_NR) * RMT_GEMM_NR * K;
     gemm_f32_1x8(C + (size_t)m * N + n_begin, A + (size_t)m * K, panels, bias ? bias + n_begin : NULL,
                  n_end - n_begin, K);
   }

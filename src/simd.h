@@ -10,6 +10,10 @@
 #endif
 #include <string.h>
 
+// For a kernel's helper with a row count or variant argument: each call with
+// a constant is compiled on its own, its loops unrolled.
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
 // Stores the first `cols` (1..8) floats of lo, hi at dst: a GEMM's panel of 8
 // output features clipped at N goes through a small buffer, so nothing is
 // written past dst + cols.

@@ -42,17 +42,21 @@ static void test_gemm(void) {
   printf("gemm: 125 shapes, max |simd - ref| = %g\n", worst);
 
   // A row's result must not depend on the batch around it (4-row tiles vs the
-  // 1-row tail): bitwise, so that a sentence translates the same in any batch.
+  // 2- and 3-row tiles of M % 4 rows and the 1-row kernel): bitwise, so that a
+  // sentence translates the same in any batch, and a decoding step's rows
+  // the same in any thread's block of them.
   int M = 7, N = 45, K = 33;
   float *A = malloc(sizeof(float) * M * K), *W = malloc(sizeof(float) * N * K), *bias = malloc(sizeof(float) * N);
   float *packed = malloc(sizeof(float) * rmt_packed_weight_floats(N, K));
   float *C = malloc(sizeof(float) * M * N), row[45];
   fill(A, (size_t)M * K), fill(W, (size_t)N * K), fill(bias, N);
   rmt_pack_weight(packed, W, N, K);
-  rmt_gemm_f32_4x8__wasmsimd(C, A, packed, bias, M, N, K);
-  for (int m = 0; m < M; m++) {
-    rmt_gemm_f32_4x8__wasmsimd(row, A + (size_t)m * K, packed, bias, 1, N, K);
-    CHECK(memcmp(row, C + (size_t)m * N, sizeof row) == 0, "gemm row %d differs between M=%d and M=1", m, M);
+  for (int rows_of_a = 6; rows_of_a <= M; rows_of_a++) {
+    rmt_gemm_f32_4x8__wasmsimd(C, A, packed, bias, rows_of_a, N, K);
+    for (int m = 0; m < rows_of_a; m++) {
+      rmt_gemm_f32_4x8__wasmsimd(row, A + (size_t)m * K, packed, bias, 1, N, K);
+      CHECK(memcmp(row, C + (size_t)m * N, sizeof row) == 0, "gemm row %d differs between M=%d and M=1", m, rows_of_a);
+    }
   }
   // Gathered rows (a lexical shortlist's output layer), in any order, the
   // last row of W among them: the GEMM over them gives bitwise the full
@@ -502,7 +506,7 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
 }
 
 static void test_gemm_i8(void) {
-  static const int ms[] = {1, 3, 4, 5, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 40, 256};
+  static const int ms[] = {1, 3, 4, 6, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 40, 256};  // M % 4: 0..3
   int shapes = 0, good = 0;
   for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 5; ni++) for (int ki = 0; ki < 7; ki++) {
     int M = ms[mi], N = ns[ni], K = ks[ki];
