@@ -17,9 +17,12 @@
 // ---- GEMM: C[M,N] = A[M,K] * W[N,K]^T + bias[N]  (W is torch's Linear.weight)
 // The SIMD kernel reads W packed once at load time into panels of 8 output
 // features: panel p holds W[8p..8p+7][k] for k = 0..K-1, interleaved as
-// [k][8], zero-filled past N. bias may be NULL.
+// [k][8], zero-filled past N. bias may be NULL. A row of C is computed
+// alike whatever rows are computed with it (4-row tiles, then one of the
+// M % 4 rows left; each value sums over k in order): bit-identical in any
+// batch, or in any thread's block of a batch's rows (src/transformer.c).
 #define RMT_GEMM_NR 8
-#define RMT_GEMM_MR 4  // rows of A a tile of the kernels computes at once (the rest one at a time)
+#define RMT_GEMM_MR 4  // rows of A a tile of the kernels computes at once
 size_t rmt_packed_weight_floats(int N, int K);
 void rmt_pack_weight(float *packed, const float *weight, int N, int K);
 // Rows rows[0..n) of a packed weight of K columns, packed anew as an (n, K)

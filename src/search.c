@@ -245,9 +245,7 @@ RMT_API int rmt_translation_step(rmt_translation *tr) {
   if (!tr) return rmt_error(RMT_E_INVALID, "rmt_translation_step: no translation");
   if (tr->forced) return rmt_error(RMT_E_STATE, "rmt_translation_step: cannot search after forced decoding");
   if (!unfinished(tr)) return 0;
-  rmt_decoder_step(tr);
-  // An exp and a few adds per logit: counted as 8 multiply-adds (rmt_parallel_for's threshold).
-  rmt_parallel_for(tr->n_rows, all_log_probs, tr, 8LL * tr->n_rows * tr->model->config.vocab_size, RMT_THREADS_ALL);
+  rmt_decoder_step(tr, all_log_probs);
   // Rows come grouped by sentence: each sentence's candidates, then (in order,
   // as the rows of the next step are numbered) its selection.
   int n_groups = 0;

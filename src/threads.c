@@ -172,6 +172,10 @@ static int chunk_size(const range_job *job, int left) {
   return size < left ? size : left;
 }
 
+// The thread running a chunk of a job (-1: none), so that a loop inside the
+// job runs on that thread, with its scratch, instead of posting a job of its own.
+static _Thread_local int job_thread = -1;
+
 // Takes chunks of job `gen` and runs them until none is left (or the job is
 // over): every thread does, thread 0 included. Chunks are taken, not dealt,
 // so a worker that is asleep or descheduled holds up only a chunk it has
@@ -187,13 +191,19 @@ static void work_on(int gen, int thread) {
     if ((int)(word >> 32) != gen || begin >= job.n) return;
     int size = chunk_size(&job, job.n - begin);
     if (!atomic_compare_exchange_weak(&pool.claim, &word, word + (uint64_t)size)) continue;  // word reloaded
+    job_thread = thread;
     job.fn(job.ctx, begin, begin + size, thread);
+    job_thread = -1;
     if (atomic_fetch_add(&pool.done, size) + size == job.n) __builtin_wasm_memory_atomic_notify((int *)&pool.done, 1);
     word = atomic_load(&pool.claim);
   }
 }
 
 void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max_threads) {
+  if (job_thread >= 0) {  // inside a job: all of it here
+    if (n > 0) fn(ctx, 0, n, job_thread);
+    return;
+  }
   int n_threads = pool.n_threads < max_threads ? pool.n_threads : max_threads;
   if (n_threads <= 1 || n <= 1 || work < parallel_min_macs) {
     if (n > 0) fn(ctx, 0, n, 0);

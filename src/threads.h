@@ -1,8 +1,9 @@
-// Loops split over threads: matrix products (an int8 one's input quantized
-// by rows first when it has many; the products of one input, such as attention's q, k and v,
-// as one loop over all their weight panels: rmt_gemm_parts), attention rows,
-// the residual adds and LayerNorms of many rows (the encoder's), the output
-// layer's log-softmax and top-k. Only the threads build
+// Loops split over threads: a large decoding step's rows (each thread runs
+// the decoder for a block of them: transformer.c); matrix products (an int8
+// one's input quantized by rows first when it has many; the products of one
+// input, such as attention's q, k and v, as one loop over all their weight
+// panels: rmt_gemm_parts), attention rows, the residual adds and LayerNorms
+// of many rows (the encoder's), the output layer's log-softmax and top-k. Only the threads build
 // (dist/residual-mt-threads.wasm: shared memory and atomics, -DRMT_THREADS)
 // has more than one thread; in every other build the pool is a single thread,
 // rmt_parallel_for a plain call and rmt_gemm_parts the SIMD kernels themselves.
@@ -57,7 +58,10 @@ typedef void (*rmt_range_fn)(void *ctx, int begin, int end, int thread);
 // most max_threads of them: the copies of scratch the caller has), when
 // `work` (about the multiply-adds the loop takes) reaches the threshold
 // below; otherwise fn(ctx, 0, n, 0) on this thread. Items must be
-// independent: each range writes only its own items' outputs.
+// independent: each range writes only its own items' outputs. Called from
+// inside such a loop (a decoding step's block of rows on each thread:
+// transformer.c), it runs all of fn there, on the calling thread, which
+// must then be one of the inner loop's max_threads too.
 void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max_threads);
 #define RMT_THREADS_ALL 0x7fffffff  // max_threads of a loop without per-thread scratch
 // How many threads rmt_parallel_for may use (1 in builds without threads).

@@ -19,16 +19,28 @@ static rmt_gemm_part product(float *out, const rmt_linear *lin) {
                          .qmax = lin->act_qmax, .act_offset = lin->act_offset, .scale = 1.0f};
 }
 
-// The products of one input `in` (M rows of K), on every thread of the pool
-// when large enough: one job for them all.
-static void products(rmt_translation *tr, const rmt_gemm_part *parts, int n, const float *in, int M, int K) {
-  rmt_gemm_parts(parts, n, in, tr->act_q, tr->act_scale, M, K);
+// A block of rows of the activations: rows first..first+n-1. The encoder and
+// a small decoding step run all their rows as one block, their loops split
+// over the pool's threads; a large decoding step runs a block on each thread
+// (rmt_decoder_step), every loop inside it on that thread.
+typedef struct {
+  int first, n;
+} row_block;
+
+// The products of one input `in` (the block's rows, K wide): one loop on
+// the pool for them all. An integer product quantizes the block's rows into
+// its own part of tr->act_q (a stride as wide as the widest input: blocks
+// on other threads may be at other layers).
+static void products(rmt_translation *tr, row_block b, const rmt_gemm_part *parts, int n, const float *in, int K) {
+  int16_t *aq = tr->act_q ? tr->act_q + (size_t)b.first * tr->act_row_len : NULL;
+  float *a_scale = tr->act_scale ? tr->act_scale + b.first : NULL;
+  rmt_gemm_parts(parts, n, in, aq, a_scale, b.n, K);
 }
 
-// out = in W^T + bias for M rows.
-static void linear(rmt_translation *tr, float *out, const float *in, const rmt_linear *lin, int M) {
+// out = in W^T + bias for the block's rows (out and in point at its first row).
+static void linear(rmt_translation *tr, row_block b, float *out, const float *in, const rmt_linear *lin) {
   rmt_gemm_part part = product(out, lin);
-  products(tr, &part, 1, in, M, lin->n_in);
+  products(tr, b, &part, 1, in, lin->n_in);
 }
 
 // ---------------------------------------------------------------- residual styles
@@ -112,18 +124,19 @@ static void embed_row(const rmt_model *m, const rmt_embedding *table, int token,
 
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
-// fc2(act(fc1(in))) into tr->sub_out; ReLU is applied by fc1's product (to
+// fc2(act(fc1(in))) into the block's rows of tr->sub_out; ReLU is applied by fc1's product (to
 // the columns each thread has just computed).
-static void feed_forward(rmt_translation *tr, const rmt_layer *layer, const float *in, int M) {
-  size_t n = (size_t)M * layer->fc1.n_out;
+static void feed_forward(rmt_translation *tr, row_block b, const rmt_layer *layer, const float *in) {
+  size_t n = (size_t)b.n * layer->fc1.n_out;
+  float *hidden = tr->hidden + (size_t)b.first * layer->fc1.n_out;
   int swish = tr->model->config.activation == RMT_ACT_SWISH;
-  rmt_gemm_part fc1 = product(tr->hidden, &layer->fc1);
+  rmt_gemm_part fc1 = product(hidden, &layer->fc1);
   fc1.relu = !swish;
-  products(tr, &fc1, 1, in, M, layer->fc1.n_in);
+  products(tr, b, &fc1, 1, in, layer->fc1.n_in);
   if (swish) {
-    for (size_t i = 0; i < n; i++) tr->hidden[i] *= sigmoid(tr->hidden[i]);
+    for (size_t i = 0; i < n; i++) hidden[i] *= sigmoid(hidden[i]);
   }
-  linear(tr, tr->sub_out, tr->hidden, &layer->fc2, M);
+  linear(tr, b, tr->sub_out + (size_t)b.first * tr->model->config.d_model, hidden, &layer->fc2);
 }
 
 // Each thread attends with its own copy of the scratch (key and value row
@@ -181,23 +194,23 @@ static void list_sentence_rows(const rmt_translation *tr, const attention_scratc
   }
 }
 
-// Attention's projections of one input `in` (M rows), as one product: q into
-// tr->q (scaled by head_dim^-0.5, as fairseq scales it) if with_q, and k and v
-// into k and v unless k is NULL.
-static void project(rmt_translation *tr, const rmt_attention *attn, int with_q, const float *in, float *k, float *v,
-                    int M) {
+// Attention's projections of one input `in` (the block's rows), as one
+// product: the block's rows of tr->q (scaled by head_dim^-0.5, as fairseq
+// scales it) if with_q, and k and v (at the block's first row) unless k is NULL.
+static void project(rmt_translation *tr, row_block b, const rmt_attention *attn, int with_q, const float *in, float *k,
+                    float *v) {
   const rmt_config *c = &tr->model->config;
   rmt_gemm_part parts[3];
   int n = 0;
   if (with_q) {
-    parts[n] = product(tr->q, &attn->q_proj);
+    parts[n] = product(tr->q + (size_t)b.first * c->d_model, &attn->q_proj);
     parts[n++].scale = 1.0f / sqrtf((float)c->head_dim);
   }
   if (k) {
     parts[n++] = product(k, &attn->k_proj);
     parts[n++] = product(v, &attn->v_proj);
   }
-  products(tr, parts, n, in, M, c->d_model);
+  products(tr, b, parts, n, in, c->d_model);
 }
 
 // ---------------------------------------------------------------- encoder
@@ -231,16 +244,17 @@ void rmt_encode(rmt_translation *tr) {
       embed_row(m, &m->embed_tokens, src[row], t, x + (size_t)row * D, tr->dual + (size_t)row * D);
     }
   }
+  row_block all = {0, M};
   for (int l = 0; l < c->encoder_layers; l++) {
     const rmt_layer *layer = &m->encoder_layers[l];
     const float *in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, M);
-    project(tr, &layer->self_attn, 1, in, tr->k, tr->v, M);
+    project(tr, all, &layer->self_attn, 1, in, tr->k, tr->v);
     attend_rows(tr, tr->n_sent, encoder_attention, tr, (long long)M * tr->src_max / tr->n_sent);
-    linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, M);
+    linear(tr, all, tr->sub_out, tr->attn, &layer->self_attn.out_proj);
     sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, M);
 
     in = sublayer_input(c, &layer->final_norm, x, tr->normed, M);
-    feed_forward(tr, layer, in, M);
+    feed_forward(tr, all, layer, in);
     sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, M);
   }
   stack_finish(c, &m->encoder_norm, c->enc_alpha, x, tr->dual, M);
@@ -249,25 +263,29 @@ void rmt_encode(rmt_translation *tr) {
   size_t layer_size = (size_t)M * D;
   for (int l = 0; l < c->decoder_layers; l++) {
     float *k = tr->cross_k + l * layer_size, *v = tr->cross_v + l * layer_size;
-    project(tr, &m->decoder_layers[l].encoder_attn, 0, x, k, v, M);
+    project(tr, all, &m->decoder_layers[l].encoder_attn, 0, x, k, v);
   }
 }
 
 // ---------------------------------------------------------------- decoder
+
+// The fewest rows a thread's block of a decoding step may have: one GEMM tile.
+#define ROW_BLOCKS_MIN_ROWS RMT_GEMM_MR
 
 // Marian's SSRU cell in place of decoder self-attention (Kim et al. 2019, as
 // marian-dev's rnn/cells.h computes it): c = f * c_prev + (1 - f) * (x W),
 // f = sigmoid(x Wf + bf), out = relu(c), then the sub-layer's residual and LN.
 // The cell state of each step is kept where self-attention keeps its keys, so
 // a row finds its c_prev through `path` like any cache entry.
-static void ssru_step(rmt_translation *tr, const rmt_layer *layer, float *cells, size_t cache_step) {
+static void ssru_step(rmt_translation *tr, row_block b, const rmt_layer *layer, float *cells, size_t cache_step) {
   const rmt_config *c = &tr->model->config;
-  int D = c->d_model, R = tr->n_rows, t = tr->step;
-  const float *in = sublayer_input(c, &layer->self_attn_norm, tr->x, tr->normed, R);
-  rmt_gemm_part parts[2] = {product(tr->k, &layer->ssru_in), product(tr->v, &layer->ssru_forget)};
-  products(tr, parts, 2, in, R, D);
+  int D = c->d_model, t = tr->step;
+  size_t at = (size_t)b.first * D;
+  const float *in = sublayer_input(c, &layer->self_attn_norm, tr->x + at, tr->normed + at, b.n);
+  rmt_gemm_part parts[2] = {product(tr->k + at, &layer->ssru_in), product(tr->v + at, &layer->ssru_forget)};
+  products(tr, b, parts, 2, in, D);
   float *cell = cells + t * cache_step;
-  for (int r = 0; r < R; r++) {
+  for (int r = b.first; r < b.first + b.n; r++) {
     const float *prev = t > 0 ? cells + (t - 1) * cache_step + (size_t)tr->path[(size_t)r * tr->steps_max + t - 1] * D : NULL;
     const float *xw = tr->k + (size_t)r * D, *gate = tr->v + (size_t)r * D;
     float *out = tr->sub_out + (size_t)r * D, *cr = cell + (size_t)r * D;
@@ -277,12 +295,13 @@ static void ssru_step(rmt_translation *tr, const rmt_layer *layer, float *cells,
       out[i] = cr[i] > 0.0f ? cr[i] : 0.0f;
     }
   }
-  sublayer_output(c, &layer->self_attn_norm, tr->x, tr->dual, tr->sub_out, R);
+  sublayer_output(c, &layer->self_attn_norm, tr->x + at, tr->dual + at, tr->sub_out + at, b.n);
 }
 
-// The decoder's attention of one layer at step t, rows begin..end-1.
+// The decoder's attention of one layer at step t, rows first + begin..first + end-1.
 typedef struct {
   rmt_translation *tr;
+  int first;                       // the block's first row
   const float *k_cache, *v_cache;  // self-attention: this layer's cache
   size_t cache_step;
   const float *cross_k, *cross_v;  // encoder attention: this layer's keys and values
@@ -295,7 +314,7 @@ static void decoder_self_attention(void *ctx, int begin, int end, int thread) {
   rmt_translation *tr = a->tr;
   attention_scratch scratch = scratch_of(tr, thread);
   int D = tr->model->config.d_model, t = tr->step;
-  for (int r = begin; r < end; r++) {
+  for (int r = a->first + begin; r < a->first + end; r++) {
     const int *path = tr->path + (size_t)r * tr->steps_max;
     for (int j = 0; j <= t; j++) {
       scratch.key_rows[j] = a->k_cache + j * a->cache_step + (size_t)path[j] * D;
@@ -311,7 +330,7 @@ static void decoder_cross_attention(void *ctx, int begin, int end, int thread) {
   const decoder_attention *a = ctx;
   rmt_translation *tr = a->tr;
   attention_scratch scratch = scratch_of(tr, thread);
-  for (int r = begin; r < end; r++) {
+  for (int r = a->first + begin; r < a->first + end; r++) {
     int s = tr->row_sent[r];
     float *probs = a->last ? tr->cross_probs + (size_t)r * tr->src_max : NULL;
     list_sentence_rows(tr, &scratch, a->cross_k, a->cross_v, tr->src_offset[s], tr->src_len[s]);
@@ -320,14 +339,17 @@ static void decoder_cross_attention(void *ctx, int begin, int end, int thread) {
   }
 }
 
-void rmt_decoder_step(rmt_translation *tr) {
+// The decoder at position tr->step for the block's rows, to their logits.
+static void decoder_rows(rmt_translation *tr, row_block b) {
   const rmt_model *m = tr->model;
   const rmt_config *c = &m->config;
-  int D = c->d_model, R = tr->n_rows, t = tr->step, stride = tr->steps_max + 1;
-  float *x = tr->x;
-  for (int r = 0; r < R; r++) {
+  int D = c->d_model, t = tr->step, stride = tr->steps_max + 1;
+  size_t at = (size_t)b.first * D;
+  float *x = tr->x + at, *dual = tr->dual + at, *normed = tr->normed + at, *sub_out = tr->sub_out + at;
+  float *attn = tr->attn + at;
+  for (int r = b.first; r < b.first + b.n; r++) {
     int token = t == 0 && c->decoder_start_zero ? -1 : tr->tokens[(size_t)r * stride + t];
-    embed_row(m, &m->decoder_embed_tokens, token, t, x + (size_t)r * D, tr->dual + (size_t)r * D);
+    embed_row(m, &m->decoder_embed_tokens, token, t, tr->x + (size_t)r * D, tr->dual + (size_t)r * D);
     tr->path[(size_t)r * tr->steps_max + t] = r;
   }
   size_t cache_layer = (size_t)tr->steps_max * tr->rows_max * D, cache_step = (size_t)tr->rows_max * D;
@@ -337,35 +359,37 @@ void rmt_decoder_step(rmt_translation *tr) {
 
     const float *in;
     if (c->ssru) {
-      ssru_step(tr, layer, k_cache, cache_step);
+      ssru_step(tr, b, layer, k_cache, cache_step);
     } else {
       // Self-attention over this row's history (through path) and the new token.
-      in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, R);
-      project(tr, &layer->self_attn, 1, in, k_cache + t * cache_step, v_cache + t * cache_step, R);
-      decoder_attention self = {.tr = tr, .k_cache = k_cache, .v_cache = v_cache, .cache_step = cache_step};
-      attend_rows(tr, R, decoder_self_attention, &self, t + 1);
-      linear(tr, tr->sub_out, tr->attn, &layer->self_attn.out_proj, R);
-      sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, R);
+      in = sublayer_input(c, &layer->self_attn_norm, x, normed, b.n);
+      project(tr, b, &layer->self_attn, 1, in, k_cache + t * cache_step + at, v_cache + t * cache_step + at);
+      decoder_attention self = {.tr = tr, .first = b.first, .k_cache = k_cache, .v_cache = v_cache,
+                                .cache_step = cache_step};
+      attend_rows(tr, b.n, decoder_self_attention, &self, t + 1);
+      linear(tr, b, sub_out, attn, &layer->self_attn.out_proj);
+      sublayer_output(c, &layer->self_attn_norm, x, dual, sub_out, b.n);
     }
 
     // Encoder attention over the row's sentence; the last layer's weights
     // are the alignment of the token this step chooses.
-    in = sublayer_input(c, &layer->encoder_attn_norm, x, tr->normed, R);
-    project(tr, &layer->encoder_attn, 1, in, NULL, NULL, R);
-    decoder_attention cross = {.tr = tr, .cross_k = tr->cross_k + (size_t)l * tr->src_rows * D,
+    in = sublayer_input(c, &layer->encoder_attn_norm, x, normed, b.n);
+    project(tr, b, &layer->encoder_attn, 1, in, NULL, NULL);
+    decoder_attention cross = {.tr = tr, .first = b.first, .cross_k = tr->cross_k + (size_t)l * tr->src_rows * D,
                                .cross_v = tr->cross_v + (size_t)l * tr->src_rows * D,
                                .last = l == c->decoder_layers - 1};
-    attend_rows(tr, R, decoder_cross_attention, &cross, tr->src_max);
-    linear(tr, tr->sub_out, tr->attn, &layer->encoder_attn.out_proj, R);
-    sublayer_output(c, &layer->encoder_attn_norm, x, tr->dual, tr->sub_out, R);
+    attend_rows(tr, b.n, decoder_cross_attention, &cross, tr->src_max);
+    linear(tr, b, sub_out, attn, &layer->encoder_attn.out_proj);
+    sublayer_output(c, &layer->encoder_attn_norm, x, dual, sub_out, b.n);
 
-    in = sublayer_input(c, &layer->final_norm, x, tr->normed, R);
-    feed_forward(tr, layer, in, R);
-    sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, R);
+    in = sublayer_input(c, &layer->final_norm, x, normed, b.n);
+    feed_forward(tr, b, layer, in);
+    sublayer_output(c, &layer->final_norm, x, dual, sub_out, b.n);
   }
-  stack_finish(c, &m->decoder_norm, c->dec_alpha, x, tr->dual, R);
+  stack_finish(c, &m->decoder_norm, c->dec_alpha, x, dual, b.n);
+  int V = c->vocab_size;
   if (!tr->cand_ids) {
-    linear(tr, tr->logits, x, &m->output_projection, R);
+    linear(tr, b, tr->logits + (size_t)b.first * V, x, &m->output_projection);
     return;
   }
   // Under a lexical shortlist the output layer computes the batch's
@@ -373,11 +397,87 @@ void rmt_decoder_step(rmt_translation *tr) {
   // logits; every other word stays -inf there (translation.c fills the logits
   // so, and search.c writes nothing else), and search.c masks the words a
   // row's own sentence does not allow.
-  int V = c->vocab_size, n_out = tr->n_out;
-  linear(tr, tr->out_logits, x, &tr->out_layer, R);
-  for (int r = 0; r < R; r++) {
+  int n_out = tr->n_out;
+  linear(tr, b, tr->out_logits + (size_t)b.first * n_out, x, &tr->out_layer);
+  for (int r = b.first; r < b.first + b.n; r++) {
     float *row = tr->logits + (size_t)r * V;
     const float *computed = tr->out_logits + (size_t)r * n_out;
     for (int j = 0; j < n_out; j++) row[tr->out_ids[j]] = computed[j];
   }
+}
+
+// A decoding step's rows in blocks, one a thread: block i is rows
+// start[i]..start[i + 1]-1 (a row's values do not depend on the rows
+// computed with it: kernels.h).
+#define MAX_ROW_BLOCKS 16  // threads past this many help with the other loops only
+typedef struct {
+  rmt_translation *tr;
+  int blocks, start[MAX_ROW_BLOCKS + 1];
+  rmt_range_fn then;
+} decoder_blocks;
+
+// A row's cost in a decoding step, in multiply-adds: its products (the same
+// for every row), then its attention over its own sentence and history,
+// counted ATTENTION_COST times (an estimate: scores, softmax and sums over
+// heads of 32 values run slower than a GEMM's multiply-adds; the rows of a
+// batch, sorted by length, differ in the cost of their cross-attention).
+#define ATTENTION_COST 4
+static long long row_cost(const rmt_translation *tr, int r, long long products) {
+  const rmt_config *c = &tr->model->config;
+  int keys = tr->src_len[tr->row_sent[r]] + tr->step + 1;
+  return products + (long long)ATTENTION_COST * c->decoder_layers * 2 * c->d_model * keys;
+}
+
+// Block boundaries where the rows' summed cost crosses an equal share, at
+// the nearer of the two rows.
+static void split_rows(decoder_blocks *d, long long products) {
+  const rmt_translation *tr = d->tr;
+  int R = tr->n_rows, next = 1;
+  long long total = 0, sum = 0;
+  for (int r = 0; r < R; r++) total += row_cost(tr, r, products);
+  d->start[0] = 0;
+  for (int r = 0; r < R && next < d->blocks; r++) {
+    long long cost = row_cost(tr, r, products);
+    sum += cost;
+    // The share of block `next` ends in row r: before it or after it, whichever is nearer.
+    while (next < d->blocks && sum * d->blocks >= total * next) {
+      d->start[next] = (sum - cost / 2) * d->blocks >= total * next ? r : r + 1;
+      next++;
+    }
+  }
+  for (; next <= d->blocks; next++) d->start[next] = R;
+}
+
+static void decoder_block_range(void *ctx, int begin, int end, int thread) {
+  const decoder_blocks *d = ctx;
+  for (int i = begin; i < end; i++) {
+    int first = d->start[i], n = d->start[i + 1] - first;
+    if (n == 0) continue;
+    decoder_rows(d->tr, (row_block){first, n});  // its loops run on this thread (threads.h)
+    if (d->then) d->then(d->tr, first, first + n, thread);
+  }
+}
+
+void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then) {
+  const rmt_config *c = &tr->model->config;
+  int R = tr->n_rows, threads = rmt_threads_available();
+  if (threads > tr->scratch_threads) threads = tr->scratch_threads;
+  // A step's rows are independent, so each thread runs the whole decoder for
+  // a block of them: one job a step instead of one for every product,
+  // attention and LayerNorm, and a row's activations stay in one core's
+  // cache (its keys and values too, while the rows keep their places). Too
+  // few rows for a tile each (batch-1 decoding) are one block, whose large
+  // products are split by columns instead.
+  if (threads < 2 || R < ROW_BLOCKS_MIN_ROWS * threads) {
+    decoder_rows(tr, (row_block){0, R});
+    // `then` costs about an exp and a few adds a logit: counted as 8 multiply-adds (rmt_parallel_for's threshold).
+    if (then) rmt_parallel_for(R, then, tr, 8LL * R * c->vocab_size, RMT_THREADS_ALL);
+    return;
+  }
+  // A row's products: 6 d^2 + 2 d ffn multiply-adds a layer, then d a word of the output layer.
+  long long products = (long long)c->d_model * ((long long)c->decoder_layers * (6LL * c->d_model + 2LL * c->ffn_dim) +
+                                                (tr->cand_ids ? tr->n_out : c->vocab_size));
+  decoder_blocks d = {.tr = tr, .blocks = threads < MAX_ROW_BLOCKS ? threads : MAX_ROW_BLOCKS, .then = then};
+  split_rows(&d, products);
+  rmt_parallel_for(d.blocks, decoder_block_range, &d, products * R, tr->scratch_threads);
 }

@@ -391,6 +391,7 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   tr->src_max = (int)dims.src_max;
   tr->keys_max = (int)dims.keys;
   tr->scratch_threads = (int)dims.threads;
+  tr->act_row_len = dims.int8_in ? rmt_quantized_row_len((int)dims.int8_in, RMT_GEMM_I8_KR_RELAXED) : 0;
   tr->cand_most = (int)dims.cand_most;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
@@ -515,7 +516,7 @@ RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *token
     tr->row_sent[s] = s;
     tr->tokens[(size_t)s * (tr->steps_max + 1) + tr->step] = tokens[s];
   }
-  rmt_decoder_step(tr);
+  rmt_decoder_step(tr, NULL);
   tr->step++;
   return RMT_OK;
 }

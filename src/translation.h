@@ -5,6 +5,7 @@
 #define RMT_TRANSLATION_H
 #include "model.h"
 #include "rmt.h"
+#include "threads.h"
 
 // Limits of one translation, enforced by rmt_translation_begin; JS reads them
 // with rmt_limit(). The bytes limit keeps a batch (sentences x beam x output
@@ -113,6 +114,8 @@ struct rmt_translation {
   int16_t *act_q;    // [max rows, int8 K padded] a Linear's input quantized per row (int8 models only;
                      //   int16, or bytes for the relaxed kernel, kernels.h)
   float *act_scale;  // [max rows] its row scales
+  int act_row_len;   // act_q's int16 values a row (the widest input's: blocks of rows on several threads
+                     //   quantize their rows at once, each product its own width)
   int keys_max;        // the most keys a row attends over (steps_max or src_max)
   int scratch_threads; // threads with their own copy of the attention scratch below (threads.h)
   float *scores;     // [scratch_threads][2 keys_max] attention scores (of two rows)
@@ -127,8 +130,11 @@ typedef struct rmt_translation rmt_translation;
 // transformer.c: the forward passes.
 void rmt_encode(rmt_translation *tr);
 // Runs the decoder for all current rows at position tr->step (tokens already
-// placed), writing logits [n_rows, V] and the rows' keys/values to the cache.
-void rmt_decoder_step(rmt_translation *tr);
+// placed), writing logits [n_rows, V] and the rows' keys/values to the cache;
+// then, unless it is NULL, then(tr, begin, end, thread) over the rows'
+// logits, each row once (on the thread that computed them, or as a loop on
+// the pool: threads.h).
+void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then);
 
 // The most source tokens (language token included, </s> not) a sentence may have (translation.c).
 int rmt_translation_max_source(const rmt_config *c, const rmt_search_params *p);

@@ -1,6 +1,7 @@
 // The threads build (dist/residual-mt-threads.wasm: shared memory, a pool of
-// worker threads that split each large matrix product by weight panels;
-// src/threads.c, js/threads.js) against the single-thread plain build it is
+// worker threads that split a batch's decoding steps by rows and each large
+// matrix product by weight panels; src/threads.c, src/transformer.c,
+// js/threads.js) against the single-thread plain build it is
 // compiled from: the same token ids and the same scores, bit for bit, on
 // every fixture model, greedy and beam, batched and one sentence at a time.
 // The fixture models are tiny, so every product is split here
