@@ -213,16 +213,75 @@ static void project(rmt_translation *tr, row_block b, const rmt_attention *attn,
   products(tr, b, parts, n, in, c->d_model);
 }
 
+// ---------------------------------------------------------------- blocks on threads
+
+// A batch's independent items (the encoder's sentences, a decoding step's
+// rows) in blocks, one a thread, each thread running the whole network for
+// its block: one hand-over instead of one for every product, attention and
+// LayerNorm, and a block's activations stay in one core's cache. Block i is
+// items start[i]..start[i + 1]-1. (A row's values do not depend on the rows
+// computed with it, kernels.h: the results are those of one block.)
+#define MAX_BLOCKS 16  // threads past this many help with the other loops only
+typedef struct {
+  rmt_translation *tr;
+  int blocks, start[MAX_BLOCKS + 1];
+  rmt_range_fn then;  // decoding: the work on the rows' logits (rmt_decoder_step)
+} thread_blocks;
+
+// How many blocks a batch of n items is cut into: one a thread when each
+// gets at least min_per_thread items, else 1 (the loops inside then split).
+static int blocks_for(const rmt_translation *tr, int n, int min_per_thread) {
+  int threads = rmt_threads_available();
+  if (threads > tr->scratch_threads) threads = tr->scratch_threads;
+  if (threads > MAX_BLOCKS) threads = MAX_BLOCKS;
+  return threads >= 2 && n >= min_per_thread * threads ? threads : 1;
+}
+
+// Block boundaries where the items' summed cost(tr, item, arg) crosses an
+// equal share, at the nearer of the two items.
+typedef long long (*item_cost_fn)(const rmt_translation *tr, int item, long long arg);
+static void split_by_cost(thread_blocks *d, int n, item_cost_fn cost_of, long long arg) {
+  int next = 1;
+  long long total = 0, sum = 0;
+  for (int i = 0; i < n; i++) total += cost_of(d->tr, i, arg);
+  d->start[0] = 0;
+  for (int i = 0; i < n && next < d->blocks; i++) {
+    long long cost = cost_of(d->tr, i, arg);
+    sum += cost;
+    // The share of block `next` ends in item i: before it or after it, whichever is nearer.
+    while (next < d->blocks && sum * d->blocks >= total * next) {
+      d->start[next] = (sum - cost / 2) * d->blocks >= total * next ? i : i + 1;
+      next++;
+    }
+  }
+  for (; next <= d->blocks; next++) d->start[next] = n;
+}
+
+// Attention is counted ATTENTION_COST times its multiply-adds in a block's
+// cost (an estimate: scores, softmax and sums over heads of 32 values run
+// slower than a GEMM's multiply-adds).
+#define ATTENTION_COST 4
+
 // ---------------------------------------------------------------- encoder
 
-// Encoder self-attention of sentences begin..end-1: each row over its
-// sentence's rows, all of a sentence's rows in one call (two at a time over
-// the same keys).
+// The fewest sentences a thread's block of the encoder may have: fewer give
+// blocks of unequal cost (the loops inside then split instead).
+#define ENCODER_BLOCK_MIN_SENTENCES 4
+
+// Encoder self-attention of sentences first + begin..first + end-1: each row
+// over its sentence's rows, all of a sentence's rows in one call (two at a
+// time over the same keys).
+typedef struct {
+  rmt_translation *tr;
+  int first;
+} encoder_sentences;
+
 static void encoder_attention(void *ctx, int begin, int end, int thread) {
-  rmt_translation *tr = ctx;
+  const encoder_sentences *e = ctx;
+  rmt_translation *tr = e->tr;
   const rmt_config *c = &tr->model->config;
   attention_scratch scratch = scratch_of(tr, thread);
-  for (int s = begin; s < end; s++) {
+  for (int s = e->first + begin; s < e->first + end; s++) {
     int first = tr->src_offset[s], n = tr->src_len[s];
     size_t at = (size_t)first * c->d_model;
     list_sentence_rows(tr, &scratch, tr->k, tr->v, first, n);
@@ -231,40 +290,77 @@ static void encoder_attention(void *ctx, int begin, int end, int thread) {
   }
 }
 
-void rmt_encode(rmt_translation *tr) {
+// The encoder for sentences first..first+n-1 (their rows are contiguous),
+// and the decoder's cross-attention keys and values of them.
+static void encode_sentences(rmt_translation *tr, int first, int n) {
   const rmt_model *m = tr->model;
   const rmt_config *c = &m->config;
-  int D = c->d_model, M = tr->src_rows;
-  float *x = tr->enc_out;
+  int D = c->d_model, last = first + n - 1;
+  row_block b = {tr->src_offset[first], tr->src_offset[last] + tr->src_len[last] - tr->src_offset[first]};
+  size_t at = (size_t)b.first * D;
+  float *x = tr->enc_out + at, *dual = tr->dual + at, *normed = tr->normed + at, *sub_out = tr->sub_out + at;
   const int *src = tr->src_ids;
-  for (int s = 0; s < tr->n_sent; s++) {
+  for (int s = first; s <= last; s++) {
     for (int t = 0; t < tr->src_len[s]; t++) {
       int row = tr->src_offset[s] + t;
       // No padding inside a sentence (rows are packed): position t is the t-th token.
-      embed_row(m, &m->embed_tokens, src[row], t, x + (size_t)row * D, tr->dual + (size_t)row * D);
+      embed_row(m, &m->embed_tokens, src[row], t, tr->enc_out + (size_t)row * D, tr->dual + (size_t)row * D);
     }
   }
-  row_block all = {0, M};
+  encoder_sentences sentences = {tr, first};
+  long long keys_per_row = 0;  // for the attention's threshold: its rows' mean number of keys
+  for (int s = first; s <= last; s++) keys_per_row += (long long)tr->src_len[s] * tr->src_len[s];
+  keys_per_row /= b.n;
   for (int l = 0; l < c->encoder_layers; l++) {
     const rmt_layer *layer = &m->encoder_layers[l];
-    const float *in = sublayer_input(c, &layer->self_attn_norm, x, tr->normed, M);
-    project(tr, all, &layer->self_attn, 1, in, tr->k, tr->v);
-    attend_rows(tr, tr->n_sent, encoder_attention, tr, (long long)M * tr->src_max / tr->n_sent);
-    linear(tr, all, tr->sub_out, tr->attn, &layer->self_attn.out_proj);
-    sublayer_output(c, &layer->self_attn_norm, x, tr->dual, tr->sub_out, M);
+    const float *in = sublayer_input(c, &layer->self_attn_norm, x, normed, b.n);
+    project(tr, b, &layer->self_attn, 1, in, tr->k + at, tr->v + at);
+    attend_rows(tr, n, encoder_attention, &sentences, keys_per_row * b.n / n);
+    linear(tr, b, sub_out, tr->attn + at, &layer->self_attn.out_proj);
+    sublayer_output(c, &layer->self_attn_norm, x, dual, sub_out, b.n);
 
-    in = sublayer_input(c, &layer->final_norm, x, tr->normed, M);
-    feed_forward(tr, all, layer, in);
-    sublayer_output(c, &layer->final_norm, x, tr->dual, tr->sub_out, M);
+    in = sublayer_input(c, &layer->final_norm, x, normed, b.n);
+    feed_forward(tr, b, layer, in);
+    sublayer_output(c, &layer->final_norm, x, dual, sub_out, b.n);
   }
-  stack_finish(c, &m->encoder_norm, c->enc_alpha, x, tr->dual, M);
+  stack_finish(c, &m->encoder_norm, c->enc_alpha, x, dual, b.n);
 
   // Cross-attention keys and values depend only on the encoder output: once per sentence.
-  size_t layer_size = (size_t)M * D;
+  size_t layer_size = (size_t)tr->src_rows * D;
   for (int l = 0; l < c->decoder_layers; l++) {
-    float *k = tr->cross_k + l * layer_size, *v = tr->cross_v + l * layer_size;
-    project(tr, all, &m->decoder_layers[l].encoder_attn, 0, x, k, v);
+    float *k = tr->cross_k + l * layer_size + at, *v = tr->cross_v + l * layer_size + at;
+    project(tr, b, &m->decoder_layers[l].encoder_attn, 0, x, k, v);
   }
+}
+
+// A sentence's cost in the encoder: its rows' products (6 d^2 + 2 d ffn a
+// layer, then 2 d^2 a decoder layer for the cross-attention's keys and
+// values: `arg`), and its attention over itself.
+static long long sentence_cost(const rmt_translation *tr, int s, long long products) {
+  const rmt_config *c = &tr->model->config;
+  long long len = tr->src_len[s];
+  return len * products + (long long)ATTENTION_COST * c->encoder_layers * 2 * c->d_model * len * len;
+}
+
+static void encoder_block_range(void *ctx, int begin, int end, int thread) {
+  const thread_blocks *d = ctx;
+  (void)thread;  // the loops inside run on this thread (threads.h)
+  for (int i = begin; i < end; i++) {
+    if (d->start[i + 1] > d->start[i]) encode_sentences(d->tr, d->start[i], d->start[i + 1] - d->start[i]);
+  }
+}
+
+void rmt_encode(rmt_translation *tr) {
+  const rmt_config *c = &tr->model->config;
+  thread_blocks d = {.tr = tr, .blocks = blocks_for(tr, tr->n_sent, ENCODER_BLOCK_MIN_SENTENCES)};
+  if (d.blocks == 1) {
+    encode_sentences(tr, 0, tr->n_sent);
+    return;
+  }
+  long long products = (long long)c->d_model *
+                       ((long long)c->encoder_layers * (6LL * c->d_model + 2LL * c->ffn_dim) + 2LL * c->decoder_layers * c->d_model);
+  split_by_cost(&d, tr->n_sent, sentence_cost, products);
+  rmt_parallel_for(d.blocks, encoder_block_range, &d, products * tr->src_rows, tr->scratch_threads);
 }
 
 // ---------------------------------------------------------------- decoder
@@ -406,50 +502,16 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
   }
 }
 
-// A decoding step's rows in blocks, one a thread: block i is rows
-// start[i]..start[i + 1]-1 (a row's values do not depend on the rows
-// computed with it: kernels.h).
-#define MAX_ROW_BLOCKS 16  // threads past this many help with the other loops only
-typedef struct {
-  rmt_translation *tr;
-  int blocks, start[MAX_ROW_BLOCKS + 1];
-  rmt_range_fn then;
-} decoder_blocks;
-
-// A row's cost in a decoding step, in multiply-adds: its products (the same
-// for every row), then its attention over its own sentence and history,
-// counted ATTENTION_COST times (an estimate: scores, softmax and sums over
-// heads of 32 values run slower than a GEMM's multiply-adds; the rows of a
-// batch, sorted by length, differ in the cost of their cross-attention).
-#define ATTENTION_COST 4
+// A row's cost in a decoding step: its products (the same for every row:
+// `arg`), then its attention over its sentence and its history.
 static long long row_cost(const rmt_translation *tr, int r, long long products) {
   const rmt_config *c = &tr->model->config;
   int keys = tr->src_len[tr->row_sent[r]] + tr->step + 1;
   return products + (long long)ATTENTION_COST * c->decoder_layers * 2 * c->d_model * keys;
 }
 
-// Block boundaries where the rows' summed cost crosses an equal share, at
-// the nearer of the two rows.
-static void split_rows(decoder_blocks *d, long long products) {
-  const rmt_translation *tr = d->tr;
-  int R = tr->n_rows, next = 1;
-  long long total = 0, sum = 0;
-  for (int r = 0; r < R; r++) total += row_cost(tr, r, products);
-  d->start[0] = 0;
-  for (int r = 0; r < R && next < d->blocks; r++) {
-    long long cost = row_cost(tr, r, products);
-    sum += cost;
-    // The share of block `next` ends in row r: before it or after it, whichever is nearer.
-    while (next < d->blocks && sum * d->blocks >= total * next) {
-      d->start[next] = (sum - cost / 2) * d->blocks >= total * next ? r : r + 1;
-      next++;
-    }
-  }
-  for (; next <= d->blocks; next++) d->start[next] = R;
-}
-
 static void decoder_block_range(void *ctx, int begin, int end, int thread) {
-  const decoder_blocks *d = ctx;
+  const thread_blocks *d = ctx;
   for (int i = begin; i < end; i++) {
     int first = d->start[i], n = d->start[i + 1] - first;
     if (n == 0) continue;
@@ -460,15 +522,13 @@ static void decoder_block_range(void *ctx, int begin, int end, int thread) {
 
 void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then) {
   const rmt_config *c = &tr->model->config;
-  int R = tr->n_rows, threads = rmt_threads_available();
-  if (threads > tr->scratch_threads) threads = tr->scratch_threads;
-  // A step's rows are independent, so each thread runs the whole decoder for
-  // a block of them: one job a step instead of one for every product,
-  // attention and LayerNorm, and a row's activations stay in one core's
-  // cache (its keys and values too, while the rows keep their places). Too
-  // few rows for a tile each (batch-1 decoding) are one block, whose large
-  // products are split by columns instead.
-  if (threads < 2 || R < ROW_BLOCKS_MIN_ROWS * threads) {
+  int R = tr->n_rows;
+  // A step's rows are independent: a block of them on each thread (their
+  // keys and values stay in its cache too, while the rows keep their
+  // places). Too few rows for a tile each (batch-1 decoding) are one block,
+  // whose large products are split by columns instead.
+  thread_blocks d = {.tr = tr, .blocks = blocks_for(tr, R, ROW_BLOCKS_MIN_ROWS), .then = then};
+  if (d.blocks == 1) {
     decoder_rows(tr, (row_block){0, R});
     // `then` costs about an exp and a few adds a logit: counted as 8 multiply-adds (rmt_parallel_for's threshold).
     if (then) rmt_parallel_for(R, then, tr, 8LL * R * c->vocab_size, RMT_THREADS_ALL);
@@ -477,7 +537,6 @@ void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then) {
   // A row's products: 6 d^2 + 2 d ffn multiply-adds a layer, then d a word of the output layer.
   long long products = (long long)c->d_model * ((long long)c->decoder_layers * (6LL * c->d_model + 2LL * c->ffn_dim) +
                                                 (tr->cand_ids ? tr->n_out : c->vocab_size));
-  decoder_blocks d = {.tr = tr, .blocks = threads < MAX_ROW_BLOCKS ? threads : MAX_ROW_BLOCKS, .then = then};
-  split_rows(&d, products);
+  split_by_cost(&d, R, row_cost, products);
   rmt_parallel_for(d.blocks, decoder_block_range, &d, products * R, tr->scratch_threads);
 }

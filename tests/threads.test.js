@@ -55,9 +55,11 @@ test('threads build vs one thread: identical ids and scores on every fixture, gr
       const models = [one, ...engines].map((e) => e.loadModel(files(name)));
       for (const options of [{ beam: 1 }, { beam: 4, nbest: 4 }]) {
         for (const batch of [undefined, 1]) {
-          const [want, ...got] = models.map((m) => m.translateIds(sentences, { ...options, batch }));
+          // Batched: the sentences twice, enough for a block of sentences a thread in the encoder (src/transformer.c).
+          const inputs = batch === 1 ? sentences : [...sentences, ...sentences];
+          const [want, ...got] = models.map((m) => m.translateIds(inputs, { ...options, batch }));
           for (const g of got) assert.deepEqual(g, want, `${name} ${JSON.stringify(options)} batch ${batch ?? 'all'}`);
-          compared += sentences.length;
+          compared += inputs.length;
         }
       }
       // Teacher-forced logits too: every float of the output layer.
