@@ -70,7 +70,7 @@ test('threads build vs one thread: identical ids and scores on every fixture, gr
       models.forEach((m) => m.dispose());
     }
     // The shipped model: int8, a float16 output layer and a lexical shortlist
-    // (its gathered output layer split by panels, its log-softmax by rows).
+    // (batched: a block of rows a thread runs its gathered output layer and log-softmax).
     const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-sample.json`, 'utf8'));
     const texts = sample.cases.filter((c) => c.target_language === 'en').map((c) => c.text);
     const shipped = (f) => readFileSync(`${root}models/es-en/${f}`);
