@@ -19,10 +19,10 @@ static rmt_gemm_part product(float *out, const rmt_linear *lin) {
                          .qmax = lin->act_qmax, .act_offset = lin->act_offset, .scale = 1.0f};
 }
 
-// A block of rows of the activations: rows first..first+n-1. The encoder and
-// a small decoding step run all their rows as one block, their loops split
-// over the pool's threads; a large decoding step runs a block on each thread
-// (rmt_decoder_step), every loop inside it on that thread.
+// A block of rows of the activations: rows first..first+n-1. A batch of
+// enough sentences (or rows) runs a block on each thread, every loop inside
+// it on that thread (rmt_encode, rmt_decoder_step); a smaller one runs all
+// its rows as one block, its loops split over the pool's threads.
 typedef struct {
   int first, n;
 } row_block;
@@ -290,8 +290,9 @@ static void encoder_attention(void *ctx, int begin, int end, int thread) {
   }
 }
 
-// The encoder for sentences first..first+n-1 (their rows are contiguous),
-// and the decoder's cross-attention keys and values of them.
+// The encoder for sentences first..first+n-1 (n >= 1: a batch has a
+// sentence; their rows are contiguous), and the decoder's cross-attention
+// keys and values of them.
 static void encode_sentences(rmt_translation *tr, int first, int n) {
   const rmt_model *m = tr->model;
   const rmt_config *c = &m->config;

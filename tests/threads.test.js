@@ -81,6 +81,16 @@ test('threads build vs one thread: identical ids and scores on every fixture, gr
       compared += texts.length;
     }
     models.forEach((m) => m.dispose());
+    // A Marian SSRU decoder (its cell in place of self-attention), its texts twice: blocks of rows a thread too.
+    const ssru = (f) => readFileSync(`${FIXTURES}marian-ssru/${f}`);
+    const ssruTexts = ssru('texts.txt').toString().split('\n').filter(Boolean);
+    const ssruModels = [one, ...engines].map((e) => e.loadModel({ config: ssru('config.json'), weights: ssru('model.safetensors'), spm: ssru('spm.model') }));
+    for (const beam of [1, 4]) {
+      const [want, ...got] = ssruModels.map((m) => m.translateTexts([...ssruTexts, ...ssruTexts], { beam }));
+      for (const g of got) assert.deepEqual(g, want, `Marian SSRU model, beam ${beam}`);
+      compared += 2 * ssruTexts.length;
+    }
+    ssruModels.forEach((m) => m.dispose());
     console.log(`threads 2 and 3 vs 1: ${compared} sentence translations compared, all identical`);
   } finally {
     engines.forEach((e) => e.dispose());
