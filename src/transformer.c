@@ -309,14 +309,13 @@ static void encode_sentences(rmt_translation *tr, int first, int n) {
     }
   }
   encoder_sentences sentences = {tr, first};
-  long long keys_per_row = 0;  // for the attention's threshold: its rows' mean number of keys
-  for (int s = first; s <= last; s++) keys_per_row += (long long)tr->src_len[s] * tr->src_len[s];
-  keys_per_row /= b.n;
+  long long keys = 0;  // for the attention's threshold: every row's keys, summed
+  for (int s = first; s <= last; s++) keys += (long long)tr->src_len[s] * tr->src_len[s];
   for (int l = 0; l < c->encoder_layers; l++) {
     const rmt_layer *layer = &m->encoder_layers[l];
     const float *in = sublayer_input(c, &layer->self_attn_norm, x, normed, b.n);
     project(tr, b, &layer->self_attn, 1, in, tr->k + at, tr->v + at);
-    attend_rows(tr, n, encoder_attention, &sentences, keys_per_row * b.n / n);
+    attend_rows(tr, n, encoder_attention, &sentences, keys / n);  // an item is a sentence: its rows' keys
     linear(tr, b, sub_out, tr->attn + at, &layer->self_attn.out_proj);
     sublayer_output(c, &layer->self_attn_norm, x, dual, sub_out, b.n);
 

@@ -4,8 +4,8 @@
 //   about    what it is, in a few words
 //   wasm     the engine build, a path from the repository root
 //   model    the model directory (default: the shipped models/es-en/)
-//   needs    what the runtime must have, else the row is skipped: 'relaxed-simd' (relaxed SIMD), 'threads'
-//            share memory (a cross-origin isolated page); else the row is skipped
+//   needs    what the runtime must have, else the row is skipped: 'relaxed-simd' (relaxed SIMD),
+//            'threads' (shared memory: a cross-origin isolated page), or an array of them
 //   options  search options for every translation (default: the engine's)
 //   load({ wasm, files }): optional; { engine, model } from the bytes of the
 //            build and of the model's files ({ config, weights, spm }).
