@@ -17,7 +17,8 @@ export class InProcessBackend {
     return this.runner.loadEngine(engine);
   }
 
-  // onWeights(bytes): called with the weights once they are in the engine's memory.
+  // onWeights(weights): called with the weights (or their digest: engine.js
+  // loadModel) once they are in the engine's memory.
   load(files, onWeights) {
     return this.runner.load({ ...files, onWeights, onWarmedUp: replaySteps });
   }
@@ -122,7 +123,7 @@ export class WorkerBackend {
   }
 
   // Bytes move to the worker (a compiled WebAssembly.Module is shared with
-  // it); onWeights(bytes): the weights moved back once they are in the
+  // it); onWeights(weights): the weights (or their digest) moved back once they are in the
   // engine's memory (to be checked while the worker loads them).
   load(files, onWeights) {
     const transfer = [files.wasm, files.weights, files.spm].filter((a) => ArrayBuffer.isView(a)).map((a) => a.buffer);

@@ -135,9 +135,11 @@ export class Engine {
   // A model whose matrices are int8 (models/quantize.py) runs
   // in int8 as it is; int8: true quantizes a float model the same way as it loads.
   // steps: an array for the time each part takes (env.js timeStep), if wanted;
-  // onWeights(weights): called with the weights once they are in the engine
-  // (a copy of what was read, for a file), before they are read (the caller
-  // may check them meanwhile).
+  // onWeights(weights): called with the weights once they are in the engine,
+  // before they are read (the caller may check them meanwhile). For a file,
+  // with what the engine read: on more than one thread, their SHA-256
+  // ({ sha256, size }, hex), computed by another of the engine's threads
+  // while the model loads, once the model is in; on one, a copy of the bytes.
   loadModel({ config, weights, spm, int8 = false }, steps, onWeights) {
     const w = this.wasm;
     if (config === undefined || weights === undefined) throw new TypeError('residual-mt: a model needs config and weights');
@@ -147,7 +149,10 @@ export class Engine {
     const file = typeof weights?.readInto === 'function' ? weights : null;
     const weightsBytes = file ? null : weights instanceof Uint8Array ? weights : new Uint8Array(weights);
     const weightsLength = file ? file.size : weightsBytes.length; // onWeights may move the bytes elsewhere
-    let weightsPtr = 0, spmPtr = 0, modelPtr = 0, spmHandle = 0;
+    // Hashed in the engine, no copy, where another thread can do it meanwhile
+    // (its pool is sized: its threads are running or starting).
+    const digest = file && onWeights && w.exports.rmt_threads_count() > 1;
+    let weightsPtr = 0, spmPtr = 0, modelPtr = 0, spmHandle = 0, digestPtr = 0;
     try {
       let done;
       if (file) {
@@ -156,15 +161,27 @@ export class Engine {
         file.readInto(new Uint8Array(w.memory.buffer, weightsPtr, weightsLength));
         done();
       }
-      done = timeStep('copy weights', steps);
-      const copied = file ? (onWeights && w.u8.slice(weightsPtr, weightsPtr + weightsLength)) : weightsBytes;
-      if (!file) weightsPtr = w.copyIn(weightsBytes);
-      done();
-      onWeights?.(copied);
+      if (digest) {
+        digestPtr = w.malloc(32);
+        w.exports.rmt_sha256_start(weightsPtr, weightsLength, digestPtr);
+      } else {
+        done = timeStep('copy weights', steps);
+        const copied = file ? (onWeights && w.u8.slice(weightsPtr, weightsPtr + weightsLength)) : weightsBytes;
+        if (!file) weightsPtr = w.copyIn(weightsBytes);
+        done();
+        onWeights?.(copied);
+      }
       done = timeStep('model', steps);
       const load = int8 ? w.exports.rmt_model_load_quantized : w.exports.rmt_model_load;
       modelPtr = load(configPtr, configLen, weightsPtr, weightsLength);
       done();
+      if (digest) {
+        done = timeStep('sha256 weights', steps); // what is left of it once the model is in
+        w.exports.rmt_sha256_wait();
+        done();
+        const hex = Array.from(w.u8.subarray(digestPtr, digestPtr + 32), (b) => b.toString(16).padStart(2, '0')).join('');
+        onWeights({ sha256: hex, size: weightsLength });
+      }
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
         done = timeStep('spm', steps);
@@ -179,6 +196,8 @@ export class Engine {
       modelPtr = spmHandle = 0;
       return model;
     } finally {
+      if (digestPtr) w.exports.rmt_sha256_wait(); // it reads the weights until then
+      w.free(digestPtr);
       w.free(configPtr);
       w.free(weightsPtr);
       w.free(spmPtr);

@@ -12,8 +12,8 @@ export interface ModelFiles {
   manifestBytes: Uint8Array | null;
   /** Bytes downloaded (cached files are not). */
   bytes: number;
-  /** With deferVerify: the SHA-256 check of the downloaded weights, left to the caller (null when there is none). */
-  checkWeights: ((weights: Uint8Array) => Promise<void>) | null;
+  /** With deferVerify: the SHA-256 check of the downloaded weights, left to the caller (null when there is none): their bytes, or their digest (hex) and size. */
+  checkWeights: ((weights: Uint8Array | { sha256: string; size: number }) => Promise<void>) | null;
   /** With deferVerify: keeps the weights that passed checkWeights in the cache (call once they are loaded). */
   keep(): Promise<void>;
   /** The kept weights (weights.kept) could not be loaded: they are kept no more. */

@@ -290,14 +290,16 @@ function parseManifest(bytes, url) {
   return { manifest, bytes };
 }
 
-// Whether bytes match a manifest entry ({ sha256, size }); throws an
-// OperationError naming the file when they do not.
+// Whether bytes (or the engine's digest of them: { sha256, size }) match a
+// manifest entry ({ sha256, size }); throws an OperationError naming the
+// file when they do not.
 async function checkEntry(f, bytes) {
-  if (typeof f.entry.size === 'number' && f.entry.size !== bytes.length) {
-    throw operationError(`residual-mt: ${f.name} (${f.url}) has ${bytes.length} bytes but manifest.json says ${f.entry.size}: ` +
+  const size = bytes.sha256 ? bytes.size : bytes.length;
+  if (typeof f.entry.size === 'number' && f.entry.size !== size) {
+    throw operationError(`residual-mt: ${f.name} (${f.url}) has ${size} bytes but manifest.json says ${f.entry.size}: ` +
       'incomplete download, or files from two versions of the model');
   }
-  const hash = await sha256Hex(bytes);
+  const hash = bytes.sha256 ?? await sha256Hex(bytes);
   if (hash !== f.entry.sha256) {
     throw operationError(`residual-mt: ${f.name} (${f.url}) failed SHA-256 verification against manifest.json ` +
       `(got ${hash.slice(0, 12)}…, expected ${f.entry.sha256.slice(0, 12)}…): corrupt download or mixed model versions`);

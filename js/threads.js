@@ -7,7 +7,7 @@
 // that is never stopped does not keep Node running (the workers are unref'd).
 
 import { browserWorkerUrl } from './backends.js';
-import { canBlock, isNode, workerExecArgv } from './env.js';
+import { isNode, workerExecArgv } from './env.js';
 
 const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
 
@@ -53,11 +53,11 @@ async function startWorker(start) {
 
 const pause = () => new Promise((resolve) => setTimeout(resolve, 1));
 
-// Runs the engine `wasm` (an instance of `module`) on n threads; returns
-// { stop() }, which ends them (the engine is then single-threaded).
+// Runs the engine `wasm` (an instance of `module`, its pool sized for n
+// threads: rmt_threads_prepare) on n threads; returns { stop() }, which ends
+// them (the engine is then single-threaded).
 export async function startThreads(wasm, module, n) {
   const x = wasm.exports;
-  if (x.rmt_threads_prepare(n, canBlock() ? 1 : 0) < 0) throw wasm.error('cannot start the engine\'s threads: ');
   const workers = [];
   const stop = () => {
     x.rmt_threads_stop(); // returns once every worker has left rmt_thread_run

@@ -3,7 +3,7 @@
 // strings in and out of linear memory, and turning error returns into Errors.
 
 import { defaultWasmUrl } from './defaults.js';
-import { hasThreads, isNode, missingFeatures } from './env.js';
+import { canBlock, hasThreads, isNode, missingFeatures } from './env.js';
 
 const WASI_ENOSYS = 52;
 // Error codes of src/rmt.h that mean "out of range": RangeErrors in JS.
@@ -232,11 +232,16 @@ export async function loadWasm(source, { threads = 1, waitForThreads = true } = 
     // Workers that cannot start (a Content Security Policy, a runtime without
     // nested workers) leave the engine on one thread, not without an engine.
     try {
+      // The pool is sized at once, before its workers are in (their module is
+      // fetched first): what the engine posts to them meanwhile (the weights'
+      // SHA-256 as the model loads) waits for them, or runs on this thread.
+      if (instance.exports.rmt_threads_prepare(threads, canBlock() ? 1 : 0) < 0) throw wasm.error('cannot start the engine\'s threads: ');
       const { startThreads } = await import('./threads.js');
       const pool = await startThreads(wasm, module, threads);
       if (wasm.disposed) pool.stop();
       else [wasm.pool, wasm.threads] = [pool, threads];
     } catch (err) {
+      instance.exports.rmt_threads_stop(); // one thread again
       console.warn(`residual-mt: running on one thread: ${err.message}`);
     }
   })() : Promise.resolve();

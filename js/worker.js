@@ -3,7 +3,8 @@
 //   { id, type: 'engine', wasm, threads }              -> done once the engine is ready (before its model)
 //   { id, type: 'load', wasm, config, weights, spm, threads, returnWeights }
 //                                                      -> { id, type: 'weights', weights } (returnWeights: once
-//                                                         they are in the engine's memory), then done with info;
+//                                                         they are in the engine's memory, or their digest:
+//                                                         engine.js loadModel), then done with info;
 //                                                         without wasm, on the engine of 'engine'; then
 //                                                         { type: 'steps', steps } once its warm-up has run
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
@@ -61,7 +62,7 @@ async function handle(msg) {
       await runner.loadEngine(msg);
       return true;
     case 'load':
-      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, [weights.buffer]) : undefined,
+      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, weights.buffer ? [weights.buffer] : []) : undefined,
         onWarmedUp: (steps) => port.post({ type: 'steps', steps }) });
     case 'translate':
       cancels.set(id, null);

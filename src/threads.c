@@ -199,6 +199,24 @@ static void work_on(int gen, int thread) {
   }
 }
 
+// Posts a loop of n items over n_threads threads and wakes the workers; returns its number.
+static int post(int n, rmt_range_fn fn, void *ctx, int n_threads, int max_threads) {
+  int gen = atomic_load(&pool.generation) + 1;
+  int min_chunk = n / (MAX_CHUNKS_PER_THREAD * n_threads);
+  pool.jobs[gen & 1] = (range_job){fn, ctx, n, n_threads, min_chunk > 1 ? min_chunk : 1, max_threads};
+  atomic_store(&pool.done, 0);
+  atomic_store(&pool.claim, (uint64_t)(uint32_t)gen << 32);
+  atomic_store(&pool.generation, gen);  // publishes the job (sequentially consistent)
+  if (atomic_load(&pool.sleepers) > 0) __builtin_wasm_memory_atomic_notify((int *)&pool.generation, -1u);
+  return gen;
+}
+
+// Takes thread 0's part of job `gen` (of n items), then waits until all are done.
+static void join(int gen, int n) {
+  work_on(gen, 0);
+  for (int done; (done = atomic_load(&pool.done)) != n;) wait_for_change(&pool.done, done, pool.can_block, NULL);
+}
+
 void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max_threads) {
   if (job_thread >= 0) {  // inside a job: all of it here
     if (n > 0) fn(ctx, 0, n, job_thread);
@@ -209,15 +227,7 @@ void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max
     if (n > 0) fn(ctx, 0, n, 0);
     return;
   }
-  int gen = atomic_load(&pool.generation) + 1;
-  int min_chunk = n / (MAX_CHUNKS_PER_THREAD * n_threads);
-  pool.jobs[gen & 1] = (range_job){fn, ctx, n, n_threads, min_chunk > 1 ? min_chunk : 1, max_threads};
-  atomic_store(&pool.done, 0);
-  atomic_store(&pool.claim, (uint64_t)(uint32_t)gen << 32);
-  atomic_store(&pool.generation, gen);  // publishes the job (sequentially consistent)
-  if (atomic_load(&pool.sleepers) > 0) __builtin_wasm_memory_atomic_notify((int *)&pool.generation, -1u);
-  work_on(gen, 0);
-  for (int done; (done = atomic_load(&pool.done)) != n;) wait_for_change(&pool.done, done, pool.can_block, NULL);
+  join(post(n, fn, ctx, n_threads, max_threads), n);
 }
 
 int rmt_threads_available(void) { return pool.n_threads; }
@@ -276,6 +286,7 @@ RMT_API void rmt_thread_run(int index) {
 }
 
 RMT_API void rmt_threads_stop(void) {
+  rmt_parallel_join();  // a posted loop ends first, on whichever thread
   if (pool.n_threads == 1) return;
   atomic_store(&pool.stop, 1);
   atomic_fetch_add(&pool.generation, 1);
@@ -311,3 +322,38 @@ RMT_API void rmt_threads_stop(void) {}
 RMT_API int rmt_threads_count(void) { return 1; }
 RMT_API int rmt_threads_running(void) { return 0; }
 #endif
+
+// The loop rmt_parallel_post posted to the workers (gen, 0: none), or the one
+// it left for rmt_parallel_join to run on thread 0 (fn: no workers).
+static struct {
+  int gen, n;
+  rmt_range_fn fn;
+  void *ctx;
+} posted;
+
+void rmt_parallel_post(int n, rmt_range_fn fn, void *ctx) {
+  rmt_parallel_join();
+  if (n <= 0) return;
+  posted.n = n;
+#ifdef RMT_THREADS
+  if (pool.n_threads > 1 && job_thread < 0) {
+    posted.gen = post(n, fn, ctx, pool.n_threads, RMT_THREADS_ALL);
+    return;
+  }
+#endif
+  posted.fn = fn, posted.ctx = ctx;
+}
+
+void rmt_parallel_join(void) {
+  int gen = posted.gen;
+  rmt_range_fn fn = posted.fn;
+  posted.gen = 0, posted.fn = NULL;
+#ifdef RMT_THREADS
+  if (gen) join(gen, posted.n);
+  int thread = job_thread >= 0 ? job_thread : 0;
+#else
+  int thread = 0;
+  (void)gen;
+#endif
+  if (fn) fn(posted.ctx, 0, posted.n, thread);
+}

@@ -64,6 +64,13 @@ typedef void (*rmt_range_fn)(void *ctx, int begin, int end, int thread);
 // must then be one of the inner loop's max_threads too.
 void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max_threads);
 #define RMT_THREADS_ALL 0x7fffffff  // max_threads of a loop without per-thread scratch
+// A loop for the workers alone, for work that overlaps thread 0's own (the
+// weights' SHA-256 while the model loads from them: sha256.c).
+// rmt_parallel_post returns at once; rmt_parallel_join runs on thread 0 what
+// no worker has taken (all of it without workers, or before they have
+// started) and waits for the rest. Thread 0 posts nothing else in between.
+void rmt_parallel_post(int n, rmt_range_fn fn, void *ctx);
+void rmt_parallel_join(void);
 // How many threads rmt_parallel_for may use (1 in builds without threads).
 int rmt_threads_available(void);
 

@@ -183,6 +183,11 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       for (const step of ['rmt:open kept weights', 'rmt:read weights', 'rmt:sha256 model.safetensors', 'rmt:fetch residual-mt.wasm', 'rmt:model']) {
         assert.ok(steps.includes(step), `no ${step} in ${steps.join(', ')}`);
       }
+      // On threads the engine hashes the bytes it read (another of its threads, while the
+      // model loads) and the page compares digests; on one it hands the page a copy.
+      const onThreads = await page.evaluate(() => crossOriginIsolated && navigator.hardwareConcurrency > 1); // the demo's default
+      assert.equal(steps.includes('rmt:sha256 weights'), onThreads, steps.join(', '));
+      assert.equal(steps.includes('rmt:copy weights'), !onThreads, steps.join(', '));
       assert.ok(!steps.includes('rmt:fetch model.safetensors') && !steps.includes('rmt:cache storage model.safetensors'),
         `the weights were fetched or read from Cache Storage, not from the file system: ${steps.join(', ')}`);
 
@@ -506,7 +511,7 @@ test('the library keeps the weights in the browser\'s file system, one version p
         const translator = await createTranslator({ model: '/m/', sourceLanguage: 'en', targetLanguage: 'es', ...extra });
         const text = await translator.translate('Hello, world.');
         translator.destroy();
-        return { text, steps: performance.getEntriesByType('measure').map((e) => e.name) };
+        return { text, threads: translator.threads, steps: performance.getEntriesByType('measure').map((e) => e.name) };
       }, options);
       // The versions kept: the file system's directories, and the notes of them in Cache Storage.
       const kept = () => page.evaluate(async () => {
@@ -541,6 +546,29 @@ test('the library keeps the weights in the browser\'s file system, one version p
       const second = await load();
       assert.equal(second.text, want);
       assert.ok(second.steps.includes('rmt:read weights') && !second.steps.includes('rmt:fetch model.safetensors'), second.steps.join(', '));
+      // Checked by the engine's digest on threads, by a copy for the page on one (engine.js loadModel).
+      assert.equal(second.steps.includes('rmt:sha256 weights'), second.threads > 1, second.steps.join(', '));
+      const oneThread = await load({ threads: 1 });
+      assert.equal(oneThread.text, want);
+      assert.ok(oneThread.steps.includes('rmt:copy weights') && !oneThread.steps.includes('rmt:sha256 weights'), oneThread.steps.join(', '));
+      // A byte of the kept copy flipped, on one thread: the page's check of the copy fails it
+      // (the demo's test flips one on threads: the engine's digest); downloaded and kept again.
+      await page.evaluate(async () => {
+        const dir = await (await (await navigator.storage.getDirectory()).getDirectoryHandle('residual-mt.models')).getDirectoryHandle('1');
+        for await (const [, version] of dir.entries()) {
+          const file = await version.getFileHandle('model.safetensors');
+          const byte = new Uint8Array(await (await file.getFile()).slice(100, 101).arrayBuffer());
+          const writable = await file.createWritable({ keepExistingData: true });
+          await writable.write({ type: 'write', position: 100, data: new Uint8Array([byte[0] ^ 1]) });
+          await writable.close();
+        }
+      });
+      const damaged = await load({ threads: 1 });
+      assert.equal(damaged.text, want);
+      // (The failed load's steps in the worker are not replayed: its weights' check is the trace.)
+      assert.ok(damaged.steps.filter((step) => step === 'rmt:sha256 model.safetensors').length === 2 &&
+        damaged.steps.includes('rmt:fetch model.safetensors'), damaged.steps.join(', '));
+      await keptAs(manifestHash());
       // On the page's own thread (no worker), the kept file is read as a whole.
       const inPage = await load({ worker: false });
       assert.equal(inPage.text, want);

@@ -11,6 +11,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Engine } from '../js/engine.js';
@@ -92,6 +93,65 @@ test('threads build vs one thread: identical ids and scores on every fixture, gr
     }
     ssruModels.forEach((m) => m.dispose());
     console.log(`threads 2 and 3 vs 1: ${compared} sentence translations compared, all identical`);
+  } finally {
+    engines.forEach((e) => e.dispose());
+  }
+});
+
+test('the weights\' SHA-256 in the engine (src/sha256.c) equals node:crypto\'s: on one thread, and on a worker of the pool while thread 0 goes on', { skip, timeout: 60_000 }, async () => {
+  const sha = (bytes) => createHash('sha256').update(bytes).digest('hex');
+  const random = (n) => {
+    const out = new Uint8Array(n);
+    for (let i = 0; i < n; i += 65536) crypto.getRandomValues(out.subarray(i, Math.min(n, i + 65536)));
+    return out;
+  };
+  // Every padding case (0..200 bytes: one or two final blocks), and sizes around a block.
+  const sizes = [...Array.from({ length: 201 }, (_, n) => n), 1023, 1024, 1025, 65536 + 55, 65536 + 56, 3_000_001];
+  const engines = [await Engine.load(packageUrl(DEFAULT_WASM), { threads: 1 }), await Engine.load(packageUrl(THREADS_WASM), { threads: 2 })];
+  try {
+    for (const engine of engines) {
+      const w = engine.wasm, x = w.exports;
+      for (const n of sizes) {
+        const bytes = random(n);
+        const ptr = w.malloc(Math.max(n, 1)), digest = w.malloc(32);
+        w.u8.set(bytes, ptr);
+        x.rmt_sha256(ptr, n, digest);
+        const hex = (at) => Buffer.from(w.u8.slice(at, at + 32)).toString('hex');
+        assert.equal(hex(digest), sha(bytes), `${n} bytes, threads ${engine.threads}`);
+        w.u8.fill(0, digest, digest + 32);
+        x.rmt_sha256_start(ptr, n, digest);
+        if (engine.threads > 1 && n === sizes.at(-1)) {
+          // The worker writes the digest while this thread waits outside the engine (a
+          // posted loop runs on thread 0 only in rmt_sha256_wait, if no worker took it).
+          const words = new Int32Array(w.memory.buffer, digest, 8);
+          for (const until = Date.now() + 10_000; words.every((v, i) => Atomics.load(words, i) === 0) && Date.now() < until;);
+          assert.ok(words.some((v) => v !== 0), 'the digest was written by a worker before rmt_sha256_wait');
+        }
+        x.rmt_sha256_wait();
+        assert.equal(hex(digest), sha(bytes), `${n} bytes posted, threads ${engine.threads}`);
+        w.free(ptr);
+        w.free(digest);
+      }
+    }
+    // The model's load: weights read from a file are handed back as their
+    // digest on threads (no copy), as a copy of the bytes on one thread.
+    const name = 'residual-2x2';
+    for (const engine of engines) {
+      const { config, weights } = files(name);
+      const file = { size: weights.length, readInto: (view) => view.set(weights) };
+      const steps = [];
+      let handed;
+      const model = engine.loadModel({ config, weights: file }, steps, (got) => { handed = got; });
+      const names = steps.map((s) => s.name);
+      if (engine.threads > 1) {
+        assert.deepEqual(handed, { sha256: sha(weights), size: weights.length });
+        assert.ok(names.includes('sha256 weights') && !names.includes('copy weights'), names.join(', '));
+      } else {
+        assert.ok(handed instanceof Uint8Array && Buffer.from(handed).equals(weights));
+        assert.ok(names.includes('copy weights') && !names.includes('sha256 weights'), names.join(', '));
+      }
+      model.dispose();
+    }
   } finally {
     engines.forEach((e) => e.dispose());
   }

@@ -4,6 +4,7 @@
 #include "model.h"
 #include "rmt.h"
 #include "safetensors.h"
+#include "sha256.h"
 #include "spm.h"
 #include "testutil.h"
 #include "translation.h"
@@ -624,6 +625,34 @@ static void check_language_tokens_from_text(void) {
   free(config), free(weights), free(spm_bytes);
 }
 
+// The SHA-256 of the shipped model's files against its manifest.json
+// (models/make_manifest.py: Python's hashlib): every padding case of a
+// digest is in tests/threads.test.js, against node:crypto.
+static void check_sha256(void) {
+  size_t len = 0;
+  char *text = read_file("models/es-en/manifest.json", &len);
+  rmt_json manifest;
+  CHECK(text && rmt_json_parse(&manifest, text, len, "manifest.json") == 0, "models/es-en/manifest.json");
+  if (!text) return;
+  int files = rmt_json_find(&manifest, 0, "files");
+  const char *names[] = {"config.json", "spm.model", "model.safetensors"};
+  for (int i = 0; i < 3; i++) {
+    char path[64], want[65] = "", got[65];
+    snprintf(path, sizeof path, "models/es-en/%s", names[i]);
+    int entry = rmt_json_find(&manifest, files, names[i]);
+    rmt_json_string(&manifest, rmt_json_find(&manifest, entry, "sha256"), want, sizeof want);
+    size_t size = 0;
+    char *bytes = read_file(path, &size);
+    uint8_t digest[RMT_SHA256_BYTES];
+    rmt_sha256((const uint8_t *)bytes, size, digest);
+    for (int k = 0; k < RMT_SHA256_BYTES; k++) snprintf(got + 2 * k, 3, "%02x", digest[k]);
+    CHECK(bytes && strcmp(got, want) == 0, "%s: SHA-256 %s, manifest.json says %s", path, got, want);
+    free(bytes);
+  }
+  rmt_json_free(&manifest);
+  free(text);
+}
+
 int main(void) {
   for (int i = 0; i < 6; i++) {
     errors err = {0};
@@ -643,5 +672,6 @@ int main(void) {
   check_int8_tensors();
   check_no_hypothesis();
   check_language_tokens_from_text();
+  check_sha256();
   return test_report("test_model");
 }
