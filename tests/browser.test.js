@@ -761,6 +761,28 @@ test('a worker that dies mid-translation fails the page\'s calls instead of leav
   }
 });
 
+test('the demo translates as soon as it is ready, whatever its service worker does (here its registration never settles)', { skip, timeout: 90_000 }, async () => {
+  const { context, close } = await launch();
+  try {
+    await withServer({}, async (base) => {
+      const page = context.pages()[0] ?? await context.newPage();
+      const errors = await watchConsole(page);
+      // A registration that never settles (as one stuck on a slow or hung sw.js could).
+      await page.addInitScript(() => { navigator.serviceWorker.register = () => new Promise(() => {}); });
+      await page.goto(`${base}?beam=1`);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
+      await page.fill('[data-testid=source]', 'Hola, mundo.');
+      await page.click('[data-testid=translate]');
+      const want = await inNode('es-en', 'Hola, mundo.');
+      await page.waitForFunction((w) => document.querySelector('[data-testid=target]').textContent === w, want, { timeout: 30_000 });
+      assert.equal(await page.textContent('[data-testid=offline]'), '', 'not offered offline');
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await close();
+  }
+});
+
 test('the demo: swap the direction, copy the translation, what the model was trained on; a failed load is shown, then retried', { skip, timeout: 120_000 }, async () => {
   const { context, close } = await launch();
   try {

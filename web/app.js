@@ -146,14 +146,19 @@ async function start() {
   setStatus('ready');
   clearError();
   document.documentElement.dataset.ready = 'true';
-  // The service worker starts once the page is ready, so that it does not
-  // compete with the first download; it then caches what the page has just
-  // downloaded (from the HTTP cache, no second download) for offline use, and
-  // on later visits looks for a newer version.
-  if (await startServiceWorker(info.url)) {
-    const { active } = await navigator.serviceWorker.ready;
-    active.postMessage({ type: 'precache' });
-  }
+  // Not awaited: a translation asked for now (it awaits load()) must not wait
+  // for the service worker, whose registration may take seconds, or never end.
+  offerOffline(info.url);
+}
+
+// The service worker starts once the page is ready, so that it does not
+// compete with the first download; it then caches what the page has just
+// downloaded (from the HTTP cache, no second download) for offline use, and
+// on later visits looks for a newer version.
+async function offerOffline(modelUrl) {
+  if (!await startServiceWorker(modelUrl)) return;
+  const { active } = await navigator.serviceWorker.ready;
+  active.postMessage({ type: 'precache' });
 }
 
 function load() {
