@@ -11,7 +11,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { launchChromium } from './load_bench.js';
+import { launchChromium, untilReady } from './load_bench.js';
 
 const [a, b, reloads = '8'] = process.argv.slice(2);
 if (!a || !b) {
@@ -57,8 +57,8 @@ async function open(dir) {
     profile,
     async reload() {
       const before = cpuMs(profile);
-      await page.reload();
-      await ready();
+      await page.reload({ waitUntil: 'commit' });
+      await untilReady(page); // nothing injected into the page while it loads
       const cpu = cpuMs(profile) - before;
       const wall = await page.evaluate(() => performance.getEntriesByName('rmt-ready')[0]?.startTime);
       await page.waitForTimeout(1000); // what runs after ready (warm-up, keeping) is not the next reload's
