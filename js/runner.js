@@ -152,7 +152,7 @@ export class Runner {
         await yieldNow(); // the load's answer goes out first
         const log = [];
         done = timeStep('warmup', log);
-        this.warmup();
+        await this.warmup();
         done();
         onWarmedUp?.(log);
       });
@@ -160,14 +160,16 @@ export class Runner {
     return { ...this.info(), steps };
   }
 
-  // A short translation right after loading: the engine's memory grows to
-  // its working size and the JS engine optimizes the hot wasm code, so the
-  // user's first translation is about as fast as the next ones.
-  warmup() {
+  // A short translation right after loading, the way a user's goes (its
+  // sentences split: a runtime's first Intl.Segmenter takes ~20 ms to set
+  // up): the engine's memory grows to its working size and the JS engine
+  // optimizes the hot code, so the user's first translation is about as
+  // fast as the next ones.
+  async warmup() {
     try {
       const tokens = this.model.config.languages?.target_lang_tokens;
       const targetLanguage = tokens ? Object.keys(tokens)[0] : undefined;
-      this.model.translateTexts(['Hello, world. Hola, mundo.'], { targetLanguage, maxLenA: 0, maxLenB: 8 });
+      await this.translateNow(['Hello, world. Hola, mundo.'], { targetLanguage, maxLength: 8 });
     } catch { /* only a warm-up */ }
   }
 
