@@ -33,9 +33,11 @@ export async function sha256Hex(bytes) {
     throw notSupported('Web Crypto (crypto.subtle) is not available, so the model cannot be verified: ' +
       'serve the page over https or from localhost, or pass { verify: false }');
   }
-  const digest = new Uint8Array(await subtle.digest('SHA-256', bytes));
-  return Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  return hexDigest(new Uint8Array(await subtle.digest('SHA-256', bytes)));
 }
+
+// A digest's bytes as lowercase hex, as manifest.json writes SHA-256 (also the engine's: engine.js).
+export const hexDigest = (digest) => Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
 
 async function opfsDirectory(path, create) {
   let dir = await navigator.storage.getDirectory();

@@ -3,6 +3,7 @@
 // and cancel between steps), and C errors turned into thrown Errors. Search
 // defaults, ranges and limits are the engine's: read from it, never repeated.
 
+import { hexDigest } from './cache.js';
 import { timeStep } from './env.js';
 import { threadCount } from './defaults.js';
 import { loadWasm } from './wasm.js';
@@ -179,8 +180,7 @@ export class Engine {
         done = timeStep('sha256 weights', steps); // what is left of it once the model is in
         w.exports.rmt_sha256_wait();
         done();
-        const hex = Array.from(w.u8.subarray(digestPtr, digestPtr + 32), (b) => b.toString(16).padStart(2, '0')).join('');
-        onWeights({ sha256: hex, size: weightsLength });
+        onWeights({ sha256: hexDigest(w.u8.subarray(digestPtr, digestPtr + 32)), size: weightsLength });
       }
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
