@@ -333,9 +333,9 @@ static void encode_sentences(rmt_translation *tr, int first, int n) {
   }
 }
 
-// A sentence's cost in the encoder: its rows' products (6 d^2 + 2 d ffn a
-// layer, then 2 d^2 a decoder layer for the cross-attention's keys and
-// values: `arg`), and its attention over itself.
+// A sentence's cost in the encoder: its rows' products (4 d^2 + 2 d ffn a
+// layer: q, k, v, out and the feed-forward; then 2 d^2 a decoder layer for
+// the cross-attention's keys and values: `arg`), and its attention over itself.
 static long long sentence_cost(const rmt_translation *tr, int s, long long products) {
   const rmt_config *c = &tr->model->config;
   long long len = tr->src_len[s];
@@ -358,7 +358,7 @@ void rmt_encode(rmt_translation *tr) {
     return;
   }
   long long products = (long long)c->d_model *
-                       ((long long)c->encoder_layers * (6LL * c->d_model + 2LL * c->ffn_dim) + 2LL * c->decoder_layers * c->d_model);
+                       ((long long)c->encoder_layers * (4LL * c->d_model + 2LL * c->ffn_dim) + 2LL * c->decoder_layers * c->d_model);
   split_by_cost(&d, tr->n_sent, sentence_cost, products);
   rmt_parallel_for(d.blocks, encoder_block_range, &d, products * tr->src_rows, tr->scratch_threads);
 }
