@@ -48,6 +48,8 @@ export class Engine {
 export class Model {
   readonly engine: Engine;
   readonly config: Record<string, unknown>;
+  /** The bytes its weights take in the engine's memory. */
+  readonly bytes: number;
   /** Starts a translation of sentences of ids (without </s>). */
   begin(sentences: ArrayLike<number>[], options?: SearchOptions): Translation;
   /** Starts a translation of texts (tokenized in the engine). */

@@ -217,6 +217,12 @@ export class Model {
     this.translations = new Set(); // freed with the model
   }
 
+  // The bytes its weights take in the engine's memory.
+  get bytes() {
+    this.checkAlive();
+    return this.wasm.exports.rmt_model_bytes(this.ptr) >>> 0;
+  }
+
   checkAlive() {
     if (!this.ptr) {
       const err = new Error('residual-mt: the model has been disposed');

@@ -26,11 +26,18 @@ typedef struct {
   size_t scratch_floats;  // the most the load's scratch holds at once (counted, saturating)
 } loader;
 
-// While counting: a matrix of rows x cols passes through the scratch, as
-// float32 or, for an I8 tensor, as bytes.
+// Whether matrix `info` passes through the scratch as its int8 bytes (an I8
+// matrix, read as it is) rather than widened to float32 (every other dtype,
+// quantized or packed from there). need_scratch and read_int8 both ask this,
+// so that the scratch counted is the scratch written.
+static int read_as_bytes(const loader *ld, const rmt_tensor_info *info) {
+  return rmt_safetensors_i8_matrix(ld->st, info);
+}
+
+// While counting: a matrix of rows x cols passes through the scratch.
 static void need_scratch(loader *ld, const rmt_tensor_info *info, size_t rows, size_t cols) {
   size_t n = rmt_size_mul(rows, cols);
-  if (info->dtype == RMT_DTYPE_I8 && n != RMT_SIZE_OVERFLOW) n = n / sizeof(float) + 1;
+  if (read_as_bytes(ld, info) && n != RMT_SIZE_OVERFLOW) n = n / sizeof(float) + 1;
   if (n > ld->scratch_floats) ld->scratch_floats = n;
 }
 
@@ -107,19 +114,19 @@ static void quantize_matrix(int8_t *q, float *scales, float *w, int rows, int co
 }
 
 // Reads matrix `info` (rows x cols) as int8 with row scales into q / scales:
-// an I8 tensor with row scales as it is, a float one quantized (ld->quantize).
+// an I8 matrix as it is, a float one quantized (ld->quantize).
 static int read_int8(loader *ld, const rmt_tensor_info *info, int8_t *q, float *scales, float *scratch, int rows,
                      int cols) {
-  if (rmt_safetensors_i8_rows(ld->st, info)) return rmt_safetensors_read_i8(ld->st, info, q, scales);
+  if (read_as_bytes(ld, info)) return rmt_safetensors_read_i8(ld->st, info, q, scales);
   int err = rmt_safetensors_read_f32(ld->st, info, scratch);
   if (!err) quantize_matrix(q, scales, scratch, rows, cols);
   return err;
 }
 
-// Whether matrix `info` is kept as int8: I8 with row scales, or any float
-// matrix when loading quantized.
+// Whether matrix `info` is kept as int8: an I8 matrix (one scale or one per
+// row), or any float matrix when loading quantized.
 static int is_int8(const loader *ld, const rmt_tensor_info *info) {
-  return rmt_safetensors_i8_rows(ld->st, info) || (ld->quantize && info->dtype != RMT_DTYPE_I8);
+  return rmt_safetensors_i8_matrix(ld->st, info) || (ld->quantize && info->dtype != RMT_DTYPE_I8);
 }
 
 // An embedding table (V, D): int8 rows with their scales (is_int8), float32 otherwise.
@@ -488,6 +495,8 @@ fail:
   rmt_model_free(model);
   return NULL;
 }
+
+RMT_API size_t rmt_model_bytes(const rmt_model *model) { return model ? model->arena.used : 0; }
 
 RMT_API void rmt_model_free(rmt_model *model) {
   if (!model) return;

@@ -177,17 +177,17 @@ rmt_tensor_info *rmt_safetensors_find(const rmt_safetensors *st, const char *nam
   return st->n_tensors ? bsearch(&key, st->tensors, (size_t)st->n_tensors, sizeof key, by_name) : NULL;
 }
 
-int rmt_safetensors_i8_rows(const rmt_safetensors *st, const rmt_tensor_info *info) {
-  const rmt_tensor_info *scale = info->dtype == RMT_DTYPE_I8 && info->n_dims == 2 ? find_scale(st, info) : NULL;
-  return scale && info->shape[0] > 1 && scale->bytes == 4 * (size_t)info->shape[0];
-}
-
 // The number of scales of I8 tensor `info` (one, or one per row of its
 // `rows`), 0 when its .qscale is neither; scale_at reads scale i, checked.
 static size_t scale_count(const rmt_safetensors *st, const rmt_tensor_info *info, size_t rows) {
   const rmt_tensor_info *scale_info = find_scale(st, info);
   size_t count = scale_info && scale_info->dtype == RMT_DTYPE_F32 ? scale_info->bytes / 4 : 0;
   return count == 1 || count == rows ? count : 0;
+}
+
+int rmt_safetensors_i8_matrix(const rmt_safetensors *st, const rmt_tensor_info *info) {
+  if (info->dtype != RMT_DTYPE_I8 || info->n_dims != 2) return 0;
+  return scale_count(st, info, (size_t)info->shape[0]) != 0;
 }
 
 // scale_info: find_scale's answer, looked up once for all of a tensor's rows.
@@ -201,12 +201,14 @@ static int scale_at(const rmt_safetensors *st, const rmt_tensor_info *info, cons
 }
 
 int rmt_safetensors_read_i8(const rmt_safetensors *st, const rmt_tensor_info *info, int8_t *dst, float *row_scales) {
-  if (!rmt_safetensors_i8_rows(st, info)) {
-    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s must be I8 with one scale per row", info->name);
+  if (!rmt_safetensors_i8_matrix(st, info)) {
+    return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s must be an I8 matrix with one scale or one per row",
+                     info->name);
   }
   const rmt_tensor_info *scale_info = find_scale(st, info);
-  for (int64_t r = 0; r < info->shape[0]; r++) {
-    int err = scale_at(st, info, scale_info, (size_t)r, &row_scales[r]);
+  size_t rows = (size_t)info->shape[0], count = scale_count(st, info, rows);
+  for (size_t r = 0; r < rows; r++) {  // one scale (Marian's intgemm8): every row's
+    int err = scale_at(st, info, scale_info, count == 1 ? 0 : r, &row_scales[r]);
     if (err) return err;
   }
   memcpy(dst, st->data + info->offset, info->bytes);

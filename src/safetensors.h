@@ -9,10 +9,10 @@
 #define RMT_TENSOR_DIMS_MAX 4
 
 // I32 (or I16, half the bytes): index tables. I8: int8 weights with float32 scales in the companion
-// tensor "<name>.qscale": one (shape [1], Marian's intgemm8: value = q * scale,
-// widened at load), or for a matrix one per row (shape [rows]: value =
-// q * scale[row]; models/quantize.py's per-output-channel weights, which the
-// model keeps as int8 and computes with in int8: rmt_safetensors_i8_rows).
+// tensor "<name>.qscale": one (shape [1], Marian's intgemm8: value = q * scale),
+// or for a matrix one per row (shape [rows]: value = q * scale[row];
+// models/quantize.py's per-output-channel weights). The model keeps an I8
+// matrix as int8 either way, one scale becoming every row's (rmt_safetensors_i8_matrix).
 typedef enum { RMT_DTYPE_F32, RMT_DTYPE_F16, RMT_DTYPE_BF16, RMT_DTYPE_I32, RMT_DTYPE_I16, RMT_DTYPE_I8 } rmt_dtype;
 
 typedef struct {
@@ -49,10 +49,11 @@ int rmt_safetensors_read_f32_rows(const rmt_safetensors *st, const rmt_tensor_in
 // Copies an F16 tensor into dst as it is (its 16-bit values); RMT_E_FORMAT, as
 // above, when it is not F16 or a value is NaN or infinite.
 int rmt_safetensors_read_f16(const rmt_safetensors *st, const rmt_tensor_info *info, uint16_t *dst);
-// 1 when the tensor is an I8 matrix with one scale per row (and more than one row).
-int rmt_safetensors_i8_rows(const rmt_safetensors *st, const rmt_tensor_info *info);
-// Copies such a tensor's int8 values into dst and its row scales into
-// row_scales; RMT_E_FORMAT when it is not one or a scale is not a positive number.
+// 1 when the tensor is an I8 matrix with one scale or one scale per row.
+int rmt_safetensors_i8_matrix(const rmt_safetensors *st, const rmt_tensor_info *info);
+// Copies such a tensor's int8 values into dst and its scale of each row into
+// row_scales (one scale: every row's); RMT_E_FORMAT when it is not one or a
+// scale is not a positive number.
 int rmt_safetensors_read_i8(const rmt_safetensors *st, const rmt_tensor_info *info, int8_t *dst, float *row_scales);
 // Copies an index tensor (I32 or I16) into dst as int32; RMT_E_FORMAT, naming
 // the tensor, when it is neither or a value is outside [0, max].

@@ -208,21 +208,38 @@ test('intgemm8 weights are dequantised as Marian does (value * (1 / multiplier),
   const a = convertedModel('f32', marian), b = convertedModel('int8', quantised, 'bin', ['--dtype', 'f32']);
   // No value reaches the int8 limit (|w| * 64 < 127): the two conversions are equal to the bit.
   assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))));
-  // Kept as int8 (the default): a fraction of the size, the same weights once loaded.
-  const c = convertedModel('int8-kept', quantised);
+});
+
+test('intgemm8 weights kept as int8 (the default) are computed in int8, in less memory', () => {
+  const marian = randomMarianModel({ seed: 22 });
+  for (const item of marian.items) {
+    for (let i = 0; i < item.values.length; i++) item.values[i] = Math.round(item.values[i] * 64) / 64 + 0;
+  }
+  const a = convertedModel('f32-kept', marian), c = convertedModel('int8-kept', quantiseMarian(marian, 64));
   const ratio = readFileSync(join(c, 'model.safetensors')).length / readFileSync(join(a, 'model.safetensors')).length;
   assert.ok(ratio < 0.4, `size ratio ${ratio}`);
   const ma = loadDir(a), mc = loadDir(c);
   try {
+    // In memory: int8 matrices (widened to int16 for dot_i16x8 in this build: kernels.h), float32 biases,
+    // LayerNorms and positions; this model's matrices are small, so those weigh more than in a real one.
+    const memory = mc.bytes / ma.bytes;
+    assert.ok(memory < 0.7, `engine memory ${mc.bytes} vs ${ma.bytes} bytes`);
+    // The same weights, but activations quantized per row (kernels.h): outputs
+    // differ where two words are near a tie (random weights have many; measured:
+    // 5 of 6 texts identical at beam 1 and 4, their scores within 0.012).
     for (const beam of [1, 4]) {
       const ta = ma.translateTexts(TEXTS, { beam, ...PARITY }), tc = mc.translateTexts(TEXTS, { beam, ...PARITY });
-      assert.deepEqual(tc, ta, `beam ${beam}: texts and scores`);
+      const same = TEXTS.map((_, i) => ta[i][0].text === tc[i][0].text);
+      assert.ok(same.filter(Boolean).length >= 4, `beam ${beam}: ${same}`);
+      for (let i = 0; i < TEXTS.length; i++) {
+        if (same[i]) assert.ok(Math.abs(ta[i][0].score - tc[i][0].score) < 0.05, `beam ${beam} text ${i}: ${ta[i][0].score} vs ${tc[i][0].score}`);
+      }
     }
+    console.log(`# intgemm8 kept as int8: file ${(100 * ratio).toFixed(0)} %, engine memory ${(100 * memory).toFixed(0)} % of the float32 conversion's`);
   } finally {
     ma.dispose();
     mc.dispose();
   }
-  console.log(`# intgemm8 kept as int8: ${(100 * ratio).toFixed(0)} % of the float32 conversion, identical translations and scores`);
 });
 
 test('a converted Marian model loads with createTranslator({ model }) and translates like the engine', async () => {

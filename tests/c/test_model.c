@@ -493,7 +493,7 @@ static void check_int8_tensors(void) {
   n = craft_safetensors(file, per_row, rows, 16);
   CHECK(rmt_safetensors_open(&st, (const uint8_t *)file, n) == 0, "I8 with row scales opens: %s", rmt_last_error());
   rmt_tensor_info *b = rmt_safetensors_find(&st, "b");
-  CHECK(b && rmt_safetensors_i8_rows(&st, b), "one scale per row");
+  CHECK(b && rmt_safetensors_i8_matrix(&st, b), "one scale per row");
   CHECK(b && rmt_safetensors_read_f32(&st, b, wide) == 0 && wide[0] == -1.0f && wide[2] == 63.5f &&
         wide[3] == -31.75f && wide[5] == 0.5f, "I8 rows scaled: %g %g %g %g", wide[0], wide[2], wide[3], wide[5]);
   CHECK(b && rmt_safetensors_read_i8(&st, b, q, got_scales) == 0 && q[3] == -127 && q[5] == 2 &&
@@ -558,6 +558,178 @@ static void check_bfloat16(void) {
   fixture_close(&f);
 }
 
+// ---------------------------------------------------------------- every stored dtype through the load
+
+// float32 -> float16 bits, rounded to nearest even (a carry out of the
+// mantissa moves into the exponent, as it should; overflow gives Inf).
+static uint16_t f16_bits(float value) {
+  uint32_t x;
+  memcpy(&x, &value, 4);
+  uint32_t sign = (x >> 16) & 0x8000u, mant = x & 0x7fffffu;
+  int exp = (int)((x >> 23) & 0xff) - 127 + 15;
+  if (exp >= 31) return (uint16_t)(sign | 0x7c00u);
+  if (exp < -10) return (uint16_t)sign;
+  uint32_t half, rem, mid;
+  if (exp > 0) {
+    half = (uint32_t)exp << 10 | mant >> 13, rem = mant & 0x1fffu, mid = 0x1000u;
+  } else {  // subnormal: the value's 24 bits shifted down to units of 2^-24
+    int shift = 14 - exp;
+    uint32_t full = mant | 0x800000u;
+    half = full >> shift, rem = full & ((1u << shift) - 1), mid = 1u << (shift - 1);
+  }
+  if (rem > mid || (rem == mid && (half & 1))) half++;
+  return (uint16_t)(sign | half);
+}
+
+// How rewrite_stored stores each tensor: every one as F16 or BF16, or the
+// matrices as I8 (one scale per row; the same one for every row: I8_EQUAL_ROWS;
+// one for the tensor, Marian's intgemm8: I8_ONE), the rest as F32.
+typedef enum { STORE_F16, STORE_BF16, STORE_I8_ROWS, STORE_I8_EQUAL_ROWS, STORE_I8_ONE } store_kind;
+static const char *const STORE_NAMES[] = {"F16", "BF16", "I8 (a scale per row)", "I8 (equal row scales)",
+                                          "I8 (one scale)"};
+
+typedef struct {
+  char *header, *data;
+  size_t header_len, header_cap, offset;
+} st_writer;
+
+static void st_put(st_writer *w, const char *name, const char *dtype, const int64_t *shape, int n_dims,
+                   const void *bytes, size_t n) {
+  w->offset = (w->offset + 3) & ~(size_t)3;  // every tensor 4-byte aligned (F32 scales after I8 bytes)
+  memcpy(w->data + w->offset, bytes, n);
+  char dims[64] = "";
+  for (int d = 0; d < n_dims; d++) snprintf(dims + strlen(dims), sizeof dims - strlen(dims), "%s%lld", d ? "," : "", (long long)shape[d]);
+  w->header_len += (size_t)snprintf(w->header + w->header_len, w->header_cap - w->header_len,
+                                    "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[%s],\"data_offsets\":[%zu,%zu]}",
+                                    w->header_len > 1 ? "," : "", name, dtype, dims, w->offset, w->offset + n);
+  w->offset += n;
+}
+
+// The matrix (rows x cols) as I8 into w, with its scales (kind: per row, equal, one).
+static void put_i8(st_writer *w, const rmt_tensor_info *t, const float *values, store_kind kind) {
+  size_t rows = (size_t)t->shape[0], cols = (size_t)t->shape[1];
+  float *scales = malloc(sizeof(float) * rows), all = 0.0f;
+  int8_t *q = malloc(rows * cols + 1);
+  for (size_t i = 0; i < rows * cols; i++) all = fabsf(values[i]) > all ? fabsf(values[i]) : all;
+  for (size_t r = 0; r < rows; r++) {
+    float max = 0.0f;
+    for (size_t c = 0; c < cols; c++) max = fabsf(values[r * cols + c]) > max ? fabsf(values[r * cols + c]) : max;
+    scales[r] = (kind == STORE_I8_ROWS ? max : all) / 127.0f;
+    if (scales[r] == 0.0f) scales[r] = 1.0f;
+    for (size_t c = 0; c < cols; c++) q[r * cols + c] = (int8_t)lrintf(values[r * cols + c] / scales[r]);
+  }
+  char scale_name[RMT_TENSOR_NAME_MAX + 8];
+  snprintf(scale_name, sizeof scale_name, "%s.qscale", t->name);
+  int64_t n_scales = kind == STORE_I8_ONE ? 1 : (int64_t)rows;
+  st_put(w, t->name, "I8", t->shape, 2, q, rows * cols);
+  st_put(w, scale_name, "F32", &n_scales, 1, scales, sizeof(float) * (size_t)n_scales);
+  free(scales);
+  free(q);
+}
+
+// A float32 safetensors file with its tensors stored as `kind` says. malloc'd.
+static char *rewrite_stored(const char *file, size_t size, store_kind kind, size_t *out_size) {
+  rmt_safetensors st;
+  if (rmt_safetensors_open(&st, (const uint8_t *)file, size)) return NULL;
+  st_writer w = {0};
+  w.header_cap = 256 + (size_t)st.n_tensors * 2 * 320;
+  w.header = malloc(w.header_cap);
+  w.data = malloc(st.data_size * 2 + (size_t)st.n_tensors * 16);
+  w.header_len = (size_t)snprintf(w.header, w.header_cap, "{");
+  for (int i = 0; i < st.n_tensors; i++) {
+    const rmt_tensor_info *t = &st.tensors[i];
+    size_t count = t->bytes / 4;
+    float *values = malloc(sizeof(float) * (count + 1));
+    rmt_safetensors_read_f32(&st, t, values);
+    if (kind >= STORE_I8_ROWS && t->n_dims == 2) {
+      put_i8(&w, t, values, kind);
+    } else if (kind >= STORE_I8_ROWS) {
+      st_put(&w, t->name, "F32", t->shape, t->n_dims, values, t->bytes);
+    } else {
+      uint16_t *halves = malloc(2 * count + 2);
+      for (size_t k = 0; k < count; k++) {
+        uint32_t bits;
+        memcpy(&bits, &values[k], 4);
+        halves[k] = kind == STORE_F16 ? f16_bits(values[k]) : (uint16_t)(bits >> 16);  // BF16: the top half
+      }
+      st_put(&w, t->name, kind == STORE_F16 ? "F16" : "BF16", t->shape, t->n_dims, halves, 2 * count);
+      free(halves);
+    }
+    free(values);
+  }
+  w.header_len += (size_t)snprintf(w.header + w.header_len, w.header_cap - w.header_len, "}");
+  char *out = malloc(8 + w.header_len + w.offset);
+  for (int i = 0; i < 8; i++) out[i] = (char)((uint64_t)w.header_len >> (8 * i));
+  memcpy(out + 8, w.header, w.header_len);
+  memcpy(out + 8 + w.header_len, w.data, w.offset);
+  *out_size = 8 + w.header_len + w.offset;
+  free(w.header);
+  free(w.data);
+  rmt_safetensors_close(&st);
+  return out;
+}
+
+// A translation of n sentences at this beam (the other search defaults), run to its end.
+static rmt_translation *run_beam(const rmt_model *model, const int32_t *ids, const int32_t *lens, int n, int beam) {
+  rmt_search_params p;
+  rmt_search_params_default(&p);
+  p.beam = beam;
+  rmt_translation *tr = rmt_translation_begin(model, ids, lens, n, &p);
+  CHECK(tr && rmt_translation_run(tr) == 0, "beam %d: %s", beam, rmt_last_error());
+  return tr;
+}
+
+// Greedy and beam 4 translations of the fixture's sentences: ids and scores into
+// out (a sentence's hypotheses after each other), their count returned.
+static int translate_all(rmt_model *model, const fixture *f, int32_t *out, float *scores, int cap) {
+  int32_t ids[512], lens[16];
+  int n = fixture_sentences(f, ids, lens), used = 0, k = 0;
+  for (int beam = 1; beam <= 4; beam += 3) {
+    rmt_translation *tr = run_beam(model, ids, lens, n, beam);
+    for (int s = 0; tr && s < n; s++) {
+      int len = rmt_translation_hyp(tr, s, 0, out + used, cap - used, &scores[k++], NULL);
+      used += len > 0 ? len : 0;
+    }
+    rmt_translation_free(tr);
+  }
+  return used;
+}
+
+// Every dtype a matrix is widened or kept from goes through the load's scratch:
+// F16, BF16 (widened; quantized from there when loading quantized), I8 with a
+// scale per row or one scale (kept as int8). Under ASan a scratch counted for
+// one form and written in another overflows here. A tensor's one scale is every
+// row's: the same as a per-row file whose scales are equal, to the bit.
+static void check_stored_dtypes(void) {
+  fixture f;
+  if (fixture_open_checked(&f, "residual-2x2")) return;
+  int32_t out[5][2048];
+  float scores[5][32];
+  int lens[5] = {0};
+  for (store_kind kind = STORE_F16; kind <= STORE_I8_ONE; kind++) {
+    size_t len;
+    char *weights = rewrite_stored(f.weights, f.weights_len, kind, &len);
+    CHECK(weights != NULL, "%s: cannot rewrite", STORE_NAMES[kind]);
+    for (int quantized = 0; weights && quantized <= (kind <= STORE_BF16); quantized++) {
+      rmt_model *m = (quantized ? rmt_model_load_quantized : rmt_model_load)(f.config, f.config_len,
+                                                                           (const uint8_t *)weights, len);
+      CHECK(m, "%s%s: %s", STORE_NAMES[kind], quantized ? " quantized" : "", rmt_last_error());
+      if (m && !quantized) {
+        CHECK(kind <= STORE_BF16 || m->int8_max_in == m->config.ffn_dim, "%s: kept as int8", STORE_NAMES[kind]);
+        lens[kind] = translate_all(m, &f, out[kind], scores[kind], 2048);
+        CHECK(lens[kind] > 0, "%s: no output", STORE_NAMES[kind]);
+      }
+      rmt_model_free(m);
+    }
+    free(weights);
+  }
+  CHECK(lens[STORE_I8_ONE] == lens[STORE_I8_EQUAL_ROWS] &&
+            !memcmp(out[STORE_I8_ONE], out[STORE_I8_EQUAL_ROWS], sizeof(int32_t) * (size_t)lens[STORE_I8_ONE]) &&
+            !memcmp(scores[STORE_I8_ONE], scores[STORE_I8_EQUAL_ROWS], sizeof scores[0]),
+        "one scale and equal row scales translate differently");
+  fixture_close(&f);
+}
+
 // Finite weights whose </s> logit overflows to -inf: every sentence ends at its
 // length limit with no hypothesis; that is reported per sentence, not a crash.
 static void check_no_hypothesis(void) {
@@ -569,11 +741,7 @@ static void check_no_hypothesis(void) {
   int32_t ids[512], lens[16], out[64];
   int n = fixture_sentences(&f, ids, lens);
   for (int beam = 1; model && beam <= 5; beam += 4) {
-    rmt_search_params p;
-    rmt_search_params_default(&p);
-    p.beam = beam;
-    rmt_translation *tr = rmt_translation_begin(model, ids, lens, n, &p);
-    CHECK(tr && rmt_translation_run(tr) == 0, "beam %d: %s", beam, rmt_last_error());
+    rmt_translation *tr = run_beam(model, ids, lens, n, beam);
     for (int s = 0; tr && s < n; s++) {
       CHECK(rmt_translation_n_hyps(tr, s) == 0, "beam %d sentence %d: %d hypotheses", beam, s, rmt_translation_n_hyps(tr, s));
       CHECK(rmt_translation_hyp(tr, s, 0, out, 64, NULL, NULL) == RMT_E_STATE &&
@@ -679,6 +847,7 @@ int main(void) {
   check_bad_files();
   check_bfloat16();
   check_int8_tensors();
+  check_stored_dtypes();
   check_no_hypothesis();
   check_language_tokens_from_text();
   check_sha256();
