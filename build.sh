@@ -10,10 +10,11 @@
 #   native  build/native/           (gcc/clang + SIMDe for the wasm intrinsics):
 #           librmt.a, the CLI tool rmt, and one executable per tests/c/test_*.c
 #   sanitize build/sanitize/        the same under ASan + UBSan
-#   native32 build/native32/        the same for i386 under ASan + UBSan (clang -m32): size_t
-#                                   is 32 bits there, as in WASM, so size wraps show natively
+#   native32 build/native32/        the same for i386 under ASan + UBSan (clang -m32, SSE2 float32):
+#                                   size_t is 32 bits there, as in WASM, so size wraps show natively
 #                                   (UBSan alone where i386 programs run under qemu: i386_runner)
-#   fuzz     build/fuzz/            the libFuzzer targets in fuzz/ (i386, as native32)
+#   fuzz     build/fuzz/            the libFuzzer targets in fuzz/ (i386, as native32; where that
+#                                   runs under qemu, also build/fuzz64/: x86-64, ASan + UBSan)
 # Usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -64,10 +65,13 @@ lib_sources() { ls src/*.c | grep -v '^src/cli_native\.c$'; }
 
 CFLAGS_COMMON="-std=c11 -Wall -Wextra -Wno-unused-parameter -Isrc"
 
+# NATIVE_OUT, CC, NATIVE_CFLAGS: where, with what; NATIVE_CHECKS: the build's
+# machine and sanitizers in words, kept in $out/sanitizers for the tests to show.
 build_native() {
   local out="${NATIVE_OUT:-build/native}" cc="${CC:-cc}" flags="${NATIVE_CFLAGS:--O2 -g}"
   fresh_for_flags "$out" "$cc $flags"
   mkdir -p "$out/obj"
+  printf '%s\n' "${NATIVE_CHECKS:-x86-64, optimised, no sanitizer}" >"$out/sanitizers"
   local objs=()
   for src in $(lib_sources); do
     local obj="$out/obj/$(basename "${src%.c}").o"
@@ -237,24 +241,29 @@ write_shell() {
 UBSAN_FLAGS="-O1 -g -fsanitize=undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 SANITIZE_FLAGS="$UBSAN_FLAGS -fsanitize=address"
 build_sanitize() {
-  NATIVE_OUT=build/sanitize NATIVE_CFLAGS="$SANITIZE_FLAGS" build_native
+  NATIVE_OUT=build/sanitize NATIVE_CFLAGS="$SANITIZE_FLAGS" NATIVE_CHECKS="x86-64, ASan + UBSan" build_native
 }
 
 # How this machine runs i386 programs, written to build/i386-runner for the
 # tests (tests/c.test.js, fuzz/run.sh): an empty line where the kernel runs
 # them, "qemu-i386" where it has no 32-bit support (some virtual machines
-# lack it), and then installs qemu-user. AddressSanitizer does not run under
-# qemu-user, so there the i386 builds have UBSan only (ASan still checks the
-# same tests in build/sanitize); x87 arithmetic and 32-bit sizes are what
-# they are for, and qemu emulates both.
+# lack it), and then installs qemu-user. RMT_I386=qemu takes the qemu path
+# on any machine (to check it where the kernel runs i386). AddressSanitizer
+# does not run under qemu-user, so there the i386 builds have UBSan only: the
+# native tests keep ASan in build/sanitize, and the fuzz targets get an
+# x86-64 ASan + UBSan build of their own (build_fuzz). 32-bit sizes are what
+# the i386 builds are for; their float arithmetic is SSE2's float32, as
+# WebAssembly's is (x87's excess precision would make results depend on
+# register spills), and qemu emulates both.
 # 64-bit file offsets: under qemu-user the host's directory offsets reach a
 # 32-bit readdir(), which fails on them (the tests list fixture folders).
-I386_SANITIZE_FLAGS="-D_FILE_OFFSET_BITS=64 $SANITIZE_FLAGS"
+I386_FLAGS="-m32 -msse2 -mfpmath=sse -D_FILE_OFFSET_BITS=64"
+I386_SANITIZE_FLAGS="$I386_FLAGS $SANITIZE_FLAGS" I386_CHECKS="i386, ASan + UBSan"
 i386_runner() {
   mkdir -p build
   printf 'int main(void) { return sizeof(void *) == 4 ? 0 : 1; }\n' >build/i386-probe.c
   clang -m32 build/i386-probe.c -o build/i386-probe
-  if build/i386-probe 2>/dev/null; then
+  if [ "${RMT_I386:-}" != qemu ] && build/i386-probe 2>/dev/null; then
     echo >build/i386-runner
     return 0
   fi
@@ -266,25 +275,40 @@ i386_runner() {
   fi
   qemu-i386 build/i386-probe || { echo "build.sh: qemu-i386 cannot run the i386 probe" >&2; exit 1; }
   echo qemu-i386 >build/i386-runner
-  I386_SANITIZE_FLAGS="-D_FILE_OFFSET_BITS=64 $UBSAN_FLAGS"
+  I386_SANITIZE_FLAGS="$I386_FLAGS $UBSAN_FLAGS" I386_CHECKS="i386 under qemu-i386, UBSan only"
 }
 
 # And for i386, where size_t has WASM's 32 bits.
 build_native32() {
   i386_runner
-  NATIVE_OUT=build/native32 CC=clang NATIVE_CFLAGS="-m32 $I386_SANITIZE_FLAGS" build_native
+  NATIVE_OUT=build/native32 CC=clang NATIVE_CFLAGS="$I386_SANITIZE_FLAGS" NATIVE_CHECKS="$I386_CHECKS" build_native
 }
 
-# libFuzzer targets, i386 like WASM (a size that wraps there wraps here).
-build_fuzz() {
-  i386_runner
-  fresh_for_flags build/fuzz "$I386_SANITIZE_FLAGS" 'fuzz_*'  # the targets; the corpus stays
+# fuzz_targets DIR FLAGS SANITIZERS: the libFuzzer targets of fuzz/ built into
+# DIR with FLAGS; DIR/sanitizers says in words what checks them (fuzz/run.sh).
+fuzz_targets() {
+  fresh_for_flags "$1" "$2" 'fuzz_*'  # the targets; the corpus stays
+  printf '%s\n' "$3" >"$1/sanitizers"
   for target in fuzz/fuzz_*.c; do
-    local out="build/fuzz/$(basename "${target%.c}")"
+    local out="$1/$(basename "${target%.c}")"
     if [ ! -f "$out" ] || [ -n "$(find src "$target" -newer "$out" -print -quit)" ]; then
-      clang -m32 $CFLAGS_COMMON $I386_SANITIZE_FLAGS -fsanitize=fuzzer "$target" $(lib_sources) -lm -o "$out"
+      clang $CFLAGS_COMMON $2 -fsanitize=fuzzer "$target" $(lib_sources) -lm -o "$out"
     fi
   done
+}
+
+# libFuzzer targets, i386 like WASM (a size that wraps there wraps here), and
+# where i386 runs under qemu (no ASan) also for x86-64 under ASan + UBSan, so
+# that every target is always fuzzed under AddressSanitizer.
+build_fuzz() {
+  i386_runner
+  if [ -z "$(cat build/i386-runner)" ]; then
+    fuzz_targets build/fuzz "$I386_SANITIZE_FLAGS" "$I386_CHECKS"
+    rm -rf build/fuzz64
+  else
+    fuzz_targets build/fuzz "$I386_SANITIZE_FLAGS" "$I386_CHECKS"
+    fuzz_targets build/fuzz64 "$SANITIZE_FLAGS" "x86-64, ASan + UBSan"
+  fi
 }
 
 case "$target" in

@@ -44,9 +44,7 @@ static void test_gemm(void) {
   // A row's result must not depend on the batch around it (4-row tiles vs the
   // 2- and 3-row tiles of M % 4 rows and the 1-row kernel): bitwise, so that a
   // sentence translates the same in any batch, and a decoding step's rows
-  // the same in any thread's block of them. Bitwise where float arithmetic is
-  // float32 (WASM, x86-64); i386's x87 rounds each kernel's sums as its code
-  // spills them, so there within a float32 rounding of the sum.
+  // the same in any thread's block of them.
   int M = 7, N = 45, K = 33;
   float *A = malloc(sizeof(float) * M * K), *W = malloc(sizeof(float) * N * K), *bias = malloc(sizeof(float) * N);
   float *packed = malloc(sizeof(float) * rmt_packed_weight_floats(N, K));
@@ -57,9 +55,7 @@ static void test_gemm(void) {
     rmt_gemm_f32_4x8__wasmsimd(C, A, packed, bias, rows_of_a, N, K);
     for (int m = 0; m < rows_of_a; m++) {
       rmt_gemm_f32_4x8__wasmsimd(row, A + (size_t)m * K, packed, bias, 1, N, K);
-      int same = FLT_EVAL_METHOD == 0 ? memcmp(row, C + (size_t)m * N, sizeof row) == 0
-                                      : max_abs_diff(row, C + (size_t)m * N, N) <= 1e-6f * K;
-      CHECK(same, "gemm row %d differs between M=%d and M=1", m, rows_of_a);
+      CHECK(memcmp(row, C + (size_t)m * N, sizeof row) == 0, "gemm row %d differs between M=%d and M=1", m, rows_of_a);
     }
   }
   // Gathered rows (a lexical shortlist's output layer), in any order, the
@@ -241,8 +237,7 @@ static void test_softmax(void) {
 
 // The SIMD softmax against the plain one: the same floats where libm is the
 // wasm build's (musl's expf, which its e^x copies); another libm's expf may
-// round an exp, so the sum, differently: 2 ulps allowed (64 where floats
-// are computed with excess precision: i386's x87). Rows of attention
+// round an exp, so the sum, differently: 2 ulps allowed. Rows of attention
 // scores, every tail length, and lanes on expf's special path (-inf, exp
 // under e^-88 and under e^-104).
 static void test_softmax_simd(void) {
@@ -264,7 +259,7 @@ static void test_softmax_simd(void) {
       memcpy(&a, &want[i], 4), memcpy(&b, &got[i], 4);
       int ulps = abs(a - b);
       max_ulps = ulps > max_ulps ? ulps : max_ulps;
-      CHECK(ulps <= (FLT_EVAL_METHOD == 0 ? 2 : 64), "softmax n %d, %d: %.9g vs %.9g", n, i, got[i], want[i]);
+      CHECK(ulps <= 2, "softmax n %d, %d: %.9g vs %.9g", n, i, got[i], want[i]);
     }
   }
   printf("softmax: SIMD within %d ulp of the plain one\n", max_ulps);
@@ -323,8 +318,7 @@ static void test_attention_rows(void) {
     }
     float diff = max_abs_diff(out, ref, (size_t)n * D);
     CHECK(diff < 1e-5f, "attention rows n=%d T=%d H=%d E=%d: max diff %g", n, T, H, E, diff);
-    // (x87's excess precision, natively on i386, may round scalar tails differently)
-    CHECK(FLT_EVAL_METHOD != 0 || memcmp(out, rows, sizeof(float) * n * D) == 0,
+    CHECK(memcmp(out, rows, sizeof(float) * n * D) == 0,
           "attention rows n=%d T=%d: differ from the row kernel's", n, T);
     free(keys), free(values), free(q), free(out), free(ref), free(rows), free(scores), free(k_rows), free(v_rows);
   }
@@ -453,7 +447,7 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
     for (int n = 0; n < N && sums_ok; n++) {
       int64_t sum = 0;
       for (int k = 0; k < K; k++) sum += (int64_t)q[(size_t)m * K + k] * W[(size_t)n * K + k];
-      volatile float want = (float)sum;  // rounded to float32 (i386's x87 would keep more bits)
+      float want = (float)sum;
       sums_ok = C[(size_t)m * N + n] == want;
       CHECK(sums_ok, "gemm_i8 (%s) M=%d N=%d K=%d: sum[%d][%d] = %.0f, expected %lld", relaxed ? "relaxed" : "dot16",
             M, N, K, m, n, C[(size_t)m * N + n], (long long)sum);
@@ -461,18 +455,10 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
   }
   ok &= sums_ok;
   // Scaled, with bias: bitwise the reference (same float32 operations in the
-  // same order), where float arithmetic is float32 (FLT_EVAL_METHOD 0: WASM,
-  // x86-64); i386's x87 keeps the reference's intermediates in extended precision.
+  // same order).
   gemm_q(relaxed, C, aq8, aq16, a_scale_simd, packed, offset_sum, wide, w_scale, bias, M, N, K);
   rmt_gemm_i8__ref(C_ref, q, a_scale, W, w_scale, bias, M, N, K);
   int same = memcmp(C, C_ref, sizeof(float) * M * N) == 0;
-  if (FLT_EVAL_METHOD != 0) {
-    same = 1;
-    for (int i = 0; i < M * N; i++) {
-      float terms = fabsf(C_ref[i]) + (bias ? fabsf(bias[i % N]) : 0.0f);  // the bias may cancel the product
-      same &= fabsf(C[i] - C_ref[i]) <= 1e-6f * (terms + 1e-3f);
-    }
-  }
   CHECK(same, "gemm_i8 (%s) M=%d N=%d K=%d bias=%d: differs from the reference", relaxed ? "relaxed" : "dot16", M, N, K,
         bias != NULL);
   CHECK(C[M * N] == 42.0f, "gemm_i8 M=%d N=%d K=%d wrote past C", M, N, K);
@@ -494,11 +480,8 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
            K);
     for (int m = 0; m < M; m++) {
       for (int i = 0; i < n_rows; i++) {
-        // Bitwise where float arithmetic is float32; i386's x87 rounds the scaling as it spills (see above).
         float got = P[(size_t)m * n_rows + i], want = C[(size_t)m * N + rows[i]];
-        float terms = fabsf(want) + (b ? fabsf(b[i]) : 0.0f) + 1e-3f;
-        int equal = FLT_EVAL_METHOD == 0 ? memcmp(&got, &want, sizeof got) == 0 : fabsf(got - want) <= 1e-6f * terms;
-        CHECK(equal, "gemm_i8 of gathered rows: C[%d][%d] = %.9g, expected %.9g", m, rows[i], got, want);
+        CHECK(memcmp(&got, &want, sizeof got) == 0, "gemm_i8 of gathered rows: C[%d][%d] = %.9g, expected %.9g", m, rows[i], got, want);
       }
     }
     free(gathered), free(gathered_wide), free(P), free(scale), free(b), free(sums);
@@ -580,7 +563,7 @@ static void test_gemm_i8(void) {
     rmt_quantize_rows_i16__wasmsimd(aq, &scale16, row, 1, K, qmax);
     rmt_pack_weight_i8_wide(packed, w, 1, K);
     rmt_gemm_i16_4x8__wasmsimd(&out, aq, &one, packed, &one, NULL, 1, 1, K);
-    volatile float want = (float)((int64_t)RMT_QMAX_I8 * qmax * K);  // float32 on i386's x87 too
+    float want = (float)((int64_t)RMT_QMAX_I8 * qmax * K);
     CHECK(aq[0] == qmax && out == want, "K=%d qmax=%d: extreme sum %.0f", K, qmax, out);
     free(row), free(aq), free(w), free(packed);
   }
@@ -598,7 +581,7 @@ static void test_gemm_i8(void) {
     rmt_weight_offset_sums(&offset_sum, w, 1, K);
     float ones2[2] = {1.0f, 1.0f};
     rmt_gemm_i8_4x8__wasmrelaxed(out, aq, ones2, packed, &one, &offset_sum, NULL, 2, 1, K);
-    volatile float want = (float)((int64_t)RMT_QMAX_I8 * RMT_QMAX_I8 * K);
+    float want = (float)((int64_t)RMT_QMAX_I8 * RMT_QMAX_I8 * K);
     CHECK(aq[0] == 255 && aq[Kp] == 1 && out[0] == want && out[1] == -want, "K=%d offset: extreme sums %.0f %.0f", K,
           out[0], out[1]);
     free(rows2), free(aq), free(w), free(packed);
@@ -630,9 +613,7 @@ static void test_gemm_i16(void) {
       for (int k = 0; k < Kp; k++) {  // feature n, k: panel n / 8, pair k / 2, lane n % 8
         int16_t got = packed[(size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * Kp + (size_t)(k / 2) * RMT_GEMM_NR * 2 + (n % RMT_GEMM_NR) * 2 + k % 2];
         int want = n < N && k < K ? rmt_quantize_weight(W[(size_t)n * K + k], rmt_weight_scale(W + (size_t)n * K, K, qmax), qmax) : 0;
-        // x87 (FLT_EVAL_METHOD 2) divides in long double, the kernel in float: a quotient at
-        // a rounding boundary may round the other way there.
-        ok &= FLT_EVAL_METHOD == 0 ? got == want : abs(got - want) <= 1;
+        ok &= got == want;
       }
     }
     for (int m = 0; m < M; m++) {
@@ -649,7 +630,7 @@ static void test_gemm_i16(void) {
         for (int k = 0; k < K; k++) sum += (int64_t)q[(size_t)m * K + k] * rmt_quantize_weight(W[(size_t)n * K + k], scale, qmax);
         float want = (float)sum * a_scale_ref[m] * scale + bias[n], got = C[(size_t)m * N + n];
         ok &= scale == w_scale[n] && sum <= INT32_MAX && -sum <= INT32_MAX;
-        ok &= FLT_EVAL_METHOD == 0 ? got == want : fabsf(got - want) <= 1e-6f * (fabsf(want) + fabsf(bias[n]) + 1e-3f);
+        ok &= got == want;
       }
     }
     ok &= C[M * N] == 42.0f;
@@ -661,10 +642,9 @@ static void test_gemm_i16(void) {
       rmt_gather_packed_weight_i16(gathered, packed, rows, 9, K);
       rmt_gemm_i16_4x8__wasmsimd(P, aq, a_scale, gathered, s, b, M, 9, K);
       for (int m = 0; m < M; m++) {
-        for (int i = 0; i < 9; i++) {  // bitwise where float arithmetic is float32 (see test_gemm_i8)
+        for (int i = 0; i < 9; i++) {  // bitwise, as in test_gemm_i8
           float got = P[m * 9 + i], want = C[(size_t)m * N + rows[i]];
-          ok &= FLT_EVAL_METHOD == 0 ? memcmp(&got, &want, sizeof got) == 0
-                                     : fabsf(got - want) <= 1e-6f * (fabsf(want) + fabsf(b[i]) + 1e-3f);
+          ok &= memcmp(&got, &want, sizeof got) == 0;
         }
       }
       free(gathered), free(P);
@@ -690,12 +670,16 @@ static void test_gemm_i16(void) {
   rmt_quantize_pack_weight_i16(packed, &scale, row, 1, K, qmax);
   rmt_quantize_rows_i16__wasmsimd(aq, &scale, row, 1, K, qmax);
   rmt_gemm_i16_4x8__wasmsimd(&out, aq, &one, packed, &one, NULL, 1, 1, K);
-  volatile float want = (float)((int64_t)qmax * qmax * K);
+  float want = (float)((int64_t)qmax * qmax * K);
   CHECK(out == want, "gemm_i16 K=%d: extreme sum %.0f", K, out);
   free(row), free(aq), free(packed);
 }
 
 int main(void) {
+  // The kernels' checks are bitwise, as WebAssembly computes float32: every
+  // build's float arithmetic must be float32 (the i386 one SSE2's, not x87's).
+  CHECK(FLT_EVAL_METHOD == 0, "float arithmetic is not float32 here (FLT_EVAL_METHOD %d): build with SSE2 math",
+        (int)FLT_EVAL_METHOD);
   test_gemm();
   test_gemm_i8();
   test_gemm_i16();

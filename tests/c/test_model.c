@@ -703,8 +703,8 @@ static int translate_all(rmt_model *model, const fixture *f, int32_t *out, float
 static void check_stored_dtypes(void) {
   fixture f;
   if (fixture_open_checked(&f, "residual-2x2")) return;
-  int32_t out[5][2048];
-  float scores[5][32];
+  static int32_t out[5][2048];
+  static float scores[5][32];  // zeros past what translate_all writes
   int lens[5] = {0};
   for (store_kind kind = STORE_F16; kind <= STORE_I8_ONE; kind++) {
     size_t len;
