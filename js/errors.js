@@ -22,6 +22,12 @@ export function unknownError(message) {
   return makeError('UnknownError', message);
 }
 
+// Output withheld because it could do harm: the Translator API names this
+// NotReadableError ("the output was filtered by the user agent").
+export function notReadable(message) {
+  return makeError('NotReadableError', `residual-mt: ${message}`);
+}
+
 // The input is larger than the translator's inputQuota: a QuotaExceededError
 // (the newer Web IDL class where the browser has it) with requested and quota.
 export function quotaExceeded(requested, quota) {

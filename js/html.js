@@ -14,7 +14,8 @@
 // images and other empty inline elements are anchors: they follow the target
 // words of the source word before them.
 
-import { parseHtml } from './html-tree.js';
+import { outline, parseHtml } from './html-tree.js';
+import { notReadable } from './errors.js';
 import { hasTranslatable } from './segment.js';
 
 // Inline (phrasing) elements that move with the words they hold.
@@ -290,12 +291,37 @@ export function countWords(text) {
 
 // ---------------------------------------------------------------- HTML strings
 
+// The markup of a translated document, once it is known to parse again, as
+// the platform's parser parses it (html-tree.js), to the very tree it was
+// written from: the input's own elements, namespaces and attributes (the
+// translation only replaces text and moves inline elements among their
+// siblings). Some trees cannot be written as markup: namespace-confusion
+// inputs (an HTML <style> inside MathML, nested forms, ...) parse to a tree
+// whose serialization parses to another, where text of the input can become
+// live elements and attributes (mutation XSS). Then the call fails with a
+// NotReadableError rather than return markup that is not what it stands
+// for (docs/API.md says why not escape it instead).
+async function checkedMarkup(doc) {
+  const html = doc.serialize();
+  const again = await parseHtml(html, doc.whole);
+  const want = outline(doc.root, doc.tree), got = outline(again.root, again.tree);
+  let at = want.items.findIndex((item, i) => item !== got.items[i]);
+  if (at < 0 && got.items.length > want.items.length) at = want.items.length;
+  if (at >= 0 || want.hazard) {
+    const where = want.hazard ?? `${(got.items[at] ?? want.items[at]).slice(0, 80)} where the input has ${(want.items[at] ?? 'nothing').slice(0, 80)}`;
+    throw notReadable(`the HTML cannot be translated safely: its tree does not survive being written as markup and parsed ` +
+      `again (${where}), as in namespace-confusion (mutation XSS) attacks; nothing is returned`);
+  }
+  return html;
+}
+
 // translate(texts, options) is the translator's own (details: alignment).
-// Returns per HTML string { text, sentences, outputTokens, ms }. When some
-// sentences get no translation, the error's `translations` holds these
+// Returns per HTML string { text, sentences, outputTokens, ms }; rejects with
+// a NotReadableError when one of them would not parse again to its tree
+// (checkedMarkup). When some sentences get no translation, the error's `translations` holds these
 // results with those sentences as they were (in place: their markup too).
 export async function translateHtml(translate, htmls, options) {
-  const docs = await Promise.all(htmls.map(parseHtml));
+  const docs = await Promise.all(htmls.map((html) => parseHtml(html)));
   const runs = docs.map((doc) => collectRuns(doc.root, doc.tree));
   const texts = runs.flat().map((run) => run.text);
   let results = [], failed = null;
@@ -306,7 +332,7 @@ export async function translateHtml(translate, htmls, options) {
     [results, failed] = [err.translations, err];
   }
   let next = 0;
-  const out = docs.map((doc, d) => {
+  const out = await Promise.all(docs.map((doc, d) => {
     const totals = { sentences: 0, outputTokens: 0, ms: 0 };
     for (const run of runs[d]) {
       const result = results[next++];
@@ -315,8 +341,8 @@ export async function translateHtml(translate, htmls, options) {
       totals.outputTokens += result.outputTokens;
       totals.ms += result.ms;
     }
-    return { text: doc.serialize(), ...totals };
-  });
+    return checkedMarkup(doc).then((text) => ({ text, ...totals }));
+  }));
   if (failed) {
     failed.translations = out;
     throw failed;
@@ -345,7 +371,7 @@ export async function* translateHtmlStreaming(translate, html, options) {
     const results = await translate(group.map((run) => run.text), { ...options, details: true });
     group.forEach((run, i) => applyRun(run, results[i], doc.tree));
     first = end;
-    let done = doc.serialize();
+    let done = await checkedMarkup(doc);  // the whole translation so far: every chunk is a prefix of checked markup
     if (first < runs.length) {
       // Up to the next run: a comment marks where it starts.
       const { container, nodes } = runs[first];
@@ -359,6 +385,6 @@ export async function* translateHtmlStreaming(translate, html, options) {
     if (done.length > emitted.length) yield done.slice(emitted.length);
     emitted = done;
   }
-  const all = doc.serialize();
+  const all = await checkedMarkup(doc);
   if (all.length > emitted.length) yield all.slice(emitted.length);
 }

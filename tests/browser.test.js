@@ -1024,3 +1024,93 @@ test('the demo\'s page mode: the sample article translated in place as Node tran
     await close();
   }
 });
+
+// The namespace-confusion and re-parse vectors (tests/fixtures/html-reparse.js)
+// through the package in Chromium, whose <template> parses them: each output
+// put into the live page as a page would (innerHTML of a <div>: scripting on,
+// images load) runs no handler and has no element, attribute or URL the
+// input's tree had not, or the call fails with a NotReadableError. And
+// translateElement on the same trees writes text nodes only: the same element
+// nodes, with the same attributes, and none new.
+test('HTML in Chromium: namespace-confusion and re-parse vectors parse again with nothing new, or fail; translateElement adds no element', { skip, timeout: 120_000 }, async () => {
+  const { VECTORS } = await import('./fixtures/html-reparse.js');
+  const site = mkdtempSync(join(tmpdir(), 'rmt-reparse-'));
+  writeFileSync(join(site, 'index.html'), `<!doctype html>
+<meta charset="utf-8"><title>reparse</title><link rel="icon" href="data:,">
+<script type="importmap">{ "imports": { "residual-mt": "./node_modules/residual-mt/js/index.js" } }</script>
+<script type="module">
+  import { createTranslator, translateElement } from 'residual-mt';
+  window.fired = [];
+  window.alert = (what) => window.fired.push(String(what));
+  window.translateElement = translateElement;
+  window.translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
+  document.body.dataset.done = 'true';
+</script>`);
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, MODEL_PACKAGE, { prefix: '/', dir: site }];
+  const { context, close } = await launch();
+  try {
+    await withServer({ mounts, csp: null }, async (base) => {
+      const page = await context.newPage();
+      const errors = await watchConsole(page);
+      await page.goto(base);
+      await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 30_000 })
+        .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
+      const seen = await page.evaluate(async (vectors) => {
+        const elements = (root) => {
+          const found = new Set();
+          const walk = (node) => {
+            if (node.nodeType === 1) {
+              const attrs = Array.from(node.attributes, (a) => `${a.name}=${JSON.stringify(a.value)}`).sort().join(' ');
+              found.add(`<${node.namespaceURI.split('/').pop()}:${node.localName} ${attrs}>`);
+            }
+            for (const child of (node.content ?? node).childNodes) walk(child);
+          };
+          root.childNodes.forEach(walk);
+          return found;
+        };
+        const parsed = (html) => {
+          const template = document.createElement('template');
+          template.innerHTML = html;
+          return template.content;
+        };
+        const results = [];
+        for (const { kind, html, reject } of vectors) {
+          const out = await window.translator.translate(html, { format: 'html', beam: 1 }).catch((err) => err);
+          const result = { kind, html, reject, out: typeof out === 'string' ? out : `${out.name}: ${out.message}`, gained: [] };
+          if (typeof out === 'string') {
+            const live = document.createElement('div');
+            live.innerHTML = out;
+            document.body.append(live);
+            const had = elements(parsed(html));
+            result.gained = [...elements(parsed(out)), ...elements(live)].filter((item) => !had.has(item));
+            result.live = live.innerHTML;
+          }
+          // The same tree, in place, in a document of its own (nothing in it loads or runs).
+          const doc = document.implementation.createHTMLDocument('');
+          const el = doc.body.appendChild(doc.createElement('div'));
+          el.append(doc.importNode(parsed(html), true));
+          const before = [...el.querySelectorAll('*')].map((node) => [node, [...node.attributes].map((a) => `${a.name}=${a.value}`).join(' ')]);
+          await window.translateElement(el, window.translator, { beam: 1 });
+          const after = [...el.querySelectorAll('*')];
+          result.element = after.length === before.length && before.every(([node, attrs]) => after.includes(node) &&
+            [...node.attributes].map((a) => `${a.name}=${a.value}`).join(' ') === attrs);
+          results.push(result);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1000));  // images fail to load, handlers would run
+        return { results, fired: window.fired };
+      }, VECTORS);
+      for (const { kind, html, reject, out, gained, element, live } of seen.results) {
+        assert.deepEqual(gained, [], `${kind}: ${html}\n -> ${out}\n in a <div>: ${live}`);
+        if (reject) assert.match(out, /^NotReadableError: residual-mt: the HTML cannot be translated safely/, `${kind}: ${html}`);
+        else assert.doesNotMatch(out, /^\w+Error/, `${kind}: ${html}`);
+        assert.ok(element, `${kind}: translateElement kept the element nodes and attributes: ${html}`);
+      }
+      assert.deepEqual(seen.fired, [], 'no handler of the output ran');
+      console.log(`Chromium: ${seen.results.length} vectors, ${seen.results.filter((r) => /^NotReadableError/.test(r.out)).length} refused`);
+      assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
+    });
+  } finally {
+    await close();
+    rmSync(site, { recursive: true, force: true });
+  }
+});

@@ -15,6 +15,7 @@ import { createTranslator } from '../js/index.js';
 import { applyRun, collectRuns, translateHtml, undoRun } from '../js/html.js';
 import { parseHtml } from '../js/html-tree.js';
 import { SNIPPETS } from './fixtures/html-snippets.js';
+import { VECTORS, fragment, random } from './fixtures/html-reparse.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = `${root}tests/fixtures/models/residual-text/`;
@@ -220,4 +221,115 @@ test('html: details, passthrough, nothing to translate, errors', async () => {
   // Plain text stays plain: markup in it is text.
   const plain = await t.translate('<b>Hola</b>', GREEDY);
   assert.equal(typeof plain, 'string');
+});
+
+// ---------------------------------------------------------------- markup that parses again as something else
+
+// What `output`, parsed again, has that `input` parsed had not: elements
+// (namespace, name and attributes: a <script>, an on* attribute or a
+// javascript: URL included), parsed as parse5 parses by default (scripting
+// on), with scripting off (as format: 'html' parses, and a browser's
+// <template> and DOMParser) and inside a <div> (a page's innerHTML): the
+// output must be safe wherever it is put. An element of the tree format:
+// 'html' worked on (scripting off) is not new in any of them (the parser may
+// copy one: formatting elements are reopened).
+const DIV = parse5.parseFragment('<div></div>').childNodes[0];
+const OFF = { scriptingEnabled: false };
+const PARSES = [(h) => parse5.parseFragment(h), (h) => parse5.parseFragment(h, OFF), (h) => parse5.parseFragment(DIV, h)];
+function elements(root) {
+  const found = new Set();
+  const walk = (node) => {
+    if (node.tagName) {
+      const attrs = node.attrs.map((a) => `${a.prefix ? `${a.prefix}:` : ''}${a.name}=${JSON.stringify(a.value)}`).sort().join(' ');
+      found.add(`<${node.namespaceURI.split('/').pop()}:${node.tagName} ${attrs}>`);
+    }
+    for (const child of (node.content ?? node).childNodes ?? []) walk(child);
+  };
+  walk(root);
+  return found;
+}
+function gained(input, output) {
+  const worked = elements(parse5.parseFragment(input, OFF));
+  return PARSES.flatMap((parse) => {
+    const had = elements(parse(input));
+    return [...elements(parse(output))].filter((item) => !had.has(item) && !worked.has(item));
+  });
+}
+const notReadable = (err) => err.name === 'NotReadableError' && /cannot be translated safely/.test(err.message);
+
+let real;
+const shipped = () => (real ??= createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' }));
+after(async () => (await real)?.destroy());
+
+test(`${VECTORS.length} namespace-confusion and re-parse vectors: the output parses again with nothing new, or the call fails`, async () => {
+  const translator = await shipped();
+  const kinds = new Map();
+  for (const { kind, html, reject: rejectIn } of VECTORS) {
+    const reject = rejectIn === true;
+    const out = await translator.translate(html, { ...GREEDY, format: 'html' }).catch((err) => err);
+    if (typeof out === 'string') {
+      assert.deepEqual(gained(html, out), [], `${kind}: ${html}\n -> ${out}`);
+      assert.ok(!reject, `${kind}: not refused: ${html}\n -> ${out}`);
+    } else {
+      assert.ok(notReadable(out) && reject, `${kind}: ${html}\n -> ${out.stack}`);
+    }
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+  }
+  assert.ok(kinds.size >= 11, [...kinds.keys()].join(' '));
+  // Rejected one by one and in a batch; streaming fails before its first chunk.
+  const bad = VECTORS.find((v) => v.reject === true).html;
+  await assert.rejects(translator.translate(['<p>Hola</p>', bad], { format: 'html' }), notReadable);
+  const chunks = [];
+  await assert.rejects(async () => { for await (const chunk of translator.translateStreaming(bad, { format: 'html' })) chunks.push(chunk); }, notReadable);
+  assert.deepEqual(chunks, []);
+});
+
+// A translate() as fast as a stub can be, for thousands of fragments: each
+// run's words reversed (inline elements move with their aligned words), and
+// every third run with markup in its translation (text of a raw-text element
+// such as <xmp> is written as it is).
+async function stub(texts) {
+  return texts.map((source, k) => {
+    const words = Array.from(source.matchAll(/\S+/g), (m) => [m[0], m.index]).reverse();
+    let text = '';
+    const alignment = words.map(([word, at]) => {
+      if (text) text += ' ';
+      text += word;
+      return { source: [at, at + word.length], target: [text.length - word.length, text.length] };
+    });
+    if (k % 3 === 2) text += ' </xmp></style><img src=x onerror=alert(1)>';
+    return { text, alignment, sentences: 1, outputTokens: 1, ms: 0 };
+  });
+}
+
+test('random fragments of those tags, attributes, comments and CDATA: no output parses again with anything new', async () => {
+  const started = performance.now();
+  const next = random(31);
+  const fragments = Array.from({ length: 3000 }, () => fragment(next, 1 + Math.floor(next() * 12)));
+  let refused = 0;
+  for (const html of fragments) {
+    const out = await translateHtml(stub, [html], {}).then(([r]) => r.text, (err) => err);
+    if (out instanceof Error) {
+      assert.ok(notReadable(out), `${html}\n -> ${out.stack}`);
+      refused++;
+    } else {
+      assert.deepEqual(gained(html, out), [], `${html}\n -> ${out}`);
+    }
+  }
+  // The real engine and model on a few hundred of them.
+  const translator = await shipped();
+  const some = fragments.filter((html, i) => i % 10 === 0);
+  const outs = await Promise.all(some.map((html) => translator.translate(html, { ...GREEDY, format: 'html' }).catch((err) => err)));
+  let realRefused = 0;
+  some.forEach((html, i) => {
+    if (outs[i] instanceof Error) {
+      assert.ok(notReadable(outs[i]), `${html}\n -> ${outs[i].stack}`);
+      realRefused++;
+    } else {
+      assert.deepEqual(gained(html, outs[i]), [], `${html}\n -> ${outs[i]}`);
+    }
+  });
+  const ms = performance.now() - started;
+  console.log(`${fragments.length} random fragments: ${refused} refused; ${some.length} through the engine: ${realRefused} refused; ${ms.toFixed(0)} ms`);
+  assert.ok(refused < fragments.length / 4, `${refused} refused`);
 });
