@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # npm test's first step (pretest): what the tests need that a clone does not
-# bring. The devDependencies (playwright-core, typescript, @types/node) when
-# node_modules lacks one, and, as root, Debian's Chromium for the browser tests
-# (.ci/run installs it too, with the rest CI needs). No browser is downloaded:
-# playwright-core drives Debian's.
+# bring. The devDependencies (playwright-core, typescript, @types/node, ...)
+# when node_modules lacks one, and, as root, the Debian packages the tests run
+# (TEST_PACKAGES; otherwise the apt-get line that installs them is printed).
+# build.sh installs what the builds need the same way. No browser is
+# downloaded: playwright-core drives Debian's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 missing=$(node -e '
@@ -14,12 +15,17 @@ if [ -n "$missing" ]; then
   export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
-if [ ! -x /usr/bin/chromium ]; then
+# Debian packages the tests run: Chromium (the browser tests), PyTorch and
+# matplotlib (models/compare_styles.py's test; the engine tests need no torch).
+TEST_PACKAGES="chromium python3-torch libopenblas0-pthread python3-matplotlib"
+missing_packages=""
+for p in $TEST_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing_packages="$missing_packages $p"; done
+if [ -n "$missing_packages" ]; then
   if [ "$(id -u)" = 0 ]; then
-    echo "dev-deps: installing Debian's chromium for the browser tests" >&2
+    echo "dev-deps: installing what the tests need:$missing_packages" >&2
     export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq chromium >/dev/null || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+    apt-get install -y -qq $missing_packages >/dev/null || { apt-get update -qq && apt-get install -y -qq $missing_packages >/dev/null; }
   else
-    echo "dev-deps: the browser tests need Debian's chromium: sudo apt-get install -y chromium" >&2
+    echo "dev-deps: the tests need Debian packages that are missing; run: sudo apt-get install -y$missing_packages" >&2
   fi
 fi
