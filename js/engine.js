@@ -41,7 +41,10 @@ export function planBatches(lengths, { beam, most = MAX_BATCH, keepOrder = false
 // as is any other, its sentence numbered as the caller numbered it.
 function halveOrThrow(err, batch) {
   if (err.code !== 'RMT_E_SIZE' || batch.length === 1) {
-    err.message = err.message.replace(/\b(sentence|text) (\d+)\b/g, (_, what, k) => `${what} ${batch[Number(k)] ?? k}`);
+    // (A DOMException, such as a lost thread's UnknownError, names no sentence and keeps its message.)
+    if (!(err instanceof globalThis.DOMException)) {
+      err.message = err.message.replace(/\b(sentence|text) (\d+)\b/g, (_, what, k) => `${what} ${batch[Number(k)] ?? k}`);
+    }
     throw err;
   }
   const middle = batch.length >> 1;

@@ -3,7 +3,8 @@
 // build over the engine's shared memory (the module's start function does not
 // initialize memory twice), moves its stack pointer to the stack thread 0
 // allocated for it, says { type: 'ready' } (or { type: 'error', message }),
-// and then works in rmt_thread_run until the engine stops the pool.
+// and then works in rmt_thread_run until the engine stops the pool, or until
+// its instance traps: it then tells the pool and says { type: 'lost', message }.
 
 import { Wasm, makeImports } from './wasm.js';
 
@@ -29,5 +30,13 @@ port.listen(({ module, memory, index, stackTop }) => {
     return;
   }
   port.post({ type: 'ready' });
-  instance.exports.rmt_thread_run(index); // returns when the pool stops
+  try {
+    instance.exports.rmt_thread_run(index); // returns when the pool stops
+  } catch (err) {
+    // Its instance trapped, perhaps holding a part of a job: thread 0 must
+    // not wait for it (rmt_thread_lost, a leaf call on a stack put back).
+    instance.exports.__stack_pointer.value = stackTop;
+    instance.exports.rmt_thread_lost(index);
+    port.post({ type: 'lost', message: err.message });
+  }
 });

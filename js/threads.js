@@ -5,15 +5,17 @@
 // same shared memory, with a stack of its own, parked in rmt_thread_run until
 // a matrix product is split over the threads. stop() ends them; an engine
 // that is never stopped does not keep Node running (the workers are unref'd).
+// A worker that fails or ends after it started is reported to the pool
+// (rmt_thread_lost: thread 0 waits for it no more) and to onLost.
 
 import { browserWorkerUrl } from './backends.js';
 import { isNode, workerExecArgv } from './env.js';
 
 const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
 
-// Starts one worker and resolves with { terminate } once it is about to enter
-// rmt_thread_run; rejects if it fails first.
-async function startWorker(start) {
+// Starts one worker and resolves with it once it is about to enter
+// rmt_thread_run; rejects if it fails first. afterStart(message): its failure later.
+async function startWorker(start, afterStart) {
   let worker, listen;
   if (isNode()) {
     const { Worker } = await import('node:worker_threads');
@@ -33,12 +35,12 @@ async function startWorker(start) {
   let settled = false;
   await new Promise((resolve, reject) => {
     listen((msg) => {
-      if (settled) return;
+      if (settled) return afterStart(msg.message);
       settled = true;
       if (msg.type === 'ready') resolve();
       else reject(new Error(msg.message));
     }, (err) => {
-      if (settled) return;
+      if (settled) return afterStart(err.message);
       settled = true;
       reject(err);
     });
@@ -54,20 +56,28 @@ async function startWorker(start) {
 const pause = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 // Runs the engine `wasm` (an instance of `module`, its pool sized for n
-// threads: rmt_threads_prepare) on n threads; returns { stop() }, which ends
-// them (the engine is then single-threaded).
-export async function startThreads(wasm, module, n) {
+// threads: rmt_threads_prepare) on n threads; returns { stop(), workers },
+// stop ending them (the engine is then single-threaded). onLost(message): a
+// worker failed or ended after it started (the engine should stop the pool).
+export async function startThreads(wasm, module, n, onLost = () => {}) {
   const x = wasm.exports;
   const workers = [];
+  let stopping = false;
   const stop = () => {
-    x.rmt_threads_stop(); // returns once every worker has left rmt_thread_run
+    stopping = true;
+    x.rmt_threads_stop(); // returns once every worker still working has left rmt_thread_run
     for (const worker of workers) worker.terminate();
     workers.length = 0;
+  };
+  const lost = (index) => (message) => {
+    if (stopping) return;
+    x.rmt_thread_lost(index);
+    onLost(`engine thread ${index} failed (${message})`);
   };
   try {
     const started = await Promise.allSettled(Array.from({ length: n - 1 }, (_, k) => startWorker({
       module, memory: wasm.memory, index: k + 1, stackTop: x.rmt_thread_stack_top(k + 1),
-    })));
+    }, lost(k + 1))));
     for (const s of started) if (s.status === 'fulfilled') workers.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
@@ -80,5 +90,5 @@ export async function startThreads(wasm, module, n) {
     stop();
     throw err;
   }
-  return { stop };
+  return { stop, workers };
 }

@@ -4,6 +4,7 @@
 
 import { defaultWasmUrl } from './defaults.js';
 import { canBlock, hasThreads, isNode, missingFeatures } from './env.js';
+import { unknownError } from './errors.js';
 
 const WASI_ENOSYS = 52;
 // Error codes of src/rmt.h that mean "out of range": RangeErrors in JS.
@@ -30,7 +31,7 @@ async function readSource(source, threads) {
 export class Wasm {
   // memory: the threads build's, which it imports (the others export theirs).
   constructor(instance, memory = instance.exports.memory) {
-    this.exports = instance.exports;
+    this.exports = instance.exports.__stack_pointer ? guardThreads(this, instance.exports) : instance.exports;
     this.memory = memory;
     this.threads = 1;
     this.decoder = new TextDecoder('utf-8');
@@ -83,9 +84,20 @@ export class Wasm {
   // Ends the engine's worker threads (the threads build): it then runs on one.
   dispose() {
     this.disposed = true; // threads still starting stop once they are in
+    this.singleThread();
+  }
+
+  singleThread() {
     this.pool?.stop();
     this.pool = null;
     this.threads = 1;
+  }
+
+  // A worker of the pool was lost (src/threads.c): the engine goes on on one thread.
+  threadLost(message) {
+    if (this.threads === 1) return;
+    console.warn(`residual-mt: ${message}; the engine runs on one thread from now on`);
+    this.singleThread();
   }
 
   lastError() { return this.readString(this.exports.rmt_last_error()); }
@@ -116,6 +128,42 @@ export class Wasm {
   }
 }
 
+// The threads build's exports, each call guarded: a call that waits for a
+// part of a job that a lost thread held leaves the engine by a trap
+// (src/threads.c). Its stack pointer is then put back, the pool stopped, and
+// the call throws an UnknownError that says so; the engine goes on on one thread.
+function guardThreads(wasm, exports) {
+  const guarded = {};
+  for (const [name, value] of Object.entries(exports)) {
+    guarded[name] = typeof value !== 'function' ? value : (...args) => {
+      const stack = exports.__stack_pointer.value;
+      try {
+        return value(...args);
+      } catch (err) {
+        if (!(err instanceof WebAssembly.RuntimeError) || !exports.rmt_threads_lost()) throw err;
+        exports.__stack_pointer.value = stack;
+        const message = wasm.readString(exports.rmt_last_error());
+        wasm.threadLost(message);
+        throw unknownError(`residual-mt: ${message}: this call failed`);
+      }
+    };
+  }
+  return guarded;
+}
+
+// For tests of a lost thread where the engine runs out of their reach (a
+// translator's worker): RMT_TEST_THREAD_FAULT="index:chunks:trap|hang:stallMs"
+// in Node's environment makes worker `index` fail in its chunks-th chunk
+// (src/threads.h rmt_threads_fail_after) and thread 0 wait stallMs for it.
+function injectThreadFault(exports) {
+  const fault = isNode() ? globalThis.process.env.RMT_TEST_THREAD_FAULT : undefined;
+  if (!fault) return;
+  const [index, chunks, how, stallMs] = fault.split(':');
+  exports.rmt_threads_set_min_macs(0);
+  exports.rmt_threads_set_stall_ms(Number(stallMs));
+  exports.rmt_threads_fail_after(Number(index), Number(chunks), how === 'trap' ? 1 : 2);
+}
+
 // The imports of an instance of `module`: `memory` for the threads build
 // (env.memory), and the few WASI and Emscripten functions its libc names.
 export function makeImports(module, getWasm, memory) {
@@ -125,6 +173,7 @@ export function makeImports(module, getWasm, memory) {
     imports[mod] ??= {};
     let fn;
     if (name === 'emscripten_notify_memory_growth') fn = () => {};
+    else if (name === 'rmt_now_ms') fn = () => performance.now();
     else if (name === 'proc_exit') fn = (code) => { throw new Error(`residual-mt: engine exited (${code})`); };
     else if (name === 'fd_write') {
       // stdio is not used by the library; if it ever is, show it instead of losing it.
@@ -237,9 +286,10 @@ export async function loadWasm(source, { threads = 1, waitForThreads = true } = 
       // SHA-256 as the model loads) waits for them, or runs on this thread.
       if (instance.exports.rmt_threads_prepare(threads, canBlock() ? 1 : 0) < 0) throw wasm.error('cannot start the engine\'s threads: ');
       const { startThreads } = await import('./threads.js');
-      const pool = await startThreads(wasm, module, threads);
+      const pool = await startThreads(wasm, module, threads, (message) => wasm.threadLost(message));
       if (wasm.disposed) pool.stop();
       else [wasm.pool, wasm.threads] = [pool, threads];
+      injectThreadFault(instance.exports);
     } catch (err) {
       instance.exports.rmt_threads_stop(); // one thread again
       console.warn(`residual-mt: running on one thread: ${err.message}`);

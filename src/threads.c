@@ -13,6 +13,18 @@
 // Loops smaller than parallel_min_macs run on thread 0 alone: for them the
 // hand-off would cost about what it saves (batch-1 decoding is mostly such).
 //
+// A lost thread: a worker whose instance trapped (js/pool-worker.js reports
+// it: rmt_thread_lost) or ended (js/threads.js, on its exit event), or one
+// holding a chunk of a job while no chunk of it finishes for stall_ms
+// (thread 0 declares it: nothing else can, the thread the runtime would tell
+// being the one that waits). From then on no job is posted: every loop runs on
+// thread 0. A job still waiting for a lost thread's chunk cannot be finished
+// here (the chunk may have written part of its items, and chunks are not
+// safe to run twice: loops update rows in place), so thread 0 leaves the
+// call by a trap (unreachable) with the reason as its last error; js/wasm.js
+// turns it into an error, restores the stack and stops the pool, and the
+// engine goes on on one thread.
+//
 // Memory: the pool's state is this file's statics, in the shared linear
 // memory, so every instance sees the same. Worker stacks and thread-local
 // blocks are one arena, allocated by rmt_threads_prepare on thread 0 and
@@ -110,12 +122,28 @@ void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int
   rmt_parallel_for(panels, gemm_panels, &job, work, RMT_THREADS_ALL);
 }
 
+// The loop rmt_parallel_post posted to the workers (gen, 0: none), or the one
+// it left for rmt_parallel_join to run on thread 0 (fn: no workers).
+static struct {
+  int gen, n;
+  rmt_range_fn fn;
+  void *ctx;
+} posted;
+
 #ifdef RMT_THREADS
 #include <stdatomic.h>
 #include <stdint.h>
 
 #define WORKER_STACK_BYTES (64 * 1024)  // a share of a GEMM or of attention needs a few hundred bytes
 #define SPIN_ROUNDS (1 << 18)           // atomic loads before sleeping: a few hundred microseconds
+#define WAIT_SLICE_NS 20000000LL        // a wait sleeps at most this long before looking for lost threads
+// No chunk of a job finishing for this long while thread 0 waits: the thread
+// holding one is lost. Far above any chunk (blocks are balanced, so thread 0
+// waits little after its own); tests lower it (rmt_threads_set_stall_ms).
+static int stall_ms = 10000;
+
+// Milliseconds of a monotonic clock (js/wasm.js: performance.now()).
+__attribute__((import_module("env"), import_name("rmt_now_ms"))) double rmt_now_ms(void);
 
 // A chunk is 1 / (CHUNK_SHARE * threads) of the items not yet taken, and at
 // least 1 / (MAX_CHUNKS_PER_THREAD * threads) of the job's (at least 1 item).
@@ -144,10 +172,17 @@ static struct {
   _Atomic int sleepers;        // workers in (or about to enter) memory.atomic.wait32 on generation
   _Atomic int running;         // workers inside rmt_thread_run
   _Atomic int stop;            // set by rmt_threads_stop
+  _Atomic int lost;            // the first lost worker's index (0: none); then no job is posted
+  _Atomic int lost_why;        // LOST_FAILED or LOST_STALLED
+  _Atomic int inside[RMT_THREADS_MAX];   // worker i is inside rmt_thread_run
+  _Atomic int gone[RMT_THREADS_MAX];     // worker i is lost (its own report, its exit, or a stall)
+  int fail_after[RMT_THREADS_MAX];       // tests: chunks before worker i fails (0: never)
+  int fail_how[RMT_THREADS_MAX];         // tests: RMT_THREAD_TRAP or RMT_THREAD_HANG
 } pool = {.n_threads = 1};
 
 // Waits until *word differs from `value` and returns its new value. A
-// thread that may not block (a browser's main thread) only spins.
+// thread that may not block (a browser's main thread) only spins. Workers
+// wait here for jobs, unbounded: an idle pool takes no CPU.
 static int wait_for_change(_Atomic int *word, int value, int can_block, _Atomic int *sleepers) {
   for (int i = 0; i < SPIN_ROUNDS; i++) {
     int now = atomic_load(word);
@@ -163,6 +198,39 @@ static int wait_for_change(_Atomic int *word, int value, int can_block, _Atomic 
     now = atomic_load(word);
     if (now != value) return now;
   }
+}
+
+// Waits at most about WAIT_SLICE_NS for *word to differ from `value` (or for
+// a notify: rmt_thread_lost wakes thread 0 so); returns its value then.
+static int wait_a_while(_Atomic int *word, int value, int can_block) {
+  for (int i = 0; i < SPIN_ROUNDS; i++) {
+    int now = atomic_load(word);
+    if (now != value) return now;
+  }
+  if (can_block) __builtin_wasm_memory_atomic_wait32((int *)word, value, WAIT_SLICE_NS);
+  return atomic_load(word);
+}
+
+// Why a worker was lost (pool.lost_why), in thread 0's error when it leaves a call.
+enum { LOST_FAILED = 1, LOST_STALLED = 2 };
+static const char *const LOST_WHY[] = {"", "failed (its instance trapped or ended)",
+                                       "stopped responding in the middle of a job"};
+
+// Marks worker `index` lost (see the top of this file) and wakes thread 0.
+// Any thread may call it; it writes no error (that is thread-local): join does.
+static void lose(int index, int why) {
+  int none = 0;
+  atomic_store(&pool.gone[index], 1);
+  if (atomic_compare_exchange_strong(&pool.lost, &none, index)) atomic_store(&pool.lost_why, why);
+  __builtin_wasm_memory_atomic_notify((int *)&pool.done, -1u);
+  __builtin_wasm_memory_atomic_notify((int *)&pool.running, -1u);
+}
+
+// The workers inside rmt_thread_run that are not lost.
+static int workers_left(void) {
+  int left = 0;
+  for (int i = 1; i < pool.n_threads; i++) left += atomic_load(&pool.inside[i]) && !atomic_load(&pool.gone[i]);
+  return left;
 }
 
 // Items a chunk takes when `left` of the job's are not yet taken.
@@ -192,6 +260,10 @@ static void work_on(int gen, int thread) {
     int size = chunk_size(&job, job.n - begin);
     if (!atomic_compare_exchange_weak(&pool.claim, &word, word + (uint64_t)size)) continue;  // word reloaded
     job_thread = thread;
+    if (thread && pool.fail_after[thread] && --pool.fail_after[thread] == 0) {  // tests: a worker that fails
+      if (pool.fail_how[thread] == RMT_THREAD_TRAP) __builtin_trap();
+      for (;;) __builtin_wasm_memory_atomic_wait32((int *)&pool.stop, -1, -1);  // never finishes its chunk
+    }
     job.fn(job.ctx, begin, begin + size, thread);
     job_thread = -1;
     if (atomic_fetch_add(&pool.done, size) + size == job.n) __builtin_wasm_memory_atomic_notify((int *)&pool.done, 1);
@@ -211,10 +283,26 @@ static int post(int n, rmt_range_fn fn, void *ctx, int n_threads, int max_thread
   return gen;
 }
 
-// Takes thread 0's part of job `gen` (of n items), then waits until all are done.
+// Takes thread 0's part of job `gen` (of n items), then waits until all are
+// done, or leaves the call when a thread holding a chunk is lost (see the top).
 static void join(int gen, int n) {
   work_on(gen, 0);
-  for (int done; (done = atomic_load(&pool.done)) != n;) wait_for_change(&pool.done, done, pool.can_block, NULL);
+  double since = rmt_now_ms();
+  for (int done = atomic_load(&pool.done); done != n;) {
+    int lost = atomic_load(&pool.lost);
+    if (lost) {
+      rmt_error(RMT_E_STATE, "engine thread %d %s", lost, LOST_WHY[atomic_load(&pool.lost_why)]);
+      __builtin_trap();
+    }
+    int now = wait_a_while(&pool.done, done, pool.can_block);
+    if (now != done) {
+      done = now, since = rmt_now_ms();
+    } else if (rmt_now_ms() - since > stall_ms) {
+      for (int i = 1; i < pool.n_threads; i++) {
+        if (!atomic_load(&pool.gone[i])) lose(i, LOST_STALLED);
+      }
+    }
+  }
 }
 
 void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max_threads) {
@@ -223,7 +311,7 @@ void rmt_parallel_for(int n, rmt_range_fn fn, void *ctx, long long work, int max
     return;
   }
   int n_threads = pool.n_threads < max_threads ? pool.n_threads : max_threads;
-  if (n_threads <= 1 || n <= 1 || work < parallel_min_macs) {
+  if (n_threads <= 1 || n <= 1 || work < parallel_min_macs || atomic_load(&pool.lost)) {
     if (n > 0) fn(ctx, 0, n, 0);
     return;
   }
@@ -246,8 +334,11 @@ void emscripten_unwind_to_js_event_loop(void) {}
 RMT_API int rmt_threads_prepare(int n, int can_block) {
   if (n < 1) return rmt_error(RMT_E_INVALID, "threads must be at least 1, got %d", n);
   if (pool.n_threads != 1 || atomic_load(&pool.running)) return rmt_error(RMT_E_LIMIT, "the thread pool is already running");
+  if (n > RMT_THREADS_MAX) return rmt_error(RMT_E_LIMIT, "threads can be at most %d, got %d", RMT_THREADS_MAX, n);
   pool.can_block = can_block;
   if (n == 1) return RMT_OK;
+  atomic_store(&pool.lost, 0);
+  for (int i = 0; i < n; i++) atomic_store(&pool.gone[i], 0), pool.fail_after[i] = 0;
   size_t tls_bytes = rmt_arena_bytes(__builtin_wasm_tls_size(), 1);
   pool.tls_offset = WORKER_STACK_BYTES;
   pool.block_bytes = rmt_size_add(WORKER_STACK_BYTES, tls_bytes);
@@ -273,6 +364,7 @@ RMT_API void *rmt_thread_stack_top(int index) {
 RMT_API void rmt_thread_run(int index) {
   if (index < 1 || index >= pool.n_threads) return;
   __wasm_init_tls(worker_block(index) + pool.tls_offset);
+  atomic_store(&pool.inside[index], 1);
   atomic_fetch_add(&pool.running, 1);
   // Jobs are numbered from 1: starting from 0, a worker sees the latest job
   // (one it was too late for is done by then: thread 0 took its chunks).
@@ -282,19 +374,44 @@ RMT_API void rmt_thread_run(int index) {
     if (atomic_load(&pool.stop)) break;
     work_on(seen, index);
   }
-  if (atomic_fetch_sub(&pool.running, 1) == 1) __builtin_wasm_memory_atomic_notify((int *)&pool.running, 1);
+  atomic_store(&pool.inside[index], 0);
+  atomic_fetch_sub(&pool.running, 1);
+  __builtin_wasm_memory_atomic_notify((int *)&pool.running, -1u);
 }
 
 RMT_API void rmt_threads_stop(void) {
-  rmt_parallel_join();  // a posted loop ends first, on whichever thread
+  if (!atomic_load(&pool.lost)) rmt_parallel_join();  // a posted loop ends first, on whichever thread
+  posted.gen = 0;  // (with a lost thread: left unfinished, as the call that posted it failed)
   if (pool.n_threads == 1) return;
   atomic_store(&pool.stop, 1);
   atomic_fetch_add(&pool.generation, 1);
   __builtin_wasm_memory_atomic_notify((int *)&pool.generation, -1u);
-  // Workers that never started (their instance failed) are not waited for.
-  for (int left; (left = atomic_load(&pool.running)) != 0;) wait_for_change(&pool.running, left, pool.can_block, NULL);
-  rmt_arena_free(&pool.blocks);
+  // Waits for the workers that are not lost, for at most stall_ms (workers
+  // that never started, their instance failing, are not waited for).
+  double since = rmt_now_ms();
+  for (int left; (left = workers_left()) != 0 && rmt_now_ms() - since <= stall_ms;) {
+    wait_a_while(&pool.running, atomic_load(&pool.running), pool.can_block);
+  }
+  // A stack a worker may still be on (lost, or not out in time) is kept, never reused.
+  int on_stacks = 0;
+  for (int i = 1; i < pool.n_threads; i++) on_stacks += atomic_load(&pool.inside[i]);
+  if (!on_stacks) rmt_arena_free(&pool.blocks);
+  pool.blocks = (rmt_arena){0};
   pool.n_threads = 1;
+}
+
+RMT_API void rmt_thread_lost(int index) {
+  if (index >= 1 && index < pool.n_threads && !atomic_load(&pool.gone[index])) lose(index, LOST_FAILED);
+}
+
+RMT_API int rmt_threads_lost(void) { return atomic_load(&pool.lost); }
+
+RMT_API void rmt_threads_set_stall_ms(int ms) { stall_ms = ms < 1 ? 1 : ms; }
+
+RMT_API void rmt_threads_fail_after(int index, int chunks, int how) {
+  if (index < 1 || index >= pool.n_threads) return;
+  pool.fail_how[index] = how;
+  pool.fail_after[index] = chunks < 0 ? 0 : chunks;
 }
 
 RMT_API int rmt_threads_count(void) { return pool.n_threads; }
@@ -319,24 +436,21 @@ RMT_API int rmt_threads_prepare(int n, int can_block) {
 RMT_API void *rmt_thread_stack_top(int index) { (void)index; return NULL; }
 RMT_API void rmt_thread_run(int index) { (void)index; }
 RMT_API void rmt_threads_stop(void) {}
+RMT_API void rmt_thread_lost(int index) { (void)index; }
+RMT_API int rmt_threads_lost(void) { return 0; }
+RMT_API void rmt_threads_set_stall_ms(int ms) { (void)ms; }
+RMT_API void rmt_threads_fail_after(int index, int chunks, int how) { (void)index, (void)chunks, (void)how; }
 RMT_API int rmt_threads_count(void) { return 1; }
 RMT_API int rmt_threads_running(void) { return 0; }
 #endif
 
-// The loop rmt_parallel_post posted to the workers (gen, 0: none), or the one
-// it left for rmt_parallel_join to run on thread 0 (fn: no workers).
-static struct {
-  int gen, n;
-  rmt_range_fn fn;
-  void *ctx;
-} posted;
 
 void rmt_parallel_post(int n, rmt_range_fn fn, void *ctx) {
   rmt_parallel_join();
   if (n <= 0) return;
   posted.n = n;
 #ifdef RMT_THREADS
-  if (pool.n_threads > 1 && job_thread < 0) {
+  if (pool.n_threads > 1 && job_thread < 0 && !atomic_load(&pool.lost)) {
     posted.gen = post(n, fn, ctx, pool.n_threads, RMT_THREADS_ALL);
     return;
   }

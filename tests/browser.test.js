@@ -423,13 +423,26 @@ test('threads in Chromium: a cross-origin isolated page runs the relaxed threads
   });
 });
 
-test('Chromium runs the relaxed builds\' int8 and 16-bit kernels, relaxed dot included, on one thread and two, token for token as the integer reference', { skip, timeout: 120_000 }, async () => {
+// A cross-origin isolated page of this package's server (at its package.json):
+// check(page) runs there, then the page and browser close.
+async function onPackagePage(check) {
   const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }];
   const { context, close } = await launch();
   try {
     await withServer({ mounts, csp: null }, async (base) => {
       const page = await context.newPage();
       await page.goto(`${base}node_modules/residual-mt/package.json`);
+      await check(page);
+      await page.close();
+    });
+  } finally {
+    await close();
+  }
+}
+
+test('Chromium runs the relaxed builds\' int8 and 16-bit kernels, relaxed dot included, on one thread and two, token for token as the integer reference', { skip, timeout: 120_000 }, async () => {
+  await onPackagePage(async (page) => {
+    {
       const got = await page.evaluate(async (models) => {
         const pkg = '/node_modules/residual-mt/';
         const { Engine } = await import(`${pkg}js/engine.js`);
@@ -465,11 +478,55 @@ test('Chromium runs the relaxed builds\' int8 and 16-bit kernels, relaxed dot in
       assert.deepEqual(got.threads, [1, 2]);
       assert.deepEqual(got.differ, []);
       assert.equal(got.sequences, 2 * 312);
-      await page.close();
-    });
-  } finally {
-    await close();
-  }
+    }
+  });
+});
+
+// A worker of the pool lost in the middle of a job, on a page's own thread
+// (which may not block: it spins, and the stall is timed by performance.now):
+// the call rejects with an UnknownError naming the thread, and the engine
+// translates on one thread as before (tests/threads.test.js has Node's cases).
+test('Chromium: a pool worker that traps or never finishes mid-job: the call rejects, then one thread translates as before', { skip, timeout: 120_000 }, async () => {
+  await onPackagePage(async (page) => {
+    {
+      const got = await page.evaluate(async () => {
+        const pkg = '/node_modules/residual-mt/';
+        const { Engine } = await import(`${pkg}js/engine.js`);
+        const dir = `${pkg}tests/fixtures/models/residual-2x2/`;
+        const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
+          fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
+        const out = [];
+        for (const how of [1, 2]) {  // src/threads.h: RMT_THREAD_TRAP, RMT_THREAD_HANG
+          const engine = await Engine.load(new URL(`${pkg}dist/residual-mt-relaxed-threads.wasm`, location.href), { threads: 2 });
+          const threads = engine.threads;
+          const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
+          const want = JSON.stringify(model.translateIds(ref.sentences, { beam: 2 }));
+          engine.wasm.exports.rmt_threads_set_min_macs(0);
+          engine.wasm.exports.rmt_threads_set_stall_ms(300);
+          engine.wasm.exports.rmt_threads_fail_after(1, 1, how);
+          let error = null, before = 0;
+          for (let i = 0; i < 50 && !error; i++) {
+            try {
+              before += JSON.stringify(model.translateIds(ref.sentences, { beam: 2 })) === want;
+            } catch (err) {
+              error = `${err.name}: ${err.message}`;
+            }
+          }
+          const after = JSON.stringify(model.translateIds(ref.sentences, { beam: 2 })) === want;
+          out.push({ threads, error, right: before, after, threadsAfter: engine.threads });
+          engine.dispose();
+        }
+        return out;
+      });
+      for (const [k, why] of [[0, 'failed'], [1, 'stopped responding in the middle of a job']]) {
+        const r = got[k];
+        assert.equal(r.threads, 2);
+        assert.match(r.error ?? '', new RegExp(`^UnknownError: residual-mt: engine thread 1 ${why}`));
+        assert.equal(r.after, true, 'one thread translates as before');
+        assert.equal(r.threadsAfter, 1);
+      }
+    }
+  });
 });
 
 // The default model, for the service worker tests: a copy of the fixture at

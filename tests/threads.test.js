@@ -242,3 +242,94 @@ test('threads start in a Node run with V8 wasm flags (workers refuse them as exe
   assert.equal(run.stdout.trim(), '2', run.stderr);
   assert.doesNotMatch(run.stderr, /running on one thread/);
 });
+
+// ---------------------------------------------------------------- a lost thread
+// A worker of the pool that fails while it holds a part of a job (its instance
+// traps; or it never finishes, as one terminated from outside, which reports
+// nothing), or that ends while the pool is idle: the call that needed it
+// rejects with an UnknownError that says which thread and why (never hangs),
+// and the engine goes on on one thread, translating as before.
+const TRAP = 1, HANG = 2;
+const LOST_MODEL = 'residual-2x2';
+
+async function threadedEngine() {
+  const engine = await Engine.load(packageUrl(THREADS_WASM), { threads: 2 });
+  engine.wasm.exports.rmt_threads_set_min_macs(0);
+  return engine;
+}
+
+function fixtureSentences(name) {
+  const ref = JSON.parse(read(name, 'reference.json'));
+  return ref.sentences ?? ref.ids;
+}
+
+for (const [how, why] of [[TRAP, /engine thread 1 failed/], [HANG, /engine thread 1 stopped responding in the middle of a job/]]) {
+  test(`a pool worker that ${how === TRAP ? 'traps' : 'never finishes'} mid-job: the call rejects, the engine goes on on one thread`, { skip, timeout: 60_000 }, async () => {
+    const one = await Engine.load(packageUrl(DEFAULT_WASM), { threads: 1 });
+    const engine = await threadedEngine();
+    const sentences = fixtureSentences(LOST_MODEL);
+    const want = one.loadModel(files(LOST_MODEL)).translateIds(sentences, { beam: 2 });
+    const model = engine.loadModel(files(LOST_MODEL));
+    engine.wasm.exports.rmt_threads_set_stall_ms(300);
+    engine.wasm.exports.rmt_threads_fail_after(1, 1, how);
+    // The worker fails in its first chunk: calls until it has taken one (thread 0 may take every chunk of a call).
+    let failure = null;
+    for (let i = 0; i < 50 && !failure; i++) {
+      try {
+        assert.deepEqual(model.translateIds(sentences, { beam: 2 }), want, 'calls before the failure are right');
+      } catch (err) {
+        failure = err;
+      }
+    }
+    assert.ok(failure?.name === 'UnknownError' && why.test(failure.message), `${failure}`);
+    assert.equal(engine.threads, 1, 'the pool is stopped');
+    assert.deepEqual(model.translateIds(sentences, { beam: 2 }), want, 'one thread translates as before');
+    engine.dispose();
+  });
+}
+
+test('a pool worker terminated while idle: the next call runs on one thread; destroy() after such a kill returns', { skip, timeout: 60_000 }, async () => {
+  const engine = await threadedEngine();
+  const sentences = fixtureSentences(LOST_MODEL);
+  const model = engine.loadModel(files(LOST_MODEL));
+  const want = model.translateIds(sentences, { beam: 2 });
+  await engine.wasm.pool.workers[0].terminate();
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(engine.threads, 1, 'its exit was noticed');
+  assert.deepEqual(model.translateIds(sentences, { beam: 2 }), want);
+  engine.dispose();
+  // Terminated, and the engine disposed before the exit is seen.
+  const other = await threadedEngine();
+  other.wasm.exports.rmt_threads_set_stall_ms(300);
+  other.wasm.pool.workers[0].terminate();
+  other.dispose();
+  assert.equal(other.threads, 1);
+});
+
+for (const worker of [false, true]) {
+  test(`createTranslator({ threads: 2${worker ? ', worker: true' : ''} }) with a pool worker lost mid-translation: rejects, then translates on one thread`, { skip, timeout: 120_000 }, async () => {
+    // Far enough in that the load's warm-up and the first call do not reach it (here the loss came 4-6 calls later).
+    process.env.RMT_TEST_THREAD_FAULT = '1:1000:hang:300';
+    let translator;
+    try {
+      translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', threads: 2, worker });
+    } finally {
+      delete process.env.RMT_TEST_THREAD_FAULT;
+    }
+    const text = 'El archivo no existe. No se puede abrir la carpeta. La contraseña es incorrecta.';
+    try {
+      const want = await translator.translate(text);
+      let failed = null, calls = 0;
+      while (calls < 100 && !failed) {
+        calls++;
+        const got = await translator.translate(text).catch((err) => { failed = err; });
+        if (!failed) assert.equal(got, want);
+      }
+      console.log(`# the lost thread's call: ${calls} after the first`);
+      assert.ok(failed?.name === 'UnknownError' && /engine thread 1 stopped responding/.test(failed.message), `${failed}`);
+      assert.equal(await translator.translate(text), want, 'on one thread, as before');
+    } finally {
+      translator.destroy();
+    }
+  });
+}
