@@ -31,6 +31,9 @@ export interface CreateMonitor extends EventTarget {
     options?: ListenerOptions): void;
 }
 
+/** A catalogue of models (docs/API.md): its JSON, or the URL of it. */
+export type Catalog = string | URL | { models: { model: string; pairs?: [string, string][] }[] };
+
 export interface AvailabilityOptions {
   /** BCP 47 tag, e.g. "es" or "es-ES" (matched to the model's languages by language). Required. */
   sourceLanguage: string;
@@ -38,6 +41,11 @@ export interface AvailabilityOptions {
   targetLanguage: string;
   /** URL or directory (Node) of a model. Default: the shipped model (residual-mt-es-en). */
   model?: string | URL;
+  /**
+   * A catalogue of models, consulted when `model` is not given: { models: [{ model, pairs? }] } or the URL of
+   * its JSON. Its model for the pair, or two through English (a PivotTranslator); then the shipped model's pairs.
+   */
+  catalog?: Catalog;
   signal?: AbortSignal;
   /** Use (and fill) the model cache. Default true. */
   cache?: boolean;
@@ -158,7 +166,25 @@ export class Translator {
 }
 
 /** Loads the engine and the model (with progress events) and returns a translator. */
-export function createTranslator(options?: CreateTranslatorOptions): Promise<Translator>;
+/** A translator through English: the second model's translation of the first's (from a catalogue). */
+export interface PivotTranslator {
+  readonly sourceLanguage: string;
+  readonly pivotLanguage: string;
+  readonly targetLanguage: string;
+  readonly inputQuota: number;
+  readonly model: [string, string];
+  readonly inWorker: boolean;
+  readonly threads: number;
+  translate: Translator['translate'];
+  translateStreaming: Translator['translateStreaming'];
+  measureInputUsage: Translator['measureInputUsage'];
+  destroy(reason?: unknown): void;
+  readonly destroyed: boolean;
+}
+
+/** With a catalogue, a pair two of its models cover through English gives a PivotTranslator. */
+export function createTranslator<O extends CreateTranslatorOptions = CreateTranslatorOptions>(options?: O):
+  Promise<O extends { catalog: Catalog } ? Translator | PivotTranslator : Translator>;
 
 /** Whether createTranslator() with these options would work, and whether it would download first. */
 export function availability(options: AvailabilityOptions): Promise<Availability>;

@@ -5,6 +5,7 @@
 // names the API uses. The engine runs elsewhere (host.js); this file checks,
 // queues and answers.
 
+import { PIVOT_LANGUAGE, describeCatalog, findRoute, loadCatalog } from './catalog.js';
 import { INPUT_QUOTA, checkThreads, defaultWasmUrl, threadCount } from './defaults.js';
 import { documentInactive, isNode, missingFeatures } from './env.js';
 import { abortError, makeError, notSupported } from './errors.js';
@@ -13,6 +14,7 @@ import { acquireHost, hostState, loadedConfig } from './host.js';
 import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage } from './languages.js';
 import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } from './loader.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
+import { PivotTranslator } from './pivot.js';
 import { hasTranslatable } from './segment.js';
 import { anySignal, asyncIterable, streamOf } from './streams.js';
 
@@ -52,6 +54,7 @@ export async function availability(options) {
   const target = canonicalTag(options?.targetLanguage, 'targetLanguage');
   if (missingFeatures()) return 'unavailable';
   if (sameLanguage(source, target)) return 'available';
+  if (options.catalog !== undefined && model === undefined) return catalogAvailability(options, source, target);
   let base;
   try {
     base = await modelLocation(model, signal);
@@ -61,6 +64,35 @@ export async function availability(options) {
     return 'unavailable';
   }
   return downloadState(base, cache);
+}
+
+// With a catalogue (catalog.js): the route's models, the least available of them.
+const STATES = ['unavailable', 'downloadable', 'downloading', 'available'];
+async function catalogAvailability(options, source, target) {
+  let route;
+  try {
+    route = findRoute(await catalogEntries(options), source, target);
+  } catch (err) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    return 'unavailable';
+  }
+  if (!route) return 'unavailable';
+  const legs = route.length === 1 ? [[source, target]] : [[source, PIVOT_LANGUAGE], [PIVOT_LANGUAGE, target]];
+  const states = await Promise.all(route.map((m, i) => availability({ ...options, catalog: undefined, model: m,
+    sourceLanguage: legs[i][0], targetLanguage: legs[i][1] })));
+  return STATES[Math.min(...states.map((state) => STATES.indexOf(state)))];
+}
+
+// The catalogue's models, then the default model's pairs where there is one.
+async function catalogEntries({ catalog, signal, cache = true }) {
+  const entries = await loadCatalog(catalog, { signal });
+  try {
+    const info = await modelInfo({ signal, cache });
+    entries.push({ model: info.url, pairs: info.pairs });
+  } catch (err) {
+    if (signal?.aborted) throw signal.reason;  // no default model: the catalogue's alone
+  }
+  return entries;
 }
 
 // 'available' when nothing is to be downloaded, else 'downloading' or 'downloadable'.
@@ -278,6 +310,7 @@ export class Translator {
 //           to DEFAULT_THREADS_CAP; always 1 where memory cannot be shared)
 export async function createTranslator(options) {
   checkDocument();
+  if (options?.catalog !== undefined && options.model === undefined) return createFromCatalog(options);
   const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA, threads } = options ?? {};
   checkThreads(threads);
   const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
@@ -331,6 +364,42 @@ export async function createTranslator(options) {
     throw err;
   }
   return created(host, pair);
+}
+
+// create() with a catalogue (catalog.js): its model for the pair, or two
+// through PIVOT_LANGUAGE (a PivotTranslator), loaded at once, their download
+// progress summed on the one monitor.
+async function createFromCatalog(options) {
+  const source = canonicalTag(options.sourceLanguage, 'sourceLanguage');
+  const target = canonicalTag(options.targetLanguage, 'targetLanguage');
+  const plain = { ...options, catalog: undefined };
+  if (sameLanguage(source, target)) return createTranslator(plain);
+  const entries = await catalogEntries(options);
+  const route = findRoute(entries, source, target);
+  if (!route) {
+    throw notSupported(`no model of the catalogue translates ${source} → ${target}, directly or through ` +
+      `${PIVOT_LANGUAGE} (it has ${describeCatalog(entries)})`);
+  }
+  if (route.length === 1) return createTranslator({ ...plain, model: route[0] });
+  const outer = new CreateMonitor();
+  if (typeof options.monitor === 'function') options.monitor(outer);
+  const progress = progressReporter(outer, options.signal), parts = [{}, {}];
+  const watch = (i) => (m) => m.addEventListener('downloadprogress', (e) => {
+    parts[i] = { loaded: e.bytesLoaded, total: e.bytesTotal, file: e.file };
+    const sum = (key) => (parts[0][key] ?? 0) + (parts[1][key] ?? 0);
+    progress.bytes({ loaded: sum('loaded'), total: sum('total'), file: e.file });
+  });
+  const legs = await Promise.allSettled([
+    createTranslator({ ...plain, targetLanguage: PIVOT_LANGUAGE, model: route[0], monitor: watch(0) }),
+    createTranslator({ ...plain, sourceLanguage: PIVOT_LANGUAGE, model: route[1], monitor: watch(1) }),
+  ]);
+  const failed = legs.find((leg) => leg.status === 'rejected');
+  if (failed) {
+    for (const leg of legs) if (leg.status === 'fulfilled') leg.value.destroy();
+    throw failed.reason;
+  }
+  progress.finish();
+  return new PivotTranslator(legs[0].value, legs[1].value);
 }
 
 // The Translator API's static shape, for code written against it:

@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLES } from '../js/bundle.js';
 import { DEMO_CSP, demoMounts } from '../js/serve.js';
 import { withServer } from './lib/server.js';
+import { catalogSite } from './lib/catalog.js';
 import { DEFAULT_MODEL, createTranslator, modelInfo } from '../js/index.js';
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -423,10 +424,10 @@ test('threads in Chromium: a cross-origin isolated page runs the relaxed threads
   });
 });
 
-// A cross-origin isolated page of this package's server (at its package.json):
-// check(page) runs there, then the page and browser close.
-async function onPackagePage(check) {
-  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }];
+// A cross-origin isolated page of this package's server (at its package.json),
+// with `more` mounts: check(page) runs there, then the page and browser close.
+async function onPackagePage(check, more = []) {
+  const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, ...more];
   const { context, close } = await launch();
   try {
     await withServer({ mounts, csp: null }, async (base) => {
@@ -442,43 +443,41 @@ async function onPackagePage(check) {
 
 test('Chromium runs the relaxed builds\' int8 and 16-bit kernels, relaxed dot included, on one thread and two, token for token as the integer reference', { skip, timeout: 120_000 }, async () => {
   await onPackagePage(async (page) => {
-    {
-      const got = await page.evaluate(async (models) => {
-        const pkg = '/node_modules/residual-mt/';
-        const { Engine } = await import(`${pkg}js/engine.js`);
-        const out = { relaxedDot: [], threads: [], sequences: 0, differ: [] };
-        for (const [file, threads] of [['residual-mt-relaxed.wasm', 1], ['residual-mt-relaxed-threads.wasm', 2]]) {
-          const engine = await Engine.load(new URL(`${pkg}dist/${file}`, location.href), { threads });
-          out.relaxedDot.push(engine.wasm.exports.rmt_kernel_i8_relaxed_dot());
-          out.threads.push(engine.threads);
-          if (threads > 1) engine.wasm.exports.rmt_threads_set_min_macs(0); // split every product, however small
-          for (const name of models) {
-            const dir = `${pkg}tests/fixtures/models/${name}/`;
-            const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
-              fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
-            const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
-            for (const s of ref.searches) {
-              const hyps = model.translateIds(ref.sentences, { beam: s.beam, nbest: s.nbest, lenpen: s.lenpen, minLen: s.min_len,
-                maxLenA: s.max_len_a, maxLenB: s.max_len_b });
-              s.hyps.forEach((want, i) => want.forEach((h, k) => {
-                out.sequences++;
-                if (JSON.stringify(hyps[i][k]?.ids) !== JSON.stringify(h.tokens)) out.differ.push(`${file} ${name} beam ${s.beam} sentence ${i} hypothesis ${k}`);
-              }));
-            }
-            model.dispose();
+    const got = await page.evaluate(async (models) => {
+      const pkg = '/node_modules/residual-mt/';
+      const { Engine } = await import(`${pkg}js/engine.js`);
+      const out = { relaxedDot: [], threads: [], sequences: 0, differ: [] };
+      for (const [file, threads] of [['residual-mt-relaxed.wasm', 1], ['residual-mt-relaxed-threads.wasm', 2]]) {
+        const engine = await Engine.load(new URL(`${pkg}dist/${file}`, location.href), { threads });
+        out.relaxedDot.push(engine.wasm.exports.rmt_kernel_i8_relaxed_dot());
+        out.threads.push(engine.threads);
+        if (threads > 1) engine.wasm.exports.rmt_threads_set_min_macs(0); // split every product, however small
+        for (const name of models) {
+          const dir = `${pkg}tests/fixtures/models/${name}/`;
+          const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
+            fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
+          const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
+          for (const s of ref.searches) {
+            const hyps = model.translateIds(ref.sentences, { beam: s.beam, nbest: s.nbest, lenpen: s.lenpen, minLen: s.min_len,
+              maxLenA: s.max_len_a, maxLenB: s.max_len_b });
+            s.hyps.forEach((want, i) => want.forEach((h, k) => {
+              out.sequences++;
+              if (JSON.stringify(hyps[i][k]?.ids) !== JSON.stringify(h.tokens)) out.differ.push(`${file} ${name} beam ${s.beam} sentence ${i} hypothesis ${k}`);
+            }));
           }
-          engine.dispose();
+          model.dispose();
         }
-        return out;
-      }, ['residual-2x2-int8', 'residual-3x1-int8', 'residual-2x2-int16', 'residual-3x1-int16']);
-      // Chromium's relaxed dot computes the exact sums (Node 20's does not: src/kernels.h): for
-      // inputs >= 0 (1), or for every 8-bit layer where the CPU multiplies bytes 128..255 exactly (2: VNNI).
-      assert.ok([1, 2].includes(got.relaxedDot[0]), `the relaxed-dot kernel is in use (${got.relaxedDot})`);
-      assert.equal(got.relaxedDot[1], got.relaxedDot[0], 'the threads build chooses as the single-thread one');
-      assert.deepEqual(got.threads, [1, 2]);
-      assert.deepEqual(got.differ, []);
-      assert.equal(got.sequences, 2 * 312);
-    }
+        engine.dispose();
+      }
+      return out;
+    }, ['residual-2x2-int8', 'residual-3x1-int8', 'residual-2x2-int16', 'residual-3x1-int16']);
+    // Chromium's relaxed dot computes the exact sums (Node 20's does not: src/kernels.h): for
+    // inputs >= 0 (1), or for every 8-bit layer where the CPU multiplies bytes 128..255 exactly (2: VNNI).
+    assert.ok([1, 2].includes(got.relaxedDot[0]), `the relaxed-dot kernel is in use (${got.relaxedDot})`);
+    assert.equal(got.relaxedDot[1], got.relaxedDot[0], 'the threads build chooses as the single-thread one');
+    assert.deepEqual(got.threads, [1, 2]);
+    assert.deepEqual(got.differ, []);
+    assert.equal(got.sequences, 2 * 312);
   });
 });
 
@@ -488,45 +487,71 @@ test('Chromium runs the relaxed builds\' int8 and 16-bit kernels, relaxed dot in
 // translates on one thread as before (tests/threads.test.js has Node's cases).
 test('Chromium: a pool worker that traps or never finishes mid-job: the call rejects, then one thread translates as before', { skip, timeout: 120_000 }, async () => {
   await onPackagePage(async (page) => {
-    {
-      const got = await page.evaluate(async () => {
-        const pkg = '/node_modules/residual-mt/';
-        const { Engine } = await import(`${pkg}js/engine.js`);
-        const dir = `${pkg}tests/fixtures/models/residual-2x2/`;
-        const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
-          fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
-        const out = [];
-        for (const how of [1, 2]) {  // src/threads.h: RMT_THREAD_TRAP, RMT_THREAD_HANG
-          const engine = await Engine.load(new URL(`${pkg}dist/residual-mt-relaxed-threads.wasm`, location.href), { threads: 2 });
-          const threads = engine.threads;
-          const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
-          const want = JSON.stringify(model.translateIds(ref.sentences, { beam: 2 }));
-          engine.wasm.exports.rmt_threads_set_min_macs(0);
-          engine.wasm.exports.rmt_threads_set_stall_ms(300);
-          engine.wasm.exports.rmt_threads_fail_after(1, 1, how);
-          let error = null, before = 0;
-          for (let i = 0; i < 50 && !error; i++) {
-            try {
-              before += JSON.stringify(model.translateIds(ref.sentences, { beam: 2 })) === want;
-            } catch (err) {
-              error = `${err.name}: ${err.message}`;
-            }
+    const got = await page.evaluate(async () => {
+      const pkg = '/node_modules/residual-mt/';
+      const { Engine } = await import(`${pkg}js/engine.js`);
+      const dir = `${pkg}tests/fixtures/models/residual-2x2/`;
+      const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
+        fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
+      const out = [];
+      for (const how of [1, 2]) {  // src/threads.h: RMT_THREAD_TRAP, RMT_THREAD_HANG
+        const engine = await Engine.load(new URL(`${pkg}dist/residual-mt-relaxed-threads.wasm`, location.href), { threads: 2 });
+        const threads = engine.threads;
+        const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
+        const want = JSON.stringify(model.translateIds(ref.sentences, { beam: 2 }));
+        engine.wasm.exports.rmt_threads_set_min_macs(0);
+        engine.wasm.exports.rmt_threads_set_stall_ms(300);
+        engine.wasm.exports.rmt_threads_fail_after(1, 1, how);
+        let error = null, before = 0;
+        for (let i = 0; i < 50 && !error; i++) {
+          try {
+            before += JSON.stringify(model.translateIds(ref.sentences, { beam: 2 })) === want;
+          } catch (err) {
+            error = `${err.name}: ${err.message}`;
           }
-          const after = JSON.stringify(model.translateIds(ref.sentences, { beam: 2 })) === want;
-          out.push({ threads, error, right: before, after, threadsAfter: engine.threads });
-          engine.dispose();
         }
-        return out;
-      });
-      for (const [k, why] of [[0, 'failed'], [1, 'stopped responding in the middle of a job']]) {
-        const r = got[k];
-        assert.equal(r.threads, 2);
-        assert.match(r.error ?? '', new RegExp(`^UnknownError: residual-mt: engine thread 1 ${why}`));
-        assert.equal(r.after, true, 'one thread translates as before');
-        assert.equal(r.threadsAfter, 1);
+        const after = JSON.stringify(model.translateIds(ref.sentences, { beam: 2 })) === want;
+        out.push({ threads, error, right: before, after, threadsAfter: engine.threads });
+        engine.dispose();
       }
+      return out;
+    });
+    for (const [k, why] of [[0, 'failed'], [1, 'stopped responding in the middle of a job']]) {
+      const r = got[k];
+      assert.equal(r.threads, 2);
+      assert.match(r.error ?? '', new RegExp(`^UnknownError: residual-mt: engine thread 1 ${why}`));
+      assert.equal(r.after, true, 'one thread translates as before');
+      assert.equal(r.threadsAfter, 1);
     }
   });
+});
+
+// A catalogue over HTTP in Chromium (tests/catalog.test.js has Node's cases):
+// es → fr through en in the translator's worker, as Node composes the two models.
+test('Chromium: a catalogue\'s pivot (es → en → fr) translates as its two models in turn, with one progress sequence', { skip, timeout: 120_000 }, async () => {
+  const { site, esEn, enFr, remove } = catalogSite();
+  try {
+    const leg = (sourceLanguage, targetLanguage, model) => createTranslator({ sourceLanguage, targetLanguage, model });
+    const [first, second] = [await leg('es', 'en', esEn), await leg('en', 'fr', enFr)];
+    const text = 'El archivo no existe. No se puede abrir la carpeta.';
+    const want = await second.translate(await first.translate(text));
+    first.destroy();
+    second.destroy();
+    await onPackagePage(async (page) => {
+      const got = await page.evaluate(async (text) => {
+        const { createTranslator } = await import('/node_modules/residual-mt/js/index.js');
+        const events = [];
+        const t = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'fr', catalog: '/site/catalog.json',
+          monitor: (m) => m.addEventListener('downloadprogress', (e) => events.push(e.loaded)) });
+        const out = { text: await t.translate(text), pivot: t.pivotLanguage, inWorker: t.inWorker, first: events[0], last: events.at(-1) };
+        t.destroy();
+        return out;
+      }, text);
+      assert.deepEqual(got, { text: want, pivot: 'en', inWorker: true, first: 0, last: 1 });
+    }, [{ prefix: '/site/', dir: site }]);
+  } finally {
+    remove();
+  }
 });
 
 // The default model, for the service worker tests: a copy of the fixture at

@@ -1,0 +1,70 @@
+// A catalogue of models: which model translates which language pair, so that
+// create({ sourceLanguage, targetLanguage, catalog }) finds its model, and a
+// pair no model covers is translated through English by two (a pivot).
+//
+//   { "models": [ { "model": "https://mirror.example/de-en/", "pairs": [["de", "en"]] },
+//                 { "model": "https://mirror.example/en-fr/" } ] }
+//
+// `model` is what createTranslator's `model` option takes (a model directory's
+// URL or path); `pairs` saves reading its config.json to learn them, which is
+// done otherwise. `catalog` is that object, or the URL (or path, in Node) of
+// its JSON. Relative model URLs are resolved against the catalogue's URL.
+
+import { makeError } from './errors.js';
+import { canonicalTag, languagePairs, sameLanguage } from './languages.js';
+import { readConfig, toLocation, toUrl } from './loader.js';
+
+// The language a pivot goes through (as Firefox Translations does).
+export const PIVOT_LANGUAGE = 'en';
+
+async function readJson(location, signal) {
+  if (location.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    return JSON.parse(await readFile(location, 'utf8'));
+  }
+  const response = await fetch(location, { signal });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  return response.json();
+}
+
+// The catalogue's entries as [{ model, pairs }], pairs canonical and each
+// entry's model resolved. A malformed catalogue is a TypeError naming the entry.
+export async function loadCatalog(catalog, { signal } = {}) {
+  let data = catalog, base = null;
+  if (typeof catalog === 'string' || catalog instanceof URL) {
+    base = await toUrl(catalog);
+    try {
+      data = await readJson(base, signal);
+    } catch (err) {
+      if (signal?.aborted) throw signal.reason;
+      throw makeError('NetworkError', `residual-mt: cannot read the catalogue ${base.href}: ${err.message}`);
+    }
+  }
+  if (!data || !Array.isArray(data.models)) throw new TypeError('residual-mt: a catalogue is { "models": [ { "model": ... } ] }');
+  return Promise.all(data.models.map(async (entry, i) => {
+    if (typeof entry?.model !== 'string') throw new TypeError(`residual-mt: catalogue entry ${i} has no "model" URL`);
+    const model = base ? new URL(entry.model, base).href : entry.model;
+    const pairs = entry.pairs ?? languagePairs(await readConfig(await toLocation(model), { signal }), model);
+    if (!Array.isArray(pairs) || !pairs.every((p) => Array.isArray(p) && p.length === 2)) {
+      throw new TypeError(`residual-mt: catalogue entry ${i}: "pairs" must be [[source, target], ...]`);
+    }
+    return { model, pairs: pairs.map(([s, t]) => [canonicalTag(s, 'sourceLanguage'), canonicalTag(t, 'targetLanguage')]) };
+  }));
+}
+
+const translates = (entry, source, target) => entry.pairs.some(([s, t]) => sameLanguage(s, source) && sameLanguage(t, target));
+
+// The models that take source to target: [model] when one does, else
+// [first, second] through PIVOT_LANGUAGE, else null.
+export function findRoute(entries, source, target) {
+  const direct = entries.find((e) => translates(e, source, target));
+  if (direct) return [direct.model];
+  const first = entries.find((e) => translates(e, source, PIVOT_LANGUAGE));
+  const second = entries.find((e) => translates(e, PIVOT_LANGUAGE, target));
+  return first && second ? [first.model, second.model] : null;
+}
+
+export function describeCatalog(entries) {
+  const pairs = entries.flatMap((e) => e.pairs.map(([s, t]) => `${s} → ${t}`));
+  return pairs.length ? pairs.join(', ') : 'no pair';
+}
