@@ -165,10 +165,15 @@ static inline float rmt_weight_scale(const float *row, int K, int qmax) {
   for (int k = 0; k < K; k++) amax = fabsf(row[k]) > amax ? fabsf(row[k]) : amax;
   return rmt_weight_scale_of(amax, qmax);
 }
-static inline int rmt_quantize_weight(float w, float scale, int qmax) {
-  float q = nearbyintf(w / scale);  // round half to even (the default rounding mode)
-  return q > qmax ? qmax : q < -qmax ? -qmax : (int)q;
+// v rounded half to even (the default rounding mode) and clamped to [lo, hi],
+// NaN to 0, as the SIMD kernels' rounding gives them: never a float-to-int
+// conversion of a value int cannot hold (undefined in C, a trap in WebAssembly;
+// an activation overflowed to inf, times a scale of 0, is NaN).
+static inline int rmt_round_clamp(float v, int lo, int hi) {
+  float q = nearbyintf(v);
+  return q != q ? 0 : q > hi ? hi : q < lo ? lo : (int)q;
 }
+static inline int rmt_quantize_weight(float w, float scale, int qmax) { return rmt_round_clamp(w / scale, -qmax, qmax); }
 // The plain C twins: q = the quantized row, weights unpacked (N, K).
 void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K, int qmax);
 void rmt_gemm_i8__ref(float *C, const int32_t *Aq, const float *a_scale, const int8_t *weight, const float *w_scale,

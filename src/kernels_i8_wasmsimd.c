@@ -318,10 +318,7 @@ static ALWAYS_INLINE float quantize_row(const float *x, int K, int qmin, int qma
     v128_t b = round_to_i32(wasm_f32x4_mul(wasm_v128_load(x + k + 4), inv4));
     store8(dst, k, wasm_i32x4_max(wasm_i32x4_min(a, hi4), lo4), wasm_i32x4_max(wasm_i32x4_min(b, hi4), lo4));
   }
-  for (; k < K; k++) {
-    float q = nearbyintf(x[k] * inv);
-    store1(dst, k, q > qmax ? qmax : q < qmin ? qmin : (int)q);
-  }
+  for (; k < K; k++) store1(dst, k, rmt_round_clamp(x[k] * inv, qmin, qmax));
   return amax / (float)qmax;
 }
 

@@ -123,10 +123,7 @@ void rmt_quantize_row__ref(int32_t *q, float *a_scale, const float *x, int K, in
   float amax = 0.0f;
   for (int k = 0; k < K; k++) amax = fabsf(x[k]) > amax ? fabsf(x[k]) : amax;
   float inv = amax > 0.0f ? (float)qmax / amax : 0.0f;
-  for (int k = 0; k < K; k++) {
-    float r = nearbyintf(x[k] * inv);  // round half to even (the default rounding mode)
-    q[k] = r > qmax ? qmax : r < -qmax ? -qmax : (int32_t)r;
-  }
+  for (int k = 0; k < K; k++) q[k] = rmt_round_clamp(x[k] * inv, -qmax, qmax);
   *a_scale = amax / (float)qmax;
 }
 

@@ -542,6 +542,13 @@ static void test_gemm_i8(void) {
     int w = tiny[k] > 0 ? RMT_QMAX_I8 : -RMT_QMAX_I8;
     CHECK(q[k] == w && q16[k] == w, "quantize denormal %g: %d, simd %d, expected %d", tiny[k], q[k], q16[k], w);
   }
+  // An activation overflowed to inf: the scale is inf, inv 0, and inf * 0 is
+  // NaN, as is a NaN itself: 0 in the vector part and the scalar tail alike
+  // (UBSan: no float-to-int conversion of NaN; WebAssembly would trap on it).
+  float bad[10] = {INFINITY, 1.0f, NAN, -2.0f, 0.0f, 1.0f, 2.0f, 3.0f, -INFINITY, NAN};
+  rmt_quantize_row__ref(q, &scale, bad, 10, RMT_QMAX_I8);
+  rmt_quantize_rows_i16__wasmsimd(q16, &scale16, bad, 1, 10, RMT_QMAX_I8);
+  for (int k = 0; k < 10; k++) CHECK(q[k] == 0 && q16[k] == 0, "quantize %g: %d, simd %d, expected 0", bad[k], q[k], q16[k]);
 
   // 16-bit activations: the largest qmax whose sums stay in int32, and the
   // extreme sum (every q at +qmax, every weight 127) exact at widths where it
