@@ -13,7 +13,7 @@ import { acquireHost, hostState, loadedConfig } from './host.js';
 import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage } from './languages.js';
 import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } from './loader.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
-import { hasTranslatable } from './segment.js';
+import { hasTranslatable, wellFormed } from './segment.js';
 import { anySignal, asyncIterable, streamOf } from './streams.js';
 
 const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'shortlist', 'details'];
@@ -154,8 +154,8 @@ export class Translator {
   async translate(input, options = {}) {
     const signal = this.#signal(options);
     const many = Array.isArray(input);
-    const texts = many ? input : [input];
-    for (const t of texts) if (typeof t !== 'string') throw new TypeError('residual-mt: translate() takes a string or an array of strings');
+    for (const t of many ? input : [input]) if (typeof t !== 'string') throw new TypeError('residual-mt: translate() takes a string or an array of strings');
+    const texts = (many ? input : [input]).map(wellFormed);
     if (this.#html(options)) {
       const shape = (results) => {
         const out = results.map((r) => (options.details ? r : r.text));
@@ -202,7 +202,7 @@ export class Translator {
     }
     if (html) {
       return streamOf((signal) => translateHtmlStreaming((runs, opts) => this.translate(runs, { ...opts, format: 'plain-text' }),
-        input, { ...options, signal: anySignal([signal, options.signal]) }));
+        wellFormed(input), { ...options, signal: anySignal([signal, options.signal]) }));
     }
     const cancelled = new AbortController();
     let closed = false;
@@ -212,6 +212,7 @@ export class Translator {
         try {
           signal = anySignal([this.#signal(options), cancelled.signal]);
           if (typeof input !== 'string') throw new TypeError('residual-mt: translateStreaming() takes a string');
+          input = wellFormed(input);
           opts = this.#options(options);
         } catch (err) {
           controller.error(err);

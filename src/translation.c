@@ -445,6 +445,10 @@ RMT_API void rmt_translation_free(rmt_translation *tr) {
   rmt_arena_free(&tr->arena);
   free(tr->src_len);
   free(tr->src_offset);
+  free(tr->text);
+  free(tr->text_at);
+  free(tr->carried);
+  free(tr->carried_at);
   free(tr);
 }
 
