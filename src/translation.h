@@ -15,14 +15,14 @@ typedef struct rmt_spm rmt_spm;  // spm.h
 #define RMT_MAX_BEAM 256
 #define RMT_MAX_LEN (1 << 20)  // min_len and max_len_b
 #define RMT_MAX_TRANSLATION_BYTES ((size_t)1 << 30)
-enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2 };
+enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2, RMT_LIMIT_JSON_BYTES = 3 };
 // The value of limit `which` (RMT_LIMIT_*), or RMT_E_INVALID.
 RMT_API int rmt_limit(int which);
 
 typedef struct {
   int beam;          // hypotheses kept per sentence; 1 = greedy
   int nbest;         // finished hypotheses returned per sentence (<= beam)
-  int min_len;       // eos is forbidden before this many target tokens
+  int min_len;       // eos is forbidden before this many target tokens (at most each sentence's max target tokens)
   int max_len_b;     // max target tokens = min(max_len_a * src_len + max_len_b, max_positions - 1),
   double max_len_a;  //   src_len counting the source's </s>
   double lenpen;     // finished score = sum of log-probs / length^lenpen (length counts </s>)
