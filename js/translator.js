@@ -14,7 +14,7 @@ import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage }
 import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } from './loader.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
 import { hasTranslatable, wellFormed } from './segment.js';
-import { anySignal, asyncIterable, streamOf } from './streams.js';
+import { anySignal, asyncIterable, onAbort, streamOf } from './streams.js';
 
 const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'shortlist', 'details'];
 
@@ -105,7 +105,8 @@ export class Translator {
     this.inWorker = host?.inWorker ?? false;
     this.threads = host?.threads ?? 1;
     // As in the API: aborting create()'s signal later destroys the translator.
-    createSignal?.addEventListener('abort', () => this.destroy(createSignal.reason), { once: true, signal: this.#destruction.signal });
+    // (One listener on that signal for all the translators it created: onAbort.)
+    if (createSignal) this.#destruction.signal.addEventListener('abort', onAbort(createSignal, (reason) => this.destroy(reason)), { once: true });
   }
 
   // The call's signal joined with the translator's destruction; throws the
