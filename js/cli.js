@@ -3,13 +3,13 @@
 // Runs the WASM engine in-process; text goes through the same sentence
 // splitting, batching and limits as the API (js/runner.js).
 
-import { readFile, access } from 'node:fs/promises';
+import { readFile, access, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { canonicalTag, describePairs, languagePairs, sameLanguage } from './languages.js';
 import { loadFiles, resolveDefaultModel, toLocation } from './loader.js';
 import { Runner } from './runner.js';
-import { DEFAULT_THREADS_CAP } from './defaults.js';
+import { DEFAULT_THREADS_CAP, MAX_JSON_BYTES } from './defaults.js';
 
 const USAGE = `usage:
   residual-mt [--model DIR] [--from LANG] [--to LANG] [options] [TEXT ...]   translate text (lines of stdin, or TEXT arguments)
@@ -106,6 +106,9 @@ async function modelFiles(base, needTokenizer) {
   const read = async (name) => {
     const url = new URL(name, base);
     try {
+      // A JSON file read whole is refused before it is read when too large (MAX_JSON_BYTES).
+      const { size } = name.endsWith('.json') ? await stat(url) : {};
+      if (size > MAX_JSON_BYTES) throw new Error(`it has ${size} bytes, more than a model's JSON file may have (${MAX_JSON_BYTES})`);
       return await readFile(url);
     } catch (err) {
       throw new Error(`cannot read ${fileURLToPath(url)}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);

@@ -37,6 +37,13 @@ export const WEIGHTS = 'model.safetensors';
 export const MODEL_FILES = Object.freeze(['config.json', WEIGHTS, 'spm.model']);
 export const MANIFEST = 'manifest.json';
 
+// The most bytes of a JSON file read whole (config.json, manifest.json),
+// checked before it is read (its size on disk, Content-Length, or as it
+// comes): ours have under 1 KB. The engine's RMT_MAX_JSON_BYTES (src/json.h),
+// which C enforces on the config it is given; here because these files are
+// read before any engine is loaded (tests/defaults.test.js checks they agree).
+export const MAX_JSON_BYTES = 1 << 20;
+
 // Input usage (tokens) one translate() call may have; a QuotaExceededError
 // past it. Long text is split into sentences, so this bounds only the work and
 // memory of one call (a few MB of text).

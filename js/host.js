@@ -4,10 +4,11 @@
 
 import { InProcessBackend, WorkerBackend } from './backends.js';
 import { replaySteps, timeStep } from './env.js';
-import { defaultWasmUrl } from './defaults.js';
+import { WEIGHTS, defaultWasmUrl } from './defaults.js';
 import { makeError } from './errors.js';
-import { loadFiles } from './loader.js';
+import { keptCopyFailed, loadFiles } from './loader.js';
 import { JobQueue } from './queue.js';
+import { onAbort } from './streams.js';
 
 const hosts = new Map(); // key -> Host
 
@@ -93,7 +94,9 @@ class Host {
       // Storage) did not match (stale or damaged), or the kept file could not
       // be read: once more, through the network.
       if (files.weights?.kept) await files.dropKept();
-      if ((err.cachedCopy || files.weights?.kept) && cachedCopies) return this.open({ ...options, cachedCopies: false });
+      if ((err.cachedCopy || files.weights?.kept) && cachedCopies) {
+        return this.open({ ...options, cachedCopies: false }).catch((again) => { throw keptCopyFailed(WEIGHTS, err.message, again); });
+      }
       // The files came, the engine could not use them: the API's OperationError.
       throw makeError('OperationError', err.message);
     }
@@ -164,7 +167,7 @@ export async function acquireHost(options, onProgress, signal) {
   if (host.lastProgress) onProgress(host.lastProgress);
   let rejectAbort;
   const aborted = new Promise((_, reject) => { rejectAbort = reject; });
-  const onAbort = () => {
+  const aborting = () => {
     leave();
     rejectAbort(signal.reason);
     // Stop the download only when no one else waits for it.
@@ -174,12 +177,13 @@ export async function acquireHost(options, onProgress, signal) {
     }
     host.closeIfUnused();
   };
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener('abort', onAbort, { once: true });
+  let off = null;
+  if (signal?.aborted) aborting();
+  else if (signal) off = onAbort(signal, aborting);
   try {
     await Promise.race([host.ready, aborted]);
   } finally {
-    signal?.removeEventListener('abort', onAbort);
+    off?.();
     host.listeners.delete(onProgress);
   }
   host.refs++;

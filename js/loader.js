@@ -7,9 +7,10 @@
 // status, offline), an OperationError when what came is not the file.
 
 import { cached, modelStore, sha256Hex } from './cache.js';
-import { DEFAULT_MODEL, MANIFEST, MODEL_FILES, WEIGHTS, defaultWasmUrl, packageUrl } from './defaults.js';
+import { DEFAULT_MODEL, MANIFEST, MAX_JSON_BYTES, MODEL_FILES, WEIGHTS, defaultWasmUrl, packageUrl } from './defaults.js';
 import { isNode, timeStep } from './env.js';
 import { makeError } from './errors.js';
+import { onAbort } from './streams.js';
 
 const networkError = (message) => makeError('NetworkError', message);
 const operationError = (message) => makeError('OperationError', message);
@@ -69,10 +70,12 @@ export function resolveDefaultModel({ signal } = {}) {
 // callers goes on for the others).
 function untilAborted(promise, signal) {
   if (!signal) return promise;
-  return Promise.race([promise, new Promise((_, reject) => {
+  let off = null;
+  const aborted = new Promise((_, reject) => {
     signal.throwIfAborted();
-    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  })]);
+    off = onAbort(signal, reject);
+  });
+  return Promise.race([promise, aborted]).finally(() => off?.());
 }
 
 async function findDefaultModelNode() {
@@ -106,12 +109,15 @@ async function findDefaultModelHttpOnce() {
   try {
     // config.json is in every model directory (manifest.json may not be).
     const url = new URL('config.json', local);
-    const response = await fetch(url);
-    if (response.ok) {
-      probedConfigs.set(url.href, { bytes: new Uint8Array(await response.arrayBuffer()), contentType: response.headers.get('content-type') });
+    const file = await open(url, "the model's config.json");
+    if (!file.missing && !file.error) {
+      try {
+        probedConfigs.set(url.href, { bytes: await readJson(file, url), contentType: file.contentType });
+      } catch (err) {
+        if (err.name !== 'OperationError') throw err;
+      } // too large: readConfig reads it again, and says so
       return local;
     }
-    await response.body?.cancel().catch(() => {});
   } catch { /* offline and not cached: the pinned URL */ }
   return new URL(DEFAULT_MODEL.url);
 }
@@ -214,6 +220,30 @@ async function readAll(file, onBytes, size = file.size) {
   return out;
 }
 
+// Reads a JSON file whole (onBytes as readAll's), refusing one larger than
+// MAX_JSON_BYTES before reading it where its size is known, else as soon as
+// more comes: a file that size is not a model's (an OperationError).
+async function readJson(file, url, onBytes = () => {}) {
+  const tooLarge = (size) => {
+    file.cancel?.();
+    return operationError(`residual-mt: ${url} has ${size} bytes, more than a model's JSON file may have ` +
+      `(${MAX_JSON_BYTES}): not a model's file`);
+  };
+  if (file.size > MAX_JSON_BYTES) throw tooLarge(file.size);
+  let length = 0;
+  const bounded = {
+    size: file.size,
+    async *chunks() {
+      for await (const chunk of file.chunks()) {
+        length += chunk.length;
+        if (length > MAX_JSON_BYTES) throw tooLarge(`more than ${length}`);
+        yield chunk;
+      }
+    },
+  };
+  return readAll(bounded, onBytes);
+}
+
 export { sha256Hex };
 
 const textDecoder = new TextDecoder();
@@ -268,7 +298,7 @@ export async function readManifest(base, { signal, store = null } = {}) {
     return parseManifest(kept, url);
   }
   if (file.missing) return null;
-  const bytes = await readAll(file, () => {});
+  const bytes = await readJson(file, url);
   const parsed = parseManifest(bytes, url);
   const saved = Promise.resolve(store).then((opened) => opened?.saveManifest(base.href, bytes)).catch(() => {});
   return { ...parsed, saved };
@@ -308,15 +338,27 @@ async function checkEntry(f, bytes) {
 
 // A cached copy of a model file, if it is there and matches the manifest.
 // `read`: the store's answer for this file, if asked already (cacheReads).
+// A copy that fails its check is downloaded again; f.keptFailed says why,
+// for when it cannot be (keptCopyFailed).
 async function fromCache(store, hash, f, read = null) {
   const bytes = store && hash && f.entry ? await (read ?? store.get(hash, f.name)) : null;
   if (!bytes) return null;
   try {
     await checkEntry(f, bytes);
     return bytes;
-  } catch {
-    return null; // damaged: downloaded again
+  } catch (err) {
+    f.keptFailed = err.message;
+    return null;
   }
+}
+
+// The error for a kept copy of `name` that failed its check (`reason`) when
+// downloading it again failed too (`err`): offline, the kept copy is what
+// went wrong, and the message says so first.
+export function keptCopyFailed(name, reason, err) {
+  if (err?.name !== 'NetworkError') return err;
+  return networkError(`residual-mt: the kept copy of the model's ${name} failed its check, and it cannot be downloaded ` +
+    `again (${err.message.replace(/^residual-mt: /, '')}). The check: ${reason.replace(/^residual-mt: /, '')}`);
 }
 
 // The cache's answers for the version of the model last seen at `base`,
@@ -575,7 +617,8 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     (files.find((f) => f.file.missing) && networkError(files.find((f) => f.file.missing).file.message));
   if (failure) {
     for (const f of files) f.file.cancel?.();
-    throw failure;
+    const kept = [...openings.keys()].find((f) => f.keptFailed);
+    throw kept ? keptCopyFailed(kept.name, kept.keptFailed, failure) : failure;
   }
   const total = files.reduce((n, f) => n + (f.entry?.size ?? f.file.size ?? 0), 0);
   let loaded = 0;
@@ -589,7 +632,8 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
     counted('residual-mt.wasm', size);
   });
   await Promise.all([engineDone, ...files.map(async (f) => {
-    const bytes = await readAll(f.file, (n) => counted(f.name, n), f.file.size ?? f.entry?.size);
+    const onBytes = (n) => counted(f.name, n);
+    const bytes = await (f.name === 'config.json' ? readJson(f.file, f.url, onBytes) : readAll(f.file, onBytes, f.file.size ?? f.entry?.size));
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
     if (deferred(f)) {
@@ -646,10 +690,11 @@ async function readConfigOnce(base, { cache }) {
     if (file.missing) throw networkError(file.message);
     if (file.error) throw file.error;
     contentType = file.contentType;
-    bytes = await readAll(file, () => {});
+    bytes = await readJson(file, url);
   } catch (err) {
-    bytes = err.name === 'NetworkError' ? await cachedFile(base, 'config.json', cache) : null;
-    if (!bytes) throw err;
+    const kept = {};
+    bytes = err.name === 'NetworkError' ? await cachedFile(base, 'config.json', cache, kept) : null;
+    if (!bytes) throw kept.keptFailed ? keptCopyFailed('config.json', kept.keptFailed, err) : err;
   }
   return parseConfig(bytes, contentType, url);
 }
@@ -659,13 +704,14 @@ function parseConfig(bytes, contentType, url) {
   return JSON.parse(textDecoder.decode(bytes));
 }
 
-// A model file from the cache, found by the manifest last seen at `base`.
-async function cachedFile(base, name, cache) {
+// A model file from the cache, found by the manifest last seen at `base`
+// (f: fromCache's record of it, keptFailed included).
+async function cachedFile(base, name, cache, f = {}) {
   const store = await modelStore(base, cache);
   const manifestBytes = await store?.manifest(base.href);
   if (!manifestBytes) return null;
   const { manifest } = parseManifest(manifestBytes, new URL(MANIFEST, base));
-  return fromCache(store, await sha256Hex(manifestBytes), { name, url: new URL(name, base), entry: manifest.files[name] });
+  return fromCache(store, await sha256Hex(manifestBytes), Object.assign(f, { name, url: new URL(name, base), entry: manifest.files[name] }));
 }
 
 // Whether the whole model at `base` is in the cache (for availability()).

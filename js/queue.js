@@ -1,6 +1,8 @@
 // One job in the engine at a time: calls wait in order, an aborted one leaves
 // the queue (or stops between two decoding steps when it is running).
 
+import { onAbort } from './streams.js';
+
 export class JobQueue {
   constructor(backend) {
     this.backend = backend;
@@ -17,11 +19,10 @@ export class JobQueue {
       job.settle = (fn, value) => {
         if (job.settled) return;
         job.settled = true;
-        signal?.removeEventListener('abort', job.onAbort);
+        job.off?.();
         fn(value);
       };
-      job.onAbort = () => this.abort(job, signal.reason);
-      signal?.addEventListener('abort', job.onAbort, { once: true });
+      job.off = signal && onAbort(signal, (reason) => this.abort(job, reason));
       this.jobs.push(job);
       this.pump();
     });

@@ -203,6 +203,14 @@ export function* segmentPieces(text, { locale, rules = !hasIntlSegmenter() } = {
   if (space) yield { text: space, translate: false };
 }
 
+// `text` with each lone surrogate replaced by U+FFFD, as the engine sees it
+// (UTF-8 has no lone surrogates): translations give U+FFFD back for one
+// wherever it was, in text translated or kept as it came.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+export function wellFormed(text) {
+  return typeof text.toWellFormed === 'function' ? text.toWellFormed() : text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
 // Whether `text` has anything to translate (a letter); text without one is
 // returned as it came.
 export function hasTranslatable(text) {

@@ -24,6 +24,25 @@ export function asyncIterable(stream) {
   return stream;
 }
 
+// Calls callback(reason) when `signal` aborts; returns a function that takes
+// the callback back. However many calls wait on one signal at once, it has
+// one 'abort' listener, which calls theirs (one listener each would pile up:
+// Node warns past 10 on one signal).
+const waiting = new WeakMap(); // AbortSignal -> Set of callbacks
+export function onAbort(signal, callback) {
+  let callbacks = waiting.get(signal);
+  if (!callbacks) {
+    callbacks = new Set();
+    waiting.set(signal, callbacks);
+    signal.addEventListener('abort', () => {
+      waiting.delete(signal);
+      for (const fn of callbacks) fn(signal.reason);
+    }, { once: true });
+  }
+  callbacks.add(callback);
+  return () => { callbacks.delete(callback); };
+}
+
 export function anySignal(signals) {
   const list = signals.filter(Boolean);
   if (list.length <= 1) return list[0];
@@ -31,7 +50,7 @@ export function anySignal(signals) {
   const controller = new AbortController();
   for (const s of list) {
     if (s.aborted) { controller.abort(s.reason); break; }
-    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+    onAbort(s, (reason) => controller.abort(reason));
   }
   return controller.signal;
 }

@@ -15,8 +15,8 @@ import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage }
 import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } from './loader.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
 import { PivotTranslator } from './pivot.js';
-import { hasTranslatable } from './segment.js';
-import { anySignal, asyncIterable, streamOf } from './streams.js';
+import { hasTranslatable, wellFormed } from './segment.js';
+import { anySignal, asyncIterable, onAbort, streamOf } from './streams.js';
 
 const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'shortlist', 'details'];
 
@@ -137,7 +137,8 @@ export class Translator {
     this.inWorker = host?.inWorker ?? false;
     this.threads = host?.threads ?? 1;
     // As in the API: aborting create()'s signal later destroys the translator.
-    createSignal?.addEventListener('abort', () => this.destroy(createSignal.reason), { once: true, signal: this.#destruction.signal });
+    // (One listener on that signal for all the translators it created: onAbort.)
+    if (createSignal) this.#destruction.signal.addEventListener('abort', onAbort(createSignal, (reason) => this.destroy(reason)), { once: true });
   }
 
   // The call's signal joined with the translator's destruction; throws the
@@ -186,8 +187,8 @@ export class Translator {
   async translate(input, options = {}) {
     const signal = this.#signal(options);
     const many = Array.isArray(input);
-    const texts = many ? input : [input];
-    for (const t of texts) if (typeof t !== 'string') throw new TypeError('residual-mt: translate() takes a string or an array of strings');
+    for (const t of many ? input : [input]) if (typeof t !== 'string') throw new TypeError('residual-mt: translate() takes a string or an array of strings');
+    const texts = (many ? input : [input]).map(wellFormed);
     if (this.#html(options)) {
       const shape = (results) => {
         const out = results.map((r) => (options.details ? r : r.text));
@@ -234,7 +235,7 @@ export class Translator {
     }
     if (html) {
       return streamOf((signal) => translateHtmlStreaming((runs, opts) => this.translate(runs, { ...opts, format: 'plain-text' }),
-        input, { ...options, signal: anySignal([signal, options.signal]) }));
+        wellFormed(input), { ...options, signal: anySignal([signal, options.signal]) }));
     }
     const cancelled = new AbortController();
     let closed = false;
@@ -244,6 +245,7 @@ export class Translator {
         try {
           signal = anySignal([this.#signal(options), cancelled.signal]);
           if (typeof input !== 'string') throw new TypeError('residual-mt: translateStreaming() takes a string');
+          input = wellFormed(input);
           opts = this.#options(options);
         } catch (err) {
           controller.error(err);

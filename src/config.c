@@ -117,6 +117,10 @@ static int parse_languages(const rmt_json *json, rmt_config *config) {
 
 int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
   memset(config, 0, sizeof *config);
+  if (len > RMT_MAX_JSON_BYTES) {
+    return rmt_error(RMT_E_LIMIT, "config.json has %zu bytes, more than a config may have (%d): not a model's config", len,
+                     RMT_MAX_JSON_BYTES);
+  }
   rmt_json json;
   int err = rmt_json_parse(&json, text, len, "config.json");
   if (err) return err;

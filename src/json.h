@@ -14,6 +14,10 @@
 #include <jsmn.h>
 
 #define RMT_JSON_MAX_DEPTH 32  // nesting; our documents use 3
+// The most bytes of a JSON file read whole (config.json here; in JS also
+// manifest.json, checked before reading: rmt_limit(RMT_LIMIT_JSON_BYTES)).
+// Ours have under 1 KB; a larger one is not a model's.
+#define RMT_MAX_JSON_BYTES (1 << 20)
 
 typedef struct {
   const char *text;

@@ -295,6 +295,19 @@ RMT_API int rmt_translation_partial(const rmt_translation *tr, int s, int32_t *i
   return 0;
 }
 
+int rmt_translation_live_alignment(const rmt_translation *tr, int s, int32_t *src_pos, int cap) {
+  if (!tr || s < 0 || s >= tr->n_sent) return rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);
+  if (tr->finished[s]) return tr->n_hyps[s] ? rmt_translation_hyp_alignment(tr, s, 0, src_pos, cap) : 0;
+  for (int r = 0; r < tr->n_rows; r++) {
+    if (tr->row_sent[r] != s) continue;
+    // Token i was chosen at step i by the row that held this history then.
+    const int *path = tr->path + (size_t)r * tr->steps_max;
+    for (int i = 0; i < tr->step && i < cap; i++) src_pos[i] = tr->align[(size_t)i * tr->rows_max + path[i]];
+    return tr->step;
+  }
+  return 0;
+}
+
 static int common_prefix(const int *a, const int *b, int len) {
   int i = 0;
   while (i < len && a[i] == b[i]) i++;

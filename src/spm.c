@@ -782,6 +782,37 @@ RMT_API int rmt_spm_encode_spans(const rmt_spm *spm, const char *text, size_t le
   return count;
 }
 
+RMT_API int rmt_spm_dropped(const rmt_spm *spm, const char *text, size_t len, int32_t *ranges, int max_ranges,
+                            const int32_t *excluded, int n_excluded) {
+  if (!spm || (!text && len) || max_ranges < 0 || (!ranges && max_ranges > 0) || n_excluded < 0 ||
+      (!excluded && n_excluded > 0))
+    return rmt_error(RMT_E_INVALID, "spm: bad arguments to rmt_spm_dropped");
+  if (len > (size_t)INT32_MAX / 8) return rmt_error(RMT_E_LIMIT, "spm: text too long (%zu bytes)", len);
+  const spm_excluded ex = {excluded, n_excluded};
+  spm_buf norm = {0}, map = {0};
+  int rc = spm_normalize(&spm->norm, spm, &ex, text, len, &norm, &map);
+  free(norm.data);
+  if (rc) {
+    free(map.data);
+    return rc;
+  }
+  // The map's input ranges come in order: what lies between them is dropped.
+  const spm_span *m = (const spm_span *)map.data;
+  size_t n = map.len / sizeof(spm_span);
+  int count = 0;
+  int32_t covered = 0;
+  for (size_t i = 0; i <= n; i++) {
+    int32_t begin = i < n ? m[i].begin : (int32_t)len;
+    if (begin > covered) {
+      if (count < max_ranges) ranges[2 * count] = covered, ranges[2 * count + 1] = begin;
+      count++;
+    }
+    if (i < n && m[i].end > covered) covered = m[i].end;
+  }
+  free(map.data);
+  return count;
+}
+
 // ---------------------------------------------------------------------------
 // Decoding.
 

@@ -44,6 +44,14 @@ RMT_API int rmt_spm_encode_excluding(const rmt_spm *spm, const char *text, size_
 RMT_API int rmt_spm_encode_spans(const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
                                  int32_t *spans, int max_ids, const int32_t *excluded, int n_excluded);
 
+// The bytes of `text` the normalizer drops (they give no normalized byte,
+// so no id stands for them: U+FFFD, zero-width and most C0 control
+// characters, extra whitespace), as [begin, end) pairs in ranges[2i],
+// ranges[2i + 1], in order, as far as max_ranges; returns how many there are.
+// `excluded` as rmt_spm_encode_excluding's (user-defined pieces pass unchanged).
+RMT_API int rmt_spm_dropped(const rmt_spm *spm, const char *text, size_t len, int32_t *ranges, int max_ranges,
+                            const int32_t *excluded, int n_excluded);
+
 // Decodes ids to UTF-8 text as spm_decode does. Like snprintf: returns the
 // length of the whole text (excluding the NUL); writes it, NUL-terminated,
 // only when it fits (length < cap). Negative RMT_E_INVALID for an id out of range.

@@ -62,14 +62,15 @@ RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, cons
   }
   // SentencePiece gives at most one id per byte, plus one for the dummy prefix.
   size_t cap = rmt_size_add(total, rmt_size_mul((size_t)n_texts, 2 + (size_t)prefix));
-  size_t ids_bytes = rmt_size_mul(sizeof(int32_t), cap);
-  if (ids_bytes == RMT_SIZE_OVERFLOW || cap > INT32_MAX) {
+  size_t ids_bytes = rmt_size_mul(sizeof(int32_t), cap), spans_bytes = rmt_size_mul(2, ids_bytes);
+  if (spans_bytes == RMT_SIZE_OVERFLOW || cap > INT32_MAX) {
     rmt_error(RMT_E_SIZE, "too large: %d texts of %zu bytes in all", n_texts, total);
     return NULL;
   }
   int32_t *ids = malloc(ids_bytes), *lens = calloc((size_t)n_texts, sizeof(int32_t));
+  int32_t *spans = malloc(spans_bytes);  // each id's bytes of its text (rmt_carry_keep)
   rmt_translation *tr = NULL;
-  if (!ids || !lens) {
+  if (!ids || !lens || !spans) {
     rmt_error(RMT_E_NOMEM, "out of memory");
     goto done;
   }
@@ -77,7 +78,8 @@ RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, cons
   const char *text = texts;
   for (int i = 0; i < n_texts; i++) {
     if (prefix) ids[used] = lang_id;
-    int n = rmt_text_encode(model, spm, text, (size_t)text_lens[i], ids + used + prefix, (int)(cap - used - prefix));
+    int n = rmt_spm_encode_spans(spm, text, (size_t)text_lens[i], ids + used + prefix, spans + 2 * (used + prefix),
+                                 (int)(cap - used - prefix), c->target_lang_ids, c->n_target_langs);
     if (n < 0) goto done;
     if ((size_t)n > cap - used - prefix) {
       rmt_error(RMT_E_LIMIT, "text %d: tokenizer output larger than expected", i);
@@ -92,52 +94,62 @@ RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, cons
     text += text_lens[i];
   }
   tr = rmt_translation_begin(model, ids, lens, n_texts, params);
+  if (tr && rmt_carry_keep(tr, spm, texts, text_lens, total, spans, prefix)) {
+    rmt_translation_free(tr);
+    tr = NULL;
+  }
 done:
   free(ids);
   free(lens);
+  free(spans);
   return tr;
 }
 
-// Ids of sentence s from one of the calls below, decoded to text (snprintf
-// convention: returns the full length; writes it NUL-terminated when it fits).
-typedef int (*ids_of_sentence)(const rmt_translation *tr, int s, int k, int32_t *ids, int cap);
+typedef enum { HYP_TEXT, PARTIAL_TEXT, STABLE_TEXT } text_kind;
 
-static int decode_sentence(const rmt_translation *tr, const rmt_spm *spm, int s, int k, ids_of_sentence ids_of, char *out,
-                           size_t cap) {
-  int n = ids_of(tr, s, k, NULL, 0);
+// The ids of sentence s that `kind` reads (hypothesis k, the best so far, or
+// the stable prefix) and, if align is not NULL, their alignment; returns how
+// many there are (copies at most cap).
+static int ids_of(const rmt_translation *tr, int s, int k, text_kind kind, int32_t *ids, int32_t *align, int cap) {
+  int n = kind == HYP_TEXT ? rmt_translation_hyp(tr, s, k, ids, cap, NULL, NULL)
+          : kind == PARTIAL_TEXT ? rmt_translation_partial(tr, s, ids, cap) : rmt_translation_stable(tr, s, ids, cap);
+  if (n < 0 || !align) return n;
+  int m = kind == HYP_TEXT ? rmt_translation_hyp_alignment(tr, s, k, align, cap < n ? cap : n)
+          : rmt_translation_live_alignment(tr, s, align, cap < n ? cap : n);
+  return m < 0 ? m : n;
+}
+
+// Sentence s's ids that `kind` reads, as text (snprintf convention), with
+// what the model had no piece for carried from the source when it is known
+// (rmt_translation_begin_text); spans as rmt_spm_decode_spans's.
+static int decode_sentence(const rmt_translation *tr, const rmt_spm *spm, int s, int k, text_kind kind, char *out,
+                           size_t cap, int32_t *spans) {
+  int n = ids_of(tr, s, k, kind, NULL, NULL, 0);
   if (n < 0) return n;
-  int32_t *ids = malloc(sizeof(int32_t) * ((size_t)n + 1));  // n < max_positions
+  int32_t *ids = malloc(sizeof(int32_t) * 2 * ((size_t)n + 1));  // n < max_positions
   if (!ids) return rmt_error(RMT_E_NOMEM, "out of memory");
-  ids_of(tr, s, k, ids, n);
-  int len = rmt_spm_decode(spm, ids, n, out, cap);
+  int32_t *align = ids + n + 1;
+  int len = ids_of(tr, s, k, kind, ids, tr->text ? align : NULL, n);
+  if (len >= 0 && !tr->text) len = rmt_spm_decode_spans(spm, ids, n, out, cap, spans);
+  else if (len >= 0) len = rmt_carry_decode(tr, spm, s, ids, align, n, kind != STABLE_TEXT || tr->finished[s], out, cap, spans);
   free(ids);
   return len;
-}
-
-static int hyp_ids(const rmt_translation *tr, int s, int k, int32_t *ids, int cap) {
-  return rmt_translation_hyp(tr, s, k, ids, cap, NULL, NULL);
-}
-static int partial_ids(const rmt_translation *tr, int s, int k, int32_t *ids, int cap) {
-  return rmt_translation_partial(tr, s, ids, cap);
-}
-static int stable_ids(const rmt_translation *tr, int s, int k, int32_t *ids, int cap) {
-  return rmt_translation_stable(tr, s, ids, cap);
 }
 
 // Hypothesis k of sentence s as text.
 RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
                                      size_t cap) {
-  return decode_sentence(tr, spm, s, k, hyp_ids, out, cap);
+  return decode_sentence(tr, spm, s, k, HYP_TEXT, out, cap, NULL);
 }
 
 // The best hypothesis so far of sentence s as text.
 RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
-  return decode_sentence(tr, spm, s, 0, partial_ids, out, cap);
+  return decode_sentence(tr, spm, s, 0, PARTIAL_TEXT, out, cap, NULL);
 }
 
 // What sentence s's translation is sure to start with, as text (streaming).
 RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
-  return decode_sentence(tr, spm, s, 0, stable_ids, out, cap);
+  return decode_sentence(tr, spm, s, 0, STABLE_TEXT, out, cap, NULL);
 }
 
 RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k,
@@ -167,7 +179,7 @@ RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const 
   }
   if (!rc) rmt_translation_hyp(tr, s, k, ids, n, NULL, NULL);
   if (!rc) rmt_translation_hyp_alignment(tr, s, k, pos, n);
-  if (!rc && (rc = rmt_spm_decode_spans(spm, ids, n, NULL, 0, tgt_spans)) > 0) rc = RMT_OK;
+  if (!rc && (rc = decode_sentence(tr, spm, s, k, HYP_TEXT, NULL, 0, tgt_spans)) > 0) rc = RMT_OK;
   for (int i = 0; !rc && i < n && i < cap; i++) {
     int j = pos[i] - prefix;  // a position in the text's ids (the language token is never one)
     int32_t *out = spans + 4 * (size_t)i;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "json.h"
 #include "kernels.h"
 #include "threads.h"
 #include "translation.h"
@@ -54,7 +55,7 @@ RMT_API double rmt_search_param_get(const rmt_search_params *p, int field) {
 static int check_value(int field, double value) {
   const param_spec *spec = &PARAMS[field];
   if (!(value >= spec->min && value <= spec->max) || (spec->integer && value != floor(value))) {
-    return rmt_error(RMT_E_LIMIT, "%s must be %s in [%g, %g], got %g", spec->name, spec->integer ? "an integer" : "a number",
+    return rmt_error(RMT_E_LIMIT, "%s must be %s in [%.15g, %.15g], got %.15g", spec->name, spec->integer ? "an integer" : "a number",
                      spec->min, spec->max, value);
   }
   return RMT_OK;
@@ -94,6 +95,7 @@ RMT_API int rmt_limit(int which) {
     case RMT_LIMIT_BEAM: return RMT_MAX_BEAM;
     case RMT_LIMIT_TRANSLATION_BYTES: return (int)RMT_MAX_TRANSLATION_BYTES;
     case RMT_LIMIT_LEN: return RMT_MAX_LEN;
+    case RMT_LIMIT_JSON_BYTES: return RMT_MAX_JSON_BYTES;
     default: return rmt_error(RMT_E_INVALID, "unknown limit %d", which);
   }
 }
@@ -353,6 +355,14 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     if ((size_t)lens[s] + 1 > dims.src_max) dims.src_max = (size_t)lens[s] + 1;
     int max_len = max_target_len(c, &p, lens[s] + 1);
     max_target = max_len > max_target ? max_len : max_target;
+    // Past the output length, min_len would only pad the output up to the cut
+    // (an output of 0 tokens has none to pad).
+    if (p.min_len > max_len && max_len > 0) {
+      rmt_error(RMT_E_LIMIT, "min_len must be at most the output length allowed, %d tokens for sentence %d "
+                "(max_len_a * (source + 1) + max_len_b, within the model's %d positions), got %d", max_len, s,
+                c->max_positions, p.min_len);
+      return NULL;
+    }
   }
   dims.steps = (size_t)max_target + 1;
   dims.keys = dims.steps > dims.src_max ? dims.steps : dims.src_max;
@@ -445,6 +455,10 @@ RMT_API void rmt_translation_free(rmt_translation *tr) {
   rmt_arena_free(&tr->arena);
   free(tr->src_len);
   free(tr->src_offset);
+  free(tr->text);
+  free(tr->text_at);
+  free(tr->carried);
+  free(tr->carried_at);
   free(tr);
 }
 

@@ -7,20 +7,22 @@
 #include "rmt.h"
 #include "threads.h"
 
+typedef struct rmt_spm rmt_spm;  // spm.h
+
 // Limits of one translation, enforced by rmt_translation_begin; JS reads them
 // with rmt_limit(). The bytes limit keeps a batch (sentences x beam x output
 // length) well inside WASM's 4 GB memory, next to the model.
 #define RMT_MAX_BEAM 256
 #define RMT_MAX_LEN (1 << 20)  // min_len and max_len_b
 #define RMT_MAX_TRANSLATION_BYTES ((size_t)1 << 30)
-enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2 };
+enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2, RMT_LIMIT_JSON_BYTES = 3 };
 // The value of limit `which` (RMT_LIMIT_*), or RMT_E_INVALID.
 RMT_API int rmt_limit(int which);
 
 typedef struct {
   int beam;          // hypotheses kept per sentence; 1 = greedy
   int nbest;         // finished hypotheses returned per sentence (<= beam)
-  int min_len;       // eos is forbidden before this many target tokens
+  int min_len;       // eos is forbidden before this many target tokens (at most each sentence's max target tokens)
   int max_len_b;     // max target tokens = min(max_len_a * src_len + max_len_b, max_positions - 1),
   double max_len_a;  //   src_len counting the source's </s>
   double lenpen;     // finished score = sum of log-probs / length^lenpen (length counts </s>)
@@ -48,6 +50,13 @@ typedef struct {
   float score;
   int hit_max_len;  // decoding was cut at the length limit
 } rmt_hypothesis;
+
+// A part of a sentence's text that the model has no piece for (carry.c).
+typedef struct {
+  int32_t begin, end;   // bytes of the sentence's text, without whitespace at either end
+  int32_t first, last;  // the text's ids it is (unknown), or the one it lies in or before (dropped)
+  int32_t unknown;      // 1: unknown ids (and glyphs joined to them); 0: characters the normalizer drops
+} rmt_carried;
 
 struct rmt_translation {
   const rmt_model *model;
@@ -124,6 +133,14 @@ struct rmt_translation {
   int *cand_index;   // [n_sent][2 * beam] flat index beam * V + token
   int *n_cand;       // [n_sent]
   int *groups;       // [n_sent][2] this step's sentences: their first row and row count
+
+  // The source text, kept by rmt_translation_begin_text (NULL after
+  // rmt_translation_begin), so that what the model has no piece for comes
+  // back in the output text (carry.c). Plain allocations, freed with tr.
+  char *text;            // the sentences' texts back to back
+  int32_t *text_at;      // [n_sent + 1] where each sentence's text starts in `text`
+  rmt_carried *carried;  // what each has no piece for, in order: sentence s's are
+  int32_t *carried_at;   //   carried[carried_at[s] .. carried_at[s + 1])
 };
 typedef struct rmt_translation rmt_translation;
 
@@ -138,6 +155,24 @@ void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then);
 
 // The most source tokens (language token included, </s> not) a sentence may have (translation.c).
 int rmt_translation_max_source(const rmt_config *c, const rmt_search_params *p);
+// carry.c: keeps the texts of rmt_translation_begin_text in tr (text_lens
+// their bytes, total in all) with what they have no piece for; spans: each
+// source id's bytes of its text (rmt_spm_encode_spans), packed like the ids
+// given to rmt_translation_begin, each text's after `prefix` language tokens.
+int rmt_carry_keep(rmt_translation *tr, const rmt_spm *spm, const char *texts, const int32_t *text_lens, size_t total,
+                   const int32_t *spans, int prefix);
+// carry.c: n output ids of sentence s (align: their alignment, as
+// rmt_translation_hyp_alignment's) decoded to text with what the source has
+// no piece for carried into it (snprintf convention). whole: a whole
+// hypothesis, else a stable prefix (the text stops where a span is still to
+// be placed); spans, if not NULL: each id's bytes of the text.
+int rmt_carry_decode(const rmt_translation *tr, const rmt_spm *spm, int s, const int32_t *ids, const int32_t *align,
+                     int n, int whole, char *out, size_t cap, int32_t *spans);
+
+// search.c: the alignment (as rmt_translation_hyp_alignment) of what
+// rmt_translation_partial and rmt_translation_stable read: the best finished
+// hypothesis once sentence s is done, else its first live row. Returns its length.
+int rmt_translation_live_alignment(const rmt_translation *tr, int s, int32_t *src_pos, int cap);
 
 RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
                                                int n_sent, const rmt_search_params *params);
@@ -180,7 +215,6 @@ RMT_API const float *rmt_translation_cross_attention(const rmt_translation *tr, 
 // Text in and out (text.c): SentencePiece encoding, the target-language token
 // when the model has them, decoding. `texts` holds n_texts texts back to back,
 // text_lens their byte lengths. Text results follow snprintf's convention.
-typedef struct rmt_spm rmt_spm;
 // Encodes user text for this model: spm's ids, never a language token (text
 // that spells one is encoded as ordinary pieces). rmt_spm_encode's convention.
 RMT_API int rmt_text_encode(const rmt_model *model, const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
