@@ -346,7 +346,9 @@ function aligned(Module, bytes, alignment) {
 // gemm-precision ...). Each text is its own call, so that Marian's length
 // limit (a factor of the batch's longest source) is each sentence's own.
 // times, when given, receives each call's milliseconds (model loading apart).
-export async function bergamotTranslate({ model, vocab, shortlist = null, options = {} }, texts, times = null) {
+// batch: all texts in one call (Bergamot batches them by its mini-batch
+// options), one time in `times`; otherwise one call a text, one time each.
+export async function bergamotTranslate({ model, vocab, shortlist = null, options = {}, batch = false }, texts, times = null) {
   const Module = await loadBergamot();
   const config = {
     'beam-size': 1, normalize: 1.0, 'word-penalty': 0, 'max-length-factor': 2.0, 'max-length-break': 128,
@@ -361,14 +363,16 @@ export async function bergamotTranslate({ model, vocab, shortlist = null, option
   const service = new Module.BlockingService({ cacheSize: 0 });
   const out = [];
   try {
-    for (const text of texts) {
+    for (const group of batch ? [texts] : texts.map((text) => [text])) {
       const input = new Module.VectorString(), options_ = new Module.VectorResponseOptions();
-      input.push_back(text);
-      options_.push_back({ qualityScores: false, alignment: false, html: false });
+      for (const text of group) {
+        input.push_back(text);
+        options_.push_back({ qualityScores: false, alignment: false, html: false });
+      }
       const t0 = performance.now();
       const responses = service.translate(translationModel, input, options_);
       times?.push(performance.now() - t0);
-      out.push(responses.get(0).getTranslatedText());
+      for (let i = 0; i < group.length; i++) out.push(responses.get(i).getTranslatedText());
       responses.delete();
       input.delete();
       options_.delete();
