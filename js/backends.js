@@ -3,7 +3,7 @@
 // offer start(), loadEngine(engine), load(files), call(type, payload,
 // onPartial) -> { promise, cancel(reason) } and dispose().
 
-import { isNode, replaySteps, workerExecArgv } from './env.js';
+import { browserWorkerUrl, isNode, replaySteps, workerExecArgv } from './env.js';
 import { reviveError, unknownError } from './errors.js';
 
 export class InProcessBackend {
@@ -35,16 +35,6 @@ export class InProcessBackend {
   async dispose() {
     await this.runner.exclusive(() => this.runner.dispose());
   }
-}
-
-// A page may not start a worker from another origin (the package on a CDN):
-// then the worker is a same-origin blob that imports the real one (CORS).
-// (The engine's threads are started the same way: js/threads.js.)
-export function browserWorkerUrl(url) {
-  const origin = globalThis.location?.origin;
-  if (!origin || origin === 'null' || url.origin === origin) return url;
-  const source = `import ${JSON.stringify(url.href)};`;
-  return URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
 }
 
 export class WorkerBackend {

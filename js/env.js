@@ -110,3 +110,13 @@ export function canBlock() {
 export function workerExecArgv() {
   return process.execArgv.filter((arg) => !/^--(input-type|experimental-wasm-|(no-)?wasm-)/.test(arg));
 }
+
+// A page may not start a worker from another origin (the package on a CDN):
+// then the worker is a same-origin blob that imports the real one (CORS).
+// Used for the translation worker (backends.js) and the engine's threads (threads.js).
+export function browserWorkerUrl(url) {
+  const origin = globalThis.location?.origin;
+  if (!origin || origin === 'null' || url.origin === origin) return url;
+  const source = `import ${JSON.stringify(url.href)};`;
+  return URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
+}

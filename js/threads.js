@@ -8,8 +8,7 @@
 // A worker that fails or ends after it started is reported to the pool
 // (rmt_thread_lost: thread 0 waits for it no more) and to onLost.
 
-import { browserWorkerUrl } from './backends.js';
-import { isNode, workerExecArgv } from './env.js';
+import { browserWorkerUrl, isNode, workerExecArgv } from './env.js';
 
 const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
 
