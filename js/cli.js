@@ -31,6 +31,7 @@ options (--name value or --name=value; -- ends the options):
   --batch N         most sentences translated together (default 32)
   --no-shortlist    score every output word, not only the model's lexical shortlist (slower; a model without one ignores it)
   --threads N       threads to translate on (default: the processors, up to ${DEFAULT_THREADS_CAP}; 1: one thread)
+  --verbose         say on stderr which model is loaded and how many threads the engine runs on
   -h, --help        this text
   --version         the version
 
@@ -42,7 +43,7 @@ const OPTIONS = {
   model: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'boolean' },
   beam: { type: 'string' }, nbest: { type: 'string' }, lenpen: { type: 'string' }, 'max-len-a': { type: 'string' },
   'max-len-b': { type: 'string' }, 'min-len': { type: 'string' }, scores: { type: 'boolean' }, batch: { type: 'string' },
-  threads: { type: 'string' }, 'no-shortlist': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
+  threads: { type: 'string' }, verbose: { type: 'boolean' }, 'no-shortlist': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
 };
 // Search options: CLI name -> [API name, integer?]. Ranges are the engine's.
 const NUMBERS = {
@@ -165,6 +166,13 @@ async function main() {
   const runner = new Runner();
   await runner.load({ ...files, threads, warmup: false });
   const model = runner.model;
+  if (values.verbose) {
+    // The engine's own count: the threads its pool shares the work between, and
+    // the workers inside the pool's loop (a worker that failed to start is not).
+    const { threads: n, wasm } = runner.engine, running = wasm.exports.rmt_threads_running();
+    console.error(`residual-mt: model ${base.href}; engine on ${n} thread${n === 1 ? '' : 's'} ` +
+      `(this one and ${running} worker${running === 1 ? '' : 's'} running)`);
+  }
   const lines = texts.length ? texts : await readStdinLines();
   const nbest = search.nbest ?? 1;
   let out;

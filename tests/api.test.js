@@ -18,6 +18,7 @@ import { createStaticServer } from '../js/serve.js';
 import { DEFAULT_MODEL, INPUT_QUOTA, MANIFEST, MODEL_FILES } from '../js/defaults.js';
 import { demoBundles } from '../js/bundle.js';
 import { SHELL, SHELL_FORMAT, SHELL_MANIFEST, shellManifest } from '../js/shell.js';
+import { stepCounter } from './lib/steps.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = `${root}tests/fixtures/models/residual-text/`;
@@ -184,10 +185,32 @@ test('an aborted signal cancels queued and running work; the queue goes on', asy
   await reader.read();
   controller.abort();
   await assert.rejects(async () => { for (;;) { const { done } = await reader.read(); if (done) break; } }, isAbort);
-  // Cancelling the stream stops its work.
-  const stream = t.translateStreaming(long);
-  for await (const _ of stream) break; // eslint-disable-line no-unused-vars
-  assert.equal(await t.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+  // Cancelling the stream stops its work, counted in decoding steps: a full
+  // run takes many; one cancelled at its first chunk takes at most one step
+  // more (the step that gave the chunk yields, and the cancellation is seen
+  // before the next), and its batch is left unfinished. The job queued behind
+  // it runs once it has left the engine: its own steps (`probe`) are counted
+  // alone first.
+  const counter = stepCounter();
+  try {
+    counter.on();
+    assert.equal(await t.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+    const probe = counter.steps;
+    counter.on();
+    for await (const _ of t.translateStreaming(long, GREEDY)); // eslint-disable-line no-unused-vars
+    const fullRun = { ...counter };
+    counter.on();
+    let atChunk = -1;
+    for await (const _ of t.translateStreaming(long, GREEDY)) { atChunk = counter.steps; break; } // eslint-disable-line no-unused-vars
+    assert.equal(await t.translate(ref.texts[3], GREEDY), ref.translations.es.text[3]);
+    const cancelled = counter.steps - probe;
+    console.log(`cancelled stream: ${cancelled} steps (its first chunk at step ${atChunk}), a full run ${fullRun.steps}`);
+    assert.ok(fullRun.steps > 40 && fullRun.finished >= 1, `a full run: ${fullRun.steps} steps, ${fullRun.finished} batches`);
+    assert.ok(atChunk > 0 && cancelled <= atChunk + 1, `cancelled at its first chunk (step ${atChunk}), it ran ${cancelled} steps (a full run: ${fullRun.steps})`);
+    assert.equal(counter.finished, 1, 'only the probe\'s batch ran to its end');
+  } finally {
+    counter.off();
+  }
 });
 
 test('destroy() rejects queued and later calls with an AbortError; other translators keep working', async () => {

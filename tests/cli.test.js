@@ -70,15 +70,21 @@ test('--batch N: any batch size gives the reference, in input order', () => {
   }
 });
 
-test('--threads N: the same translations on 1, 2 and 3 threads', () => {
+test('--threads N: the same translations on 1, 2 and 3 threads, and the engine runs on that many (--verbose)', () => {
   const ref = reference('residual-2x2');
   const input = `${ref.sentences.map((s) => s.join(' ')).join('\n')}\n`;
   const greedy = ref.searches.find((s) => s.beam === 1).hyps.map((h) => h[0].tokens.join(' '));
   for (const threads of ['1', '2', '3']) {
-    const run = cli(['--model', fixture('residual-2x2'), '--ids', '--beam', '1', '--threads', threads], input);
+    const run = cli(['--model', fixture('residual-2x2'), '--ids', '--beam', '1', '--threads', threads, '--verbose'], input);
     assert.equal(run.code, 0, run.stderr);
     assert.deepEqual(run.lines, greedy, `--threads ${threads}`);
+    // The engine's pool has that many threads, its workers inside their loop.
+    const n = Number(threads), workers = n - 1;
+    assert.match(run.stderr, new RegExp(`^residual-mt: model file://.*residual-2x2/; engine on ${n} threads? ` +
+      `\\(this one and ${workers} workers? running\\)\n$`), `--threads ${threads}`);
   }
+  // Without --verbose, nothing on stderr.
+  assert.equal(cli(['--model', fixture('residual-2x2'), '--ids', '--beam', '1', '--threads', '2'], input).stderr, '');
 });
 
 test('--no-shortlist scores every word: the shipped model then translates as the reference does without its shortlist', () => {
@@ -97,7 +103,7 @@ test('--help prints the usage and exits 0', () => {
     const run = cli([flag]);
     assert.equal(run.code, 0);
     assert.match(run.stdout, /^usage:\n {2}residual-mt \[--model DIR\]/);
-    for (const option of ['--beam N', '--nbest N', '--lenpen X', '--max-len-a X', '--max-len-b N', '--min-len N', '--batch N']) {
+    for (const option of ['--beam N', '--nbest N', '--lenpen X', '--max-len-a X', '--max-len-b N', '--min-len N', '--batch N', '--threads N', '--verbose']) {
       assert.ok(run.stdout.includes(option), option);
     }
   }

@@ -9,11 +9,14 @@
 // theirs, streaming adding up to the result, and undo restoring the input.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as parse5 from 'parse5';
 import { createTranslator } from '../js/index.js';
 import { applyRun, collectRuns, translateHtml, undoRun } from '../js/html.js';
 import { parseHtml } from '../js/html-tree.js';
+import { Engine } from '../js/engine.js';
+import { stepCounter } from './lib/steps.js';
 import { SNIPPETS } from './fixtures/html-snippets.js';
 import { VECTORS, fragment, random } from './fixtures/html-reparse.js';
 
@@ -192,9 +195,44 @@ test('translateStreaming with format html: chunks add up to translate()\'s resul
   assert.equal(chunks.join(''), whole);
   // Every chunk but the last ends where a block still to translate begins: the prefix so far is final.
   assert.ok(whole.startsWith(chunks[0]));
-  // Cancelling stops it.
-  const stream = t.translateStreaming(long, { ...GREEDY, format: 'html' });
-  for await (const chunk of stream) { assert.ok(chunk); break; }
+  // Cancelling stops it, counted in the engine's decoding steps (no timing).
+  // Each chunk comes once a group of blocks is translated; the stream starts
+  // the next group once the chunk is handed over. Cancelled right at its first
+  // chunk, no next group runs; cancelled from inside the engine's work, 3
+  // steps into the next group, that group is aborted: at most one step more
+  // (the check before the next step sees it) and its batch never finishes.
+  // The probe, queued behind the cancelled work, runs once that has left the
+  // engine; its own steps are counted alone first.
+  const counter = stepCounter();
+  const options = { ...GREEDY, format: 'html' };
+  try {
+    counter.on();
+    await t.translate('Hola', GREEDY);
+    const probe = { ...counter };
+    const since = (start) => ({ steps: counter.steps - probe.steps - start.steps, finished: counter.finished - probe.finished - start.finished });
+    counter.on();
+    const full = [];
+    for await (const chunk of t.translateStreaming(long, options)) full.push({ chunk, ...counter });
+    assert.ok(full.length > 2 && full[1].steps - full[0].steps > 5, `chunks at steps ${full.map((c) => c.steps)}`);
+    // At the first chunk.
+    counter.on();
+    for await (const chunk of t.translateStreaming(long, options)) { assert.equal(chunk, full[0].chunk); break; }
+    await t.translate('Hola', GREEDY);
+    assert.deepEqual(since({ steps: full[0].steps, finished: full[0].finished }), { steps: 0, finished: 0 }, 'no work after the first chunk');
+    // Inside the next group.
+    counter.on();
+    const reader = t.translateStreaming(long, options).getReader();
+    const cancelled = new Promise((resolve) => counter.when(full[0].steps + 3, () => resolve(reader.cancel())));
+    assert.deepEqual(await reader.read(), { done: false, value: full[0].chunk });
+    await cancelled;
+    await t.translate('Hola', GREEDY);
+    const after = since({ steps: full[0].steps + 3, finished: full[0].finished });
+    console.log(`html stream cancelled 3 steps into its second group: ${after.steps} steps more, ${after.finished} batches finished; ` +
+      `a full run: chunks at steps ${full.map((c) => c.steps).join(', ')}`);
+    assert.ok(after.steps <= 1 && after.finished === 0, `${after.steps} steps and ${after.finished} batches after the cancel`);
+  } finally {
+    counter.off();
+  }
 });
 
 test('html: details, passthrough, nothing to translate, errors', async () => {
@@ -218,9 +256,20 @@ test('html: details, passthrough, nothing to translate, errors', async () => {
     await assert.rejects(t.translate(nested(tag, 100_000), { ...GREEDY, format: 'html' }),
       (err) => err instanceof RangeError && /nested more than 512 elements deep/.test(err.message));
   }
-  // Plain text stays plain: markup in it is text.
-  const plain = await t.translate('<b>Hola</b>', GREEDY);
-  assert.equal(typeof plain, 'string');
+  // Plain text stays plain: markup in it is text, sent to the model as it is
+  // (its tokens count in the input usage) and translated as the engine
+  // translates that string, not as format: 'html' translates the element.
+  const markup = '<b>Hola</b>';
+  const plain = await t.translate(markup, GREEDY);
+  const engine = await Engine.load();
+  const model = engine.loadModel({ config: readFileSync(`${FIXTURE}config.json`), weights: readFileSync(`${FIXTURE}model.safetensors`),
+    spm: readFileSync(`${FIXTURE}spm.model`) });
+  assert.equal(plain, model.translateTexts([markup], { ...GREEDY, targetLanguage: 'en' })[0][0].text.trim());
+  assert.notEqual(model.translateTexts([markup], { ...GREEDY, targetLanguage: 'en' })[0][0].ids.join(),
+    model.translateTexts(['Hola'], { ...GREEDY, targetLanguage: 'en' })[0][0].ids.join(), 'the model sees the markup');
+  model.dispose();
+  assert.ok(await t.measureInputUsage(markup) > await t.measureInputUsage('Hola'));
+  assert.notEqual(plain, await t.translate(markup, { ...GREEDY, format: 'html' }));
 });
 
 // ---------------------------------------------------------------- markup that parses again as something else
@@ -332,4 +381,38 @@ test('random fragments of those tags, attributes, comments and CDATA: no output 
   const ms = performance.now() - started;
   console.log(`${fragments.length} random fragments: ${refused} refused; ${some.length} through the engine: ${realRefused} refused; ${ms.toFixed(0)} ms`);
   assert.ok(refused < fragments.length / 4, `${refused} refused`);
+});
+
+// The shipped model copies <, > and & from the source to its translation, so
+// its output holds them: written into the page as text, escaped (&lt;, &gt;,
+// &amp;), never as markup. The plain-text translation of each run is what the
+// HTML result must hold as text.
+test('model output with <, > and & comes back escaped in format html (the shipped model)', async () => {
+  const translator = await shipped();
+  const escape = (text) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+  const textOf = (html) => {
+    let text = '';
+    const walk = (node) => (node.nodeName === '#text' ? (text += node.value) : (node.childNodes ?? []).forEach(walk));
+    walk(parse5.parseFragment(html));
+    return text;
+  };
+  // One text run: the result is the run's translation, escaped, in its element.
+  const source = 'El valor debe ser < 10 y > 2. Tom & Jerry.';
+  const plain = await translator.translate(source, GREEDY);
+  for (const c of '<>&') assert.ok(plain.includes(c), `the model's output has ${c}: ${plain}`);
+  assert.equal(await translator.translate(`<p>${escape(source)}</p>`, { ...GREEDY, format: 'html' }), `<p>${escape(plain)}</p>`);
+  // With an inline element around some of them: the same text, no markup but the input's.
+  const inline = '<p>Pulse <b>&lt;Enter&gt;</b> y luego &amp;.</p>';
+  const wanted = await translator.translate('Pulse <Enter> y luego &.', GREEDY);
+  for (const c of '<>&') assert.ok(wanted.includes(c), `the model's output has ${c}: ${wanted}`);
+  const out = await translator.translate(inline, { ...GREEDY, format: 'html' });
+  assert.equal(textOf(out), wanted, out);
+  assert.equal(shape(parse(out)), shape(parse(inline)), out);
+  const outside = out.replace(/<\/?(p|b)>/g, '');
+  assert.ok(!/[<>]/.test(outside) && !/&(?!(lt|gt|amp);)/.test(outside), `unescaped text in ${out}`);
+  assert.equal(outside, escape(wanted));
+  // Streaming gives the same.
+  let streamed = '';
+  for await (const chunk of translator.translateStreaming(inline, { ...GREEDY, format: 'html' })) streamed += chunk;
+  assert.equal(streamed, out);
 });

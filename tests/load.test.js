@@ -71,18 +71,41 @@ test('a corrupt model fails create() with the SHA-256 error, in-process and in a
   assert.ok(!stored.some((path) => path.endsWith('model.safetensors')), `cached: ${stored.join(', ')}`);
 });
 
-test('the engine loads from a compiled WebAssembly.Module, as a browser compiles it while it downloads', async () => {
+// Checked against the PyTorch reference (models/make_fixtures.py's
+// reference.json), not against the engine loaded another way: every search
+// of residual-2x2 (beam 1 to 5, n-best lists, length penalties and limits),
+// token ids identical and scores within 1e-4 (float32 rounding: the
+// reference's and the engine's sums differ by ~1e-6), and residual-text's
+// greedy translations of text, ids and text.
+test('the engine loads from a compiled WebAssembly.Module, as a browser compiles it while it downloads, and translates as the reference does', async () => {
   const module = await WebAssembly.compile(readFileSync(`${root}dist/residual-mt.wasm`));
   const engine = await Engine.load(module);
-  const model = engine.loadModel({ config: readFileSync(`${FIXTURE}config.json`), weights: readFileSync(`${FIXTURE}model.safetensors`),
-    spm: readFileSync(`${FIXTURE}spm.model`) });
-  const [[greedy]] = model.translateTexts(['Hello, world!'], { beam: 1, targetLanguage: 'es' });
-  const bytesEngine = await Engine.load(readFileSync(`${root}dist/residual-mt.wasm`));
-  const same = bytesEngine.loadModel({ config: readFileSync(`${FIXTURE}config.json`), weights: readFileSync(`${FIXTURE}model.safetensors`),
-    spm: readFileSync(`${FIXTURE}spm.model`) });
-  assert.deepEqual(greedy.ids, same.translateTexts(['Hello, world!'], { beam: 1, targetLanguage: 'es' })[0][0].ids);
+  const ids = `${root}tests/fixtures/models/residual-2x2/`;
+  const ref = JSON.parse(readFileSync(`${ids}reference.json`, 'utf8'));
+  const model = engine.loadModel({ config: readFileSync(`${ids}config.json`), weights: readFileSync(`${ids}model.safetensors`) });
+  let hyps = 0;
+  for (const search of ref.searches) {
+    const got = model.translateIds(ref.sentences, { beam: search.beam, nbest: search.nbest, lenpen: search.lenpen,
+      minLen: search.min_len, maxLenA: search.max_len_a, maxLenB: search.max_len_b });
+    search.hyps.forEach((want, i) => {
+      assert.deepEqual(got[i].map((h) => h.ids), want.map((h) => h.tokens), `beam ${search.beam}, sentence ${i}`);
+      want.forEach((h, k) => {
+        assert.ok(Math.abs(got[i][k].score - h.score) < 1e-4, `beam ${search.beam}, sentence ${i}, hypothesis ${k}: ${got[i][k].score} vs ${h.score}`);
+        hyps++;
+      });
+    });
+  }
+  assert.ok(ref.searches.length >= 5 && hyps > 50, `${hyps} hypotheses`);
   model.dispose();
-  same.dispose();
+  const text = JSON.parse(readFileSync(`${FIXTURE}reference.json`, 'utf8'));
+  const textModel = engine.loadModel({ config: readFileSync(`${FIXTURE}config.json`), weights: readFileSync(`${FIXTURE}model.safetensors`),
+    spm: readFileSync(`${FIXTURE}spm.model`) });
+  for (const lang of ['en', 'es']) {
+    const got = textModel.translateTexts(text.texts, { beam: 1, targetLanguage: lang });
+    assert.deepEqual(got.map(([best]) => best.ids), text.translations[lang].ids, lang);
+    assert.deepEqual(got.map(([best]) => best.text.trim()), text.translations[lang].text, lang);
+  }
+  textModel.dispose();
 });
 
 test('the load\'s steps are User Timing measures (rmt:<step>), the worker\'s replayed on this thread', async () => {

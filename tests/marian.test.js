@@ -177,7 +177,19 @@ test('a Marian .npz converts to the same model as the .bin', () => {
   }
 });
 
-test('--dtype f16 halves model.safetensors; the model loads and translates', () => {
+// float16 keeps 11 significant bits: each weight moves by at most 2^-12 of
+// itself (~2.4e-4), and so, summed over a few layers, do the logits. Measured
+// on this model: the f32 conversion's greedy outputs teacher-forced through
+// the f16 one give logits at most LOGIT_F16 / 4 away; greedy and beam-4 outputs
+// identical (6/6: a seeded model and deterministic arithmetic, so the same on
+// every machine) with scores (mean log-probability per token) at most
+// SCORE_F16 / 4 apart. The bounds are four times what was measured: room for
+// another float16 rounding of the same weights, and far below the changes a
+// wrong conversion gives (a weight off by one float16 step in its top bits,
+// a transposed or misnamed matrix: differences of order 1).
+const LOGIT_F16 = 4 * 2.4e-3, SCORE_F16 = 4 * 7.1e-4;
+
+test('--dtype f16 halves model.safetensors; the model translates as the float32 conversion does, within float16 rounding', () => {
   const marian = randomMarianModel({ seed: 23, decoder: 'ssru' });
   const path = join(work, 'half.bin');
   writeFileSync(path, writeMarianBin(marian));
@@ -188,11 +200,40 @@ test('--dtype f16 halves model.safetensors; the model loads and translates', () 
   assert.ok(ratio < 0.55, `size ratio ${ratio}`);  // the header stays the same size
   const a = loadDir(full), b = loadDir(half);
   try {
-    const ta = a.translateTexts(TEXTS, { beam: 1, ...PARITY }).map((h) => h[0].text);
-    const tb = b.translateTexts(TEXTS, { beam: 1, ...PARITY }).map((h) => h[0].text);
-    // Rounded weights: a random model's flat choices may flip, so only counted.
-    console.log(`# f16: ${(100 * ratio).toFixed(0)} % of the size, ${tb.filter((t, i) => t === ta[i]).length}/${TEXTS.length} greedy outputs as with f32`);
-    assert.equal(tb.length, TEXTS.length);
+    let scoreDiff = 0;
+    for (const beam of [1, 4]) {
+      const ta = a.translateTexts(TEXTS, { beam, ...PARITY }), tb = b.translateTexts(TEXTS, { beam, ...PARITY });
+      TEXTS.forEach((text, i) => {
+        assert.deepEqual(tb[i][0].ids, ta[i][0].ids, `beam ${beam}: "${text}"`);
+        scoreDiff = Math.max(scoreDiff, Math.abs(tb[i][0].score - ta[i][0].score));
+      });
+    }
+    // Teacher forcing: the f32 model's greedy outputs fed to both, step by step.
+    const V = a.config.vocab_size, sources = TEXTS.map((text) => a.sourceIds(text));
+    const targets = a.translateIds(sources, { beam: 1, ...PARITY }).map(([best]) => best.ids);
+    const T = Math.max(...targets.map((ids) => ids.length));
+    const fa = a.begin(sources, { beam: 1, ...PARITY }), fb = b.begin(sources, { beam: 1, ...PARITY });
+    let logitDiff = 0, compared = 0;
+    try {
+      for (let t = 0; t < T; t++) {
+        // Step t is fed the token before it (step 0: </s>, which a Marian decoder's start ignores).
+        const feed = targets.map((ids) => (t === 0 ? a.config.eos_id : ids[Math.min(t, ids.length) - 1]));
+        const la = fa.forceStep(feed), lb = fb.forceStep(feed);
+        targets.forEach((ids, s) => {
+          if (t >= ids.length) return;
+          for (let v = s * V; v < (s + 1) * V; v++) logitDiff = Math.max(logitDiff, Math.abs(la[v] - lb[v]));
+          compared++;
+        });
+      }
+    } finally {
+      fa.free();
+      fb.free();
+    }
+    console.log(`# f16: ${(100 * ratio).toFixed(0)} % of the size; outputs identical at beam 1 and 4, scores within ${scoreDiff.toExponential(2)}, ` +
+      `logits of ${compared} forced steps within ${logitDiff.toExponential(2)}`);
+    assert.ok(compared > 100 && logitDiff > 0, 'the weights were rounded, and compared over the outputs');
+    assert.ok(logitDiff < LOGIT_F16, `logits ${logitDiff} apart (at most ${LOGIT_F16})`);
+    assert.ok(scoreDiff < SCORE_F16, `scores ${scoreDiff} apart (at most ${SCORE_F16})`);
   } finally {
     a.dispose();
     b.dispose();

@@ -162,25 +162,50 @@ test('a megabyte of text is split in linear time, and a long job yields and stop
   const MB = 1 << 20;
   // Shapes that were quadratic: every "." a candidate end (abbreviations,
   // initials), long runs of terminators or spaces, one endless word, lines.
-  const inputs = {
-    prose: 'In the beginning God created the heaven and the earth. And the earth was without form. '.repeat(MB / 88),
-    abbreviations: 'Dr. '.repeat(MB / 4),
-    initials: 'J. R. R. '.repeat(MB / 9),
-    terminators: `${'!'.repeat(MB)}x`,
-    spaces: `a${' '.repeat(MB)}b.`,
-    word: `${'a'.repeat(MB)}. `,
-    lines: 'a\n'.repeat(MB / 2),
+  // Each at 1 MB and at 1/16 of it (`bytes`: how long the input is).
+  const shapes = {
+    prose: (bytes) => 'In the beginning God created the heaven and the earth. And the earth was without form. '.repeat(bytes / 88),
+    abbreviations: (bytes) => 'Dr. '.repeat(bytes / 4),
+    initials: (bytes) => 'J. R. R. '.repeat(bytes / 9),
+    terminators: (bytes) => `${'!'.repeat(bytes)}x`,
+    spaces: (bytes) => `a${' '.repeat(bytes)}b.`,
+    word: (bytes) => `${'a'.repeat(bytes)}. `,
+    lines: (bytes) => 'a\n'.repeat(bytes / 2),
   };
+  // Linear time, as a ratio of two sizes measured in this run (no bound on
+  // the time itself): 1 MB split once against 1/16 MB split 16 times, the
+  // same bytes in all, each the best of 3 passes. Linear splitting takes
+  // about as long both ways (measured here: 0.6 to 2 times); quadratic would
+  // take 16 times as long on the megabyte. Within 4 times, so a slower or
+  // busier machine, or the garbage collector, still passes and a quadratic
+  // split fails.
+  const LONGER = 16, MOST = 4;
   const timings = [];
-  for (const [name, text] of Object.entries(inputs)) {
-    for (const rules of [true, false]) {
+  const best = (text, times, rules) => {
+    let ms = Infinity, pieces;
+    for (let pass = 0; pass < 3; pass++) {
       const started = performance.now();
-      const pieces = segmentText(text, { rules });
-      timings.push(`${name} ${rules ? 'rules' : 'Intl'} ${(performance.now() - started).toFixed(0)} ms`);
-      assert.equal(pieces.map((p) => p.text).join(''), text, `${name}: the pieces give the text back`);
+      for (let i = 0; i < times; i++) pieces = segmentText(text, { rules });
+      ms = Math.min(ms, performance.now() - started);
+    }
+    return { ms, pieces };
+  };
+  const inputs = {};
+  for (const [name, make] of Object.entries(shapes)) {
+    const small = make(MB / LONGER), text = make(MB);
+    inputs[name] = text;
+    for (const rules of [true, false]) {
+      const what = `${name} ${rules ? 'rules' : 'Intl'}`;
+      const short = best(small, LONGER, rules), long = best(text, 1, rules);
+      assert.equal(long.pieces.map((p) => p.text).join(''), text, `${what}: the pieces give the text back`);
+      assert.equal(short.pieces.map((p) => p.text).join(''), small, `${what}: the pieces give the text back`);
+      const ratio = long.ms / short.ms;
+      timings.push(`${what} ${long.ms.toFixed(0)} ms (${ratio.toFixed(2)}x)`);
+      assert.ok(ratio < MOST, `${what}: 1 MB takes ${long.ms.toFixed(1)} ms, ${ratio.toFixed(1)} times the ${short.ms.toFixed(1)} ms ` +
+        `of 1/${LONGER} MB ${LONGER} times (linear: about 1; quadratic: ${LONGER}; at most ${MOST})`);
     }
   }
-  console.log(`splitting 1 MB: ${timings.join(', ')}`);
+  console.log(`splitting 1 MB (against 1/16 MB 16 times): ${timings.join(', ')}`);
 
   // The job yields while it splits: an abort is seen, the next job runs.
   const translator = await createTranslator({ model: TEXT, sourceLanguage: 'en', targetLanguage: 'es' });

@@ -7,21 +7,30 @@
 // Tolerance: the int8 arithmetic is the reference's exactly, but the float
 // parts around it (LayerNorm, attention, softmax) round differently in the
 // last bits, and now and then that moves an activation across a rounding
-// boundary to the neighbouring int8 value: logits then differ by up to ~0.15 on model 0.2.0
+// boundary to the neighbouring int8 value: logits then differ by up to ~0.15
 // (float32 alone: ~6e-6), which matters only where two tokens are nearly
-// tied. So a greedy output may leave the reference's only at a
-// step where the reference's best and second-best logits are within
-// GREEDY_TIE, and most beam-5 outputs (BEAM_SAME) must be identical.
-// Measured on model 0.2.0 (all int8): 19/24 greedy and 19/24 beam-5
-// identical, every greedy divergence at a margin below 0.041; on model 0.3.0
-// (int8 matrices, float16 output layer): 19/24 and 21/24, margins 0.009 to
-// 0.21 (one verse of 40-odd tokens), hence GREEDY_TIE 0.25; on model 0.4.0
-// (the same weights with a lexical shortlist, whose softmax over fewer words
-// leaves more near-ties between beams): 19/24 and 16/24; on model 0.5.0 (the
-// output layer in 16 bits): 19/24 and 15/24. A beam-5 output that differs
-// must be a near-tie too: the engine's best and the reference's best scores
-// (mean log-probability per token) within BEAM_TIE (model 0.5.0: at most
-// 0.025 apart; 0.008 where the outputs are identical).
+// tied. History: model 0.2.0 (all int8) 19/24 greedy and 19/24 beam-5
+// identical; 0.3.0 (float16 output layer) 19/24 and 21/24; 0.4.0 (a lexical
+// shortlist: its softmax over fewer words leaves more near-ties between
+// beams) 19/24 and 16/24; 0.5.0 (the output layer in 16 bits) 19/24 and 15/24.
+//
+// Measured on the model now shipped (0.5.0), by residual-mt.wasm (Node's
+// default here) and residual-mt-relaxed.wasm (node --experimental-wasm-relaxed-simd):
+// - identical outputs: greedy 19/24 with both builds; beam 5 15/24 (plain)
+//   and 17/24 (relaxed). SAME_GREEDY and SAME_BEAM are those floors: the
+//   plain build computes the same bits on every machine (SIMD128 is
+//   deterministic), so a lower count is a change in the engine. The relaxed
+//   build's fused multiply-adds and dot products are the runtime's choice,
+//   so another CPU may move a near-tie: one fewer each is allowed there.
+// - greedy divergences happen where the reference's best and second-best
+//   logits were close: margins 0.0009, 0.0074, 0.0177, 0.0324, 0.0806 and
+//   0.2119 (step 41 of a verse of 40-odd tokens, where the differences have
+//   had longest to grow); GREEDY_TIE 0.22 is just above the largest.
+// - a beam-5 output that differs is a near-tie of whole hypotheses: the
+//   engine's best and the reference's best scores (mean log-probability per
+//   token) at most 0.0251 apart; BEAM_TIE 0.03.
+// - an identical output's score is the reference's to within 0.0077 (greedy
+//   and beam 5, both builds): SAME_SCORE 0.01.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -33,9 +42,10 @@ import { defaultWasmUrl } from '../js/defaults.js';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-int8-sample.json`, 'utf8'));
 const dir = `${root}${sample.model}/`;
-const GREEDY_TIE = 0.25;
-const BEAM_TIE = 0.05;
-const BEAM_SAME = 1 / 2;
+const GREEDY_TIE = 0.22;
+const BEAM_TIE = 0.03;
+const SAME_SCORE = 0.01;
+const SAME_GREEDY = 19, SAME_BEAM = 15;
 
 test('the shipped model in int8 translates the test-book sample as the int8 reference does, but for near-ties', async () => {
   const read = (f) => readFileSync(`${dir}${f}`);
@@ -58,6 +68,8 @@ test('the shipped model in int8 translates the test-book sample as the int8 refe
         const ids = got[i][0].ids, want = c[`${key}_ids`], what = `${key} ${c.source_language}->${lang}: "${c.text}"`;
         if (JSON.stringify(ids) === JSON.stringify(want)) {
           assert.equal(got[i][0].text, c[key], what);
+          assert.ok(Math.abs(got[i][0].score - c[`${key}_score`]) < SAME_SCORE, `${what}: score ${got[i][0].score}, ` +
+            `the reference's ${c[`${key}_score`]} (within ${SAME_SCORE})`);
           same[key]++;
         } else if (key === 'greedy') {
           let step = 0;
@@ -78,7 +90,9 @@ test('the shipped model in int8 translates the test-book sample as the int8 refe
   const build = defaultWasmUrl().pathname.split('/').at(-1);
   console.log(`shipped model ${sample.model} in int8 (${build}): identical to the int8 reference: greedy ${same.greedy}/${n} ` +
     `(the others from near-ties, margins ${ties.join(', ') || '-'}), beam 5 ${same.beam5}/${n}`);
-  assert.ok(same.beam5 >= BEAM_SAME * n, `beam 5: only ${same.beam5}/${n} translations identical to the int8 reference`);
+  const slack = build.includes('relaxed') ? 1 : 0;
+  assert.ok(same.greedy >= SAME_GREEDY - slack, `greedy: only ${same.greedy}/${n} translations identical to the int8 reference (measured: ${SAME_GREEDY})`);
+  assert.ok(same.beam5 >= SAME_BEAM - slack, `beam 5: only ${same.beam5}/${n} translations identical to the int8 reference (measured: ${SAME_BEAM})`);
   model.dispose();
 });
 

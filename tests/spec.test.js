@@ -6,14 +6,18 @@
 // model residual-text (tiny random weights) and the shipped model.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Translator, availability, createTranslator } from '../js/index.js';
+import { Engine } from '../js/engine.js';
 import { INPUT_QUOTA, MODEL_FILES, defaultWasmUrl, threadCount } from '../js/defaults.js';
 import { createStaticServer } from '../js/serve.js';
+import { withServer } from './lib/server.js';
+import { rewriteWeights } from './lib/weights.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURE = `${root}tests/fixtures/models/residual-text/`;
@@ -22,6 +26,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'rmt-spec-'));
 process.env.XDG_CACHE_HOME = join(tmp, 'cache');
 after(() => rmSync(tmp, { recursive: true, force: true }));
 const GREEDY = { beam: 1 };
+const ref = JSON.parse(readFileSync(`${FIXTURE}reference.json`, 'utf8'));
 const pair = (sourceLanguage, targetLanguage, more = {}) => ({ model: FIXTURE, sourceLanguage, targetLanguage, ...more });
 
 test('language tags: canonicalized and matched by language; RangeError for invalid tags, TypeError for missing ones', async () => {
@@ -96,9 +101,37 @@ test('translateStreaming(): chunks to append, none taken back, adding up to tran
     // agree on a prefix, which depends on the model, or its sentence is done.
     const least = options.beam === 1 ? 3 : 2;
     assert.ok(chunks.length >= least, `${chunks.length} chunks at beam ${options.beam}`);
-    // Each chunk is new text: no chunk repeats what came before it.
-    assert.ok(chunks.every((chunk, i) => chunk.length > 0 && !chunks.slice(0, i).join('').endsWith(chunk + chunks.slice(i + 1).join(''))));
+    assert.ok(chunks.every((chunk) => chunk.length > 0));
   }
+  // Each chunk is new text, no chunk repeats what came before it, and none
+  // is held back: for one sentence, the chunks are exactly what the engine
+  // (its own Translation, stepped here) says became stable at each step (its
+  // stable text less a trailing space or an incomplete character, which the
+  // next token may still change), then the rest of its result.
+  const engine = await Engine.load();
+  const read = (file) => readFileSync(`${SHIPPED}${file}`);
+  const model = engine.loadModel({ config: read('config.json'), weights: read('model.safetensors'), spm: read('spm.model') });
+  const sentence = text.slice('Hola. '.length);
+  for (const options of [GREEDY, { beam: 5 }]) {
+    const expected = [];
+    let shown = '';
+    const show = (now) => {
+      if (now.length > shown.length && now.startsWith(shown)) expected.push(now.slice(shown.length));
+      if (now.startsWith(shown)) shown = now;
+    };
+    const tr = model.beginText([sentence], { ...options, targetLanguage: 'en' });
+    try {
+      while (tr.step() > 0) show(tr.stableText(0).trimStart().replace(/[\s\uFFFD]+$/u, ''));
+      show(tr.results(true)[0][0].text.trim());
+    } finally {
+      tr.free();
+    }
+    const chunks = [];
+    for await (const chunk of t.translateStreaming(sentence, options)) chunks.push(chunk);
+    assert.ok(expected.length >= (options.beam === 1 ? 10 : 2), `${expected.length} steps gave text at beam ${options.beam}`);
+    assert.deepEqual(chunks, expected, `beam ${options.beam}`);
+  }
+  model.dispose();
   t.destroy();
 });
 
@@ -259,6 +292,60 @@ test('the model cache: a model fetched over HTTP is kept by its manifest\'s SHA-
   const off = await inFreshProcess(script({ cache: false }));
   assert.notEqual(off.status, 0);
   assert.match(off.stderr, /NetworkError|cannot download/);
+});
+
+// A new version of a model at the same URL: new weights (config.json and
+// spm.model as they were) and a manifest naming them. The cached copy of the
+// old version must not be used for it: the new weights are downloaded, kept
+// apart (a directory per manifest), and translate as those weights do (the
+// engine on the new files, loaded here); offline, the URL's last manifest
+// finds the new version.
+test('the model cache: new weights under a new version at the same URL are downloaded and used, never the cached old ones', async () => {
+  const dir = join(tmp, 'versions/m/');
+  cpSync(FIXTURE, dir, { recursive: true });
+  const script = (model) => `
+    import { createTranslator } from './js/index.js';
+    const t = await createTranslator({ model: ${JSON.stringify(model)}, sourceLanguage: 'en', targetLanguage: 'es' });
+    console.log(JSON.stringify(await t.translate(${JSON.stringify(ref.texts)}, { beam: 1 })));
+    t.destroy();`;
+  const local = async (files) => {
+    const engine = await Engine.load();
+    const model = engine.loadModel(files);
+    const out = model.translateTexts(ref.texts, { beam: 1, targetLanguage: 'es' }).map(([best]) => best.text.trim());
+    model.dispose();
+    return out;
+  };
+  const read = (name) => readFileSync(join(dir, name));
+  const files = () => ({ config: read('config.json'), weights: read('model.safetensors'), spm: read('spm.model') });
+  const oldTexts = await local(files());
+  const cacheDirs = () => readdirSync(join(tmp, 'cache/residual-mt')).filter((d) => /^[0-9a-f]{64}$/.test(d));
+  let newWeights, url;
+  await withServer({ mounts: [{ prefix: '/versions/', dir: join(tmp, 'versions') }] }, async (base, server) => {
+    url = `${base}versions/m/`;
+    // (Version 1's manifest is the fixture's: an earlier test may have cached it from another URL.)
+    assert.deepEqual(await jsonFrom(script(url)), oldTexts, 'version 1');
+    const before = { dirs: cacheDirs(), downloads: server.stats.full['/versions/m/model.safetensors'] ?? 0 };
+    // Version 2: the decoder's first feed-forward output negated.
+    newWeights = rewriteWeights(read('model.safetensors'), 'F32', (name, values) => {
+      if (name === 'decoder.layers.0.fc2.weight') values.forEach((v, i) => { values[i] = -v; });
+    });
+    writeFileSync(join(dir, 'model.safetensors'), newWeights);
+    const manifest = JSON.parse(read('manifest.json'));
+    manifest.files['model.safetensors'] = { sha256: createHash('sha256').update(newWeights).digest('hex'), size: newWeights.length };
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 1));
+    const newTexts = await local(files());
+    assert.notDeepEqual(newTexts, oldTexts, 'the new weights translate otherwise');
+    assert.deepEqual(await jsonFrom(script(url)), newTexts, 'version 2: its own weights, not the cached ones');
+    assert.equal(server.stats.full['/versions/m/model.safetensors'], before.downloads + 1, 'version 2\'s weights downloaded');
+    // Kept apart: one directory more (its manifest's), holding the new bytes.
+    const added = cacheDirs().filter((d) => !before.dirs.includes(d));
+    assert.equal(added.length, 1, `new cache directories: ${added}`);
+    assert.ok(readFileSync(join(tmp, 'cache/residual-mt', added[0], 'model.safetensors')).equals(newWeights));
+    const kept = cacheDirs().map((d) => join(tmp, 'cache/residual-mt', d, 'model.safetensors')).filter((f) => existsSync(f) && readFileSync(f).equals(newWeights));
+    assert.equal(kept.length, 1, 'the new weights are kept once');
+  });
+  // Offline: the URL's last manifest is the new version's.
+  assert.deepEqual(await jsonFrom(script(url)), await local(files()), 'offline: version 2 from the cache');
 });
 
 test('the polyfill installs globalThis.Translator where there is none, and leaves one that exists', async () => {
