@@ -23,10 +23,16 @@ import argparse
 import json
 import math
 import os
+import re
 import struct
 import sys
 import zipfile
 from array import array
+
+try:
+    import yaml
+except ImportError:
+    sys.exit("convert_marian: needs PyYAML (Debian: apt-get install python3-yaml; elsewhere: pip install pyyaml)")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_manifest  # noqa: E402
@@ -144,41 +150,98 @@ def read_model(path):
         return read_bin(f.read())
 
 
+class MarianYamlLoader(yaml.BaseLoader):
+    """YAML with every scalar a string, as Marian reads its options (yaml-cpp
+    converts a value when an option is used: flag() and integer() do that
+    here), and a key given twice refused (which value Marian took is not
+    certain)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str):
+                raise ConversionError("special:model.yml: a key that is not a string")
+            if key in seen:
+                raise ConversionError(f"special:model.yml: {key} is given twice")
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
 def parse_yml(text):
-    """Marian's model.yml: top-level "key: value" lines and "- item" lists
-    (all Marian writes there); values stay strings."""
-    out, key = {}, None
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        stripped = line.strip()
-        if stripped.startswith("- ") and key is not None:
-            if not isinstance(out[key], list):
-                out[key] = []
-            out[key].append(stripped[2:].strip().strip("'\""))
-        elif ":" in line and not line[0].isspace():
-            key, _, value = line.partition(":")
-            key = key.strip()
-            value = value.strip()
-            out[key] = [] if value == "" else value.strip("'\"") if value not in ('""', "''") else ""
-        else:
-            raise ConversionError(f"special:model.yml: cannot read the line {line!r}")
-    return out
+    """special:model.yml, a YAML mapping as Marian's writer (yaml-cpp's
+    emitter) produces it: block lists ("- item"), an empty list as "[]" on
+    the key's line or on a line of its own, lists in flow style ("[a, b]")
+    where the training config had them so, quoted empty strings, the
+    "version:" line. Values: a string, or a list of them."""
+    try:
+        doc = yaml.load(text, Loader=MarianYamlLoader)
+    except yaml.YAMLError as e:
+        raise ConversionError(f"special:model.yml is not YAML: {' '.join(str(e).split())}")
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise ConversionError("special:model.yml is not a mapping of options")
+    return doc
+
+
+def shown(value):
+    """A config value as the converter's messages name it: 'text', [a, b]."""
+    if isinstance(value, list):
+        return "[" + ", ".join(v if isinstance(v, str) else shown(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {shown(v)}" for k, v in value.items()) + "}"
+    return f"'{value}'"
+
+
+def unsupported(key, value, why=""):
+    return ConversionError(f"unsupported model: {key} is {shown(value)}" + (f" ({why})" if why else ""))
+
+
+# YAML's null (yaml-cpp's emitter writes "~"): the option is unset.
+NULL_WORDS = ("~", "null", "Null", "NULL")
+
+
+def scalar(yml, key, default):
+    """An option's one value, a string ("" is a value: the empty string)."""
+    value = yml.get(key)
+    if value is None or value in NULL_WORDS:
+        return default
+    if not isinstance(value, str):
+        raise unsupported(key, value, "expected one value")
+    return value
+
+
+# The spellings of true and false yaml-cpp's as<bool>() accepts.
+TRUE_WORDS, FALSE_WORDS = ("true", "yes", "on", "y"), ("false", "no", "off", "n")
 
 
 def flag(yml, key, default=False):
-    value = yml.get(key, default)
-    if isinstance(value, bool):
-        return value
-    return str(value).lower() in ("true", "1", "yes")
+    value = scalar(yml, key, None)
+    if value is None:
+        return default
+    if value in (value.lower(), value.upper(), value.capitalize()):
+        if value.lower() in TRUE_WORDS:
+            return True
+        if value.lower() in FALSE_WORDS:
+            return False
+    raise ConversionError(f"special:model.yml: {key} is {shown(value)}, not true or false")
 
 
-def integer(yml, key, default=None):
-    value = yml.get(key, default)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ConversionError(f"special:model.yml: \"{key}\" is {value!r}, not an integer")
+def integer(yml, key, default):
+    value = scalar(yml, key, None)
+    if value is None:
+        return default
+    if not re.fullmatch(r"[-+]?[0-9]+", value):
+        raise ConversionError(f"special:model.yml: {key} is {shown(value)}, not an integer")
+    return int(value)
+
+
+def empty_list(yml, key, why):
+    """An option that must be an empty list (or unset)."""
+    value = yml.get(key)
+    if value not in (None, "", [], *NULL_WORDS):
+        raise unsupported(key, value, why)
 
 
 def f32_values(item, transpose_intgemm=True):
@@ -449,14 +512,15 @@ def read_shortlist(data, vocab_size):
     return first, array("i", offsets), array("i", targets)
 
 
-def check_architecture(yml, items):
-    """Refuses what the engine does not compute as Marian does."""
+def architecture(yml):
+    """What special:model.yml says the engine computes, as a dict (the
+    config.json fields it decides and the options the mapping reads);
+    refuses, naming the option and its value, what the engine does not
+    compute as Marian does."""
     def need(key, allowed, default):
-        value = yml.get(key, default)
-        if isinstance(value, list):
-            value = " ".join(value)
+        value = scalar(yml, key, default)
         if value not in allowed:
-            raise ConversionError(f"unsupported model: {key} is {value!r} (supported: {', '.join(repr(a) for a in allowed)})")
+            raise unsupported(key, value, f"supported: {', '.join(shown(a) for a in allowed)}")
         return value
 
     need("type", ["transformer"], "transformer")
@@ -466,23 +530,34 @@ def check_architecture(yml, items):
     need("transformer-postprocess-top", [""], "")
     need("transformer-ffn-depth", ["2"], "2")
     need("transformer-decoder-ffn-depth", ["0", "2"], "0")
-    need("transformer-ffn-activation", ["relu", "swish"], "swish")
+    activation = need("transformer-ffn-activation", ["relu", "swish"], "swish")
     autoreg = need("transformer-decoder-autoreg", ["self-attention", "rnn"], "self-attention")
     if autoreg == "rnn":
         need("dec-cell", ["ssru"], "ssru")
         if flag(yml, "layer-normalization"):
-            raise ConversionError("unsupported model: layer-normalization inside the SSRU cell")
+            raise unsupported("layer-normalization", yml["layer-normalization"], "inside the SSRU cell")
     for key in ("transformer-train-position-embeddings", "transformer-no-projection", "transformer-pool",
-                "output-omit-bias", "ulr"):
+                "output-omit-bias", "ulr", "right-left"):
         if flag(yml, key):
-            raise ConversionError(f"unsupported model: {key} is true")
-    if yml.get("transformer-tied-layers"):
-        raise ConversionError("unsupported model: transformer-tied-layers")
-    if yml.get("lemma-dim-emb") not in (None, "0", 0):
-        raise ConversionError("unsupported model: factored vocabulary (lemma-dim-emb)")
-    if any(n.startswith("encoder2_") or "_enc2" in n for n in items):
-        raise ConversionError("unsupported model: more than one encoder")
-    return autoreg == "rnn"
+            raise unsupported(key, yml[key])
+    empty_list(yml, "transformer-tied-layers", "layers that share weights; [] (none) is supported")
+    if integer(yml, "lemma-dim-emb", 0) != 0:
+        raise unsupported("lemma-dim-emb", yml["lemma-dim-emb"], "a factored vocabulary")
+    ffn = integer(yml, "transformer-dim-ffn", 2048)
+    if integer(yml, "transformer-decoder-dim-ffn", 0) not in (0, ffn):
+        raise unsupported("transformer-decoder-dim-ffn", yml["transformer-decoder-dim-ffn"],
+                          f"the decoder's FFN must be transformer-dim-ffn's {ffn}")
+    return {
+        "heads": integer(yml, "transformer-heads", 8),
+        "ffn": ffn,
+        "enc_depth": integer(yml, "enc-depth", 6),
+        "dec_depth": integer(yml, "dec-depth", 6),
+        "activation": activation,
+        "ssru": autoreg == "rnn",
+        "tied_all": flag(yml, "tied-embeddings-all"),
+        "tied": flag(yml, "tied-embeddings"),
+        "tied_src": flag(yml, "tied-embeddings-src"),
+    }
 
 
 def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=None, target_language=None,
@@ -491,8 +566,10 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     yml_item = items.pop("special:model.yml", None)
     if yml_item is None:
         raise ConversionError(f"{model_path}: no special:model.yml (not a Marian model, or saved without its config)")
-    yml = parse_yml(bytes(yml_item.data).split(b"\0")[0].decode("utf-8"))
-    ssru = check_architecture(yml, items)
+    arch = architecture(parse_yml(bytes(yml_item.data).split(b"\0")[0].decode("utf-8")))
+    if any(n.startswith("encoder2_") or "_enc2" in n for n in items):
+        raise ConversionError("unsupported model: more than one encoder")
+    ssru = arch["ssru"]
     vocab = open(vocab_path, "rb").read()
     if target_vocab and open(target_vocab, "rb").read() != vocab:
         raise ConversionError("unsupported model: separate source and target vocabularies (one spm.model is used)")
@@ -536,15 +613,12 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
             return int8_weights(it)
         return transpose(f32_values(it), n_in, n_out)
 
-    tied_all = flag(yml, "tied-embeddings-all")
-    tied = flag(yml, "tied-embeddings")
-    emb_name = "Wemb" if tied_all or flag(yml, "tied-embeddings-src") else "encoder_Wemb"
+    tied_all, tied = arch["tied_all"], arch["tied"]
+    emb_name = "Wemb" if tied_all or arch["tied_src"] else "encoder_Wemb"
     if emb_name not in items:
         raise ConversionError(f"{model_path}: missing parameter {emb_name}")
     V, D = items[emb_name].shape
-    heads = integer(yml, "transformer-heads", 8)
-    F = integer(yml, "transformer-dim-ffn", 2048)
-    enc_depth, dec_depth = integer(yml, "enc-depth", 6), integer(yml, "dec-depth", 6)
+    heads, F, enc_depth, dec_depth = arch["heads"], arch["ffn"], arch["enc_depth"], arch["dec_depth"]
     if V != n_pieces:
         raise ConversionError(f"the vocabulary has {n_pieces} pieces but the model's embedding has {V} rows "
                               "(an OPUS-MT model's ids come from its vocab.yml: --vocab vocab.yml --source-spm ...)")
@@ -634,7 +708,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         "pad_id": None,
         "eos_id": eos,
         "unk_id": unk,
-        "activation": yml.get("transformer-ffn-activation", "swish"),
+        "activation": arch["activation"],
         "ln_eps": 1e-6,
         "share_embeddings": tied_all,
         "output_bias": True,
