@@ -20,6 +20,9 @@ src/tensors/cpu/integer_common.h (intgemm8: int8 values stored transposed,
 then one float32 quantisation multiplier; value = q * (1 / multiplier)).
 """
 import argparse
+import decimal
+import gzip
+import io
 import json
 import math
 import os
@@ -27,6 +30,7 @@ import re
 import struct
 import sys
 import zipfile
+import zlib
 from array import array
 
 try:
@@ -109,10 +113,10 @@ def read_bin(data):
 NPY_TYPES = {"<f4": TYPE_FLOAT32, "|i1": TYPE_INT8, "<i1": TYPE_INT8, "|u1": TYPE_UINT8}
 
 
-def read_npz(path):
+def read_npz(data, path):
     """Items of a Marian .npz (a zip of .npy files)."""
     items = {}
-    with zipfile.ZipFile(path) as z:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
         for info in z.infolist():
             if not info.filename.endswith(".npy"):
                 continue
@@ -141,13 +145,22 @@ def read_npz(path):
     return items
 
 
+def read_file(path):
+    """A file's bytes, gunzipped when they are gzip's (Firefox Translations
+    ships every file as .gz)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise ConversionError(f"{path}: a damaged gzip file ({e})")
+    return data
+
+
 def read_model(path):
-    with open(path, "rb") as f:
-        head = f.read(4)
-    if head[:2] == b"PK":
-        return read_npz(path)
-    with open(path, "rb") as f:
-        return read_bin(f.read())
+    data = read_file(path)
+    return read_npz(data, path) if data[:2] == b"PK" else read_bin(data)
 
 
 class MarianYamlLoader(yaml.BaseLoader):
@@ -413,7 +426,7 @@ def yaml_unescape(text, number):
 def read_vocab_yml(text):
     """Marian's vocabulary file (OPUS-MT's *.vocab.yml): "piece: id" lines,
     the piece plain, 'single-' or "double-quoted" (JSON-style escapes)."""
-    pieces = {}
+    pieces, ids = {}, set()
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -429,9 +442,10 @@ def read_vocab_yml(text):
             key = yaml_unescape(key[1:-1], number)
         elif key.startswith("'") and key.endswith("'") and len(key) >= 2:
             key = key[1:-1].replace("''", "'")
-        if index in pieces.values() or key in pieces:
+        if index in ids or key in pieces:
             raise ConversionError(f"vocab.yml line {number}: piece or id given twice")
         pieces[key] = index
+        ids.add(index)
     ids = sorted(pieces.values())
     if ids != list(range(len(ids))):
         raise ConversionError("vocab.yml: the ids must be 0 .. size - 1, each once")
@@ -570,15 +584,15 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     if any(n.startswith("encoder2_") or "_enc2" in n for n in items):
         raise ConversionError("unsupported model: more than one encoder")
     ssru = arch["ssru"]
-    vocab = open(vocab_path, "rb").read()
-    if target_vocab and open(target_vocab, "rb").read() != vocab:
+    vocab = read_file(vocab_path)
+    if target_vocab and read_file(target_vocab) != vocab:
         raise ConversionError("unsupported model: separate source and target vocabularies (one spm.model is used)")
-    if vocab_path.endswith((".yml", ".yaml")):
+    if re.sub(r"\.gz$", "", vocab_path).endswith((".yml", ".yaml")):
         # OPUS-MT: Marian's ids come from vocab.yml, the segmentation from the spm models.
         if not source_spm:
             raise ConversionError("a vocab.yml needs --source-spm (and --target-spm when the target has its own)")
-        vocab = merged_spm(read_vocab_yml(vocab.decode("utf-8")), open(source_spm, "rb").read(),
-                           open(target_spm, "rb").read() if target_spm else None)
+        vocab = merged_spm(read_vocab_yml(vocab.decode("utf-8")), read_file(source_spm),
+                           read_file(target_spm) if target_spm else None)
     elif source_spm or target_spm:
         raise ConversionError("--source-spm and --target-spm go with a vocab.yml")
     eos, unk, n_pieces = spm_special_ids(vocab)
@@ -683,7 +697,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
 
     shortlist_first = None
     if shortlist_path:
-        shortlist_first, offsets, targets = read_shortlist(open(shortlist_path, "rb").read(), V)
+        shortlist_first, offsets, targets = read_shortlist(read_file(shortlist_path), V)
         put("shortlist.offsets", offsets, (V + 1,))
         put("shortlist.targets", targets, (len(targets),))
 
@@ -723,14 +737,48 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         config["languages"] = {"source": [source_language], "target": [target_language]}
     os.makedirs(out_dir, exist_ok=True)
     write_safetensors(os.path.join(out_dir, "model.safetensors"), tensors, dtype)
-    with open(os.path.join(out_dir, "config.json"), "w") as f:
-        json.dump(config, f, indent=2)
-        f.write("\n")
+    with open(os.path.join(out_dir, "config.json"), "w", encoding="utf-8") as f:
+        f.write(json_text(config) + "\n")
     with open(os.path.join(out_dir, "spm.model"), "wb") as f:
         f.write(vocab)
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         f.write(json.dumps(make_manifest.manifest_for(out_dir), indent=2) + "\n")
     return config
+
+
+def js_number(x):
+    """A float as JavaScript writes it (Number.prototype.toString: the
+    shortest digits that read back, in JS's choice of fixed or exponent
+    form), so that js/marian.js writes config.json byte for byte as here."""
+    if not math.isfinite(x):
+        return "null"
+    if x == 0:
+        return "0"
+    t = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
+    digits, k = "".join(map(str, t.digits)), len(t.digits)
+    n = k + t.exponent  # the value is 0.digits * 10^n
+    sign = "-" if x < 0 else ""
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = f"{'+' if n >= 1 else '-'}{abs(n - 1)}"
+    return sign + digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + e
+
+
+def json_text(value, indent=""):
+    """JSON as JavaScript's JSON.stringify(value, null, 2) writes it."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        fields = (f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {json_text(v, inner)}" for k, v in value.items())
+        return "{\n" + ",\n".join(fields) + "\n" + indent + "}"
+    if isinstance(value, list) and value:
+        return "[\n" + ",\n".join(inner + json_text(v, inner) for v in value) + "\n" + indent + "]"
+    if isinstance(value, float):
+        return js_number(value)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def write_safetensors(path, tensors, dtype="auto"):

@@ -39,6 +39,18 @@ export const TYPE_INT8 = 0x0101;
 export const TYPE_FLOAT32 = 0x0404;
 export const TYPE_INTGEMM8 = 0x4101;
 
+// The shapes of the Marian models people have (mozilla/translations'
+// pipeline/train/configs/model/student.*.yml; OPUS-MT's Transformer-base), as
+// randomMarianModel options; every student has an SSRU decoder, ReLU and tied
+// embeddings, OPUS-MT a self-attention decoder and swish.
+const STUDENT = { heads: 8, encDepth: 6, decoder: 'ssru', activation: 'relu', tied: 'all' };
+export const MARIAN_SHAPES = Object.freeze({
+  tiny: { ...STUDENT, dim: 256, ffn: 1536, decDepth: 2 },
+  base: { ...STUDENT, dim: 512, ffn: 2048, decDepth: 2 },
+  'base-memory': { ...STUDENT, dim: 384, ffn: 1536, decDepth: 4 },
+  'opus-mt': { heads: 8, encDepth: 6, decDepth: 6, decoder: 'self-attention', activation: 'swish', tied: 'all', dim: 512, ffn: 2048 },
+});
+
 // A small seeded generator (mulberry32): the same model on every run.
 export function random(seed) {
   let a = seed >>> 0;
