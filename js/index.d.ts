@@ -8,6 +8,20 @@ export type Availability = 'unavailable' | 'downloadable' | 'downloading' | 'ava
 /** Options of addEventListener (as in the DOM; written out so that a Node-only project needs no DOM lib). */
 export type ListenerOptions = boolean | { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal };
 
+/** One Marian file: a URL or path, its bytes (gzipped or not), or either with the SHA-256 (hex) it must have. */
+export type MarianFile = string | URL | Uint8Array | ArrayBuffer
+  | { url: string | URL; sha256?: string }
+  | { bytes: Uint8Array | ArrayBuffer; sha256?: string; name?: string };
+
+/** A Marian model's files: model (.bin, .npz), vocab (.spm, or OPUS-MT's vocab.yml with sourceSpm and targetSpm), shortlist (lex.*.s2t.bin). */
+export interface MarianFiles {
+  model: MarianFile;
+  vocab: MarianFile;
+  shortlist?: MarianFile;
+  sourceSpm?: MarianFile;
+  targetSpm?: MarianFile;
+}
+
 /** Fired on the monitor while the engine and the model load, as the Translator API fires it. */
 export class DownloadProgressEvent extends Event {
   readonly type: 'downloadprogress';
@@ -36,8 +50,11 @@ export interface AvailabilityOptions {
   sourceLanguage: string;
   /** BCP 47 tag. Required. The same language as sourceLanguage: the text is passed through. */
   targetLanguage: string;
-  /** URL or directory (Node) of a model. Default: the shipped model (residual-mt-es-en). */
-  model?: string | URL;
+  /**
+   * URL or directory (Node) of a model, or a Marian model's files (Firefox Translations, OPUS-MT),
+   * converted in memory as they load. Default: the shipped model (residual-mt-es-en).
+   */
+  model?: string | URL | { marian: MarianFiles };
   signal?: AbortSignal;
   /** Use (and fill) the model cache. Default true. */
   cache?: boolean;
