@@ -8,10 +8,13 @@ spm.model and manifest.json.
     python3 models/convert_marian.py --model opus.npz --vocab opus.vocab.yml \\
         --source-spm source.spm --target-spm target.spm --out DIR           (OPUS-MT)
 
-Only the standard library is used (the .npz is a zip of .npy files). The
-architecture comes from the model's embedded "special:model.yml"; anything
-the engine does not compute exactly as Marian does is refused with a message
-naming the option, before anything is written.
+The standard library and PyYAML (Debian's python3-yaml) are used (the .npz
+is a zip of .npy files; every input may be gzipped, as Firefox Translations
+ships them). The architecture comes from the model's embedded
+"special:model.yml"; anything the engine does not compute exactly as Marian
+does is refused with a message naming the option and its value, before
+anything is written. js/marian.js is the same mapping in JavaScript, and
+writes the same files to the byte (tests/marian-js.test.js).
 
 Formats and names, as read in marian-dev's sources: src/common/binary.cpp
 (.bin), src/common/types.h (type codes), src/models/transformer.h and
