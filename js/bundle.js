@@ -30,9 +30,18 @@ export const BUNDLES = Object.freeze({
 
 const ESBUILD_OPTIONS = {
   bundle: true, format: 'esm', platform: 'browser', target: 'es2022', write: false, logLevel: 'silent', minify: true,
-  // Node's modules (the library imports them only where it runs in Node) and
-  // the optional HTML parser for Node (html-tree.js) stay imports.
+  // Node's modules (the library imports them only where it runs in Node),
+  // the optional HTML parser for Node (html-tree.js) and the Marian converter stay imports.
   external: ['node:*', 'parse5'],
+  plugins: [{
+    // The Marian converter (js/marian-load.js and its YAML parser, ~90 KB),
+    // imported only for a Marian model, stays out of the bundles: it loads
+    // unbundled from js/, beside dist/, when a page asks for one.
+    name: 'marian-apart',
+    setup(build) {
+      build.onResolve({ filter: /^\.\/marian-load\.js$/ }, () => ({ path: '../js/marian-load.js', external: true }));
+    },
+  }],
 };
 
 // Without esbuild: each file loads its entry module unbundled. web/app.js's

@@ -5,10 +5,12 @@
 //   { "models": [ { "model": "https://mirror.example/de-en/", "pairs": [["de", "en"]] },
 //                 { "model": "https://mirror.example/en-fr/" } ] }
 //
-// `model` is what createTranslator's `model` option takes (a model directory's
-// URL or path); `pairs` saves reading its config.json to learn them, which is
-// done otherwise. `catalog` is that object, or the URL (or path, in Node) of
-// its JSON. Relative model URLs are resolved against the catalogue's URL.
+// `model` is what createTranslator's `model` option takes: a model directory's
+// URL or path, or { marian: { model, vocab, shortlist, ... } } (Firefox
+// Translations' or OPUS-MT's files, each a URL or { url, sha256 }); `pairs`
+// saves reading a directory's config.json to learn them, and a Marian entry
+// must have them. `catalog` is that object, or the URL (or path, in Node) of
+// its JSON. Relative URLs are resolved against the catalogue's.
 
 import { makeError } from './errors.js';
 import { canonicalTag, languagePairs, sameLanguage } from './languages.js';
@@ -42,14 +44,23 @@ export async function loadCatalog(catalog, { signal } = {}) {
   }
   if (!data || !Array.isArray(data.models)) throw new TypeError('residual-mt: a catalogue is { "models": [ { "model": ... } ] }');
   return Promise.all(data.models.map(async (entry, i) => {
-    if (typeof entry?.model !== 'string') throw new TypeError(`residual-mt: catalogue entry ${i} has no "model" URL`);
-    const model = base ? new URL(entry.model, base).href : entry.model;
+    const marian = entry?.model?.marian;
+    if (typeof entry?.model !== 'string' && !marian) throw new TypeError(`residual-mt: catalogue entry ${i} has no "model" URL`);
+    if (marian && !entry.pairs) throw new TypeError(`residual-mt: catalogue entry ${i}: a Marian model needs its "pairs"`);
+    const resolve = (url) => (base && typeof url === 'string' ? new URL(url, base).href : url);
+    const model = marian ? { marian: resolveFiles(marian, resolve) } : resolve(entry.model);
     const pairs = entry.pairs ?? languagePairs(await readConfig(await toLocation(model), { signal }), model);
     if (!Array.isArray(pairs) || !pairs.every((p) => Array.isArray(p) && p.length === 2)) {
       throw new TypeError(`residual-mt: catalogue entry ${i}: "pairs" must be [[source, target], ...]`);
     }
     return { model, pairs: pairs.map(([s, t]) => [canonicalTag(s, 'sourceLanguage'), canonicalTag(t, 'targetLanguage')]) };
   }));
+}
+
+// A Marian entry's files, each URL (or { url, sha256 }'s) resolved.
+function resolveFiles(files, resolve) {
+  return Object.fromEntries(Object.entries(files).map(([name, file]) =>
+    [name, file?.url ? { ...file, url: resolve(file.url) } : resolve(file)]));
 }
 
 const translates = (entry, source, target) => entry.pairs.some(([s, t]) => sameLanguage(s, source) && sameLanguage(t, target));

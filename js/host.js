@@ -33,7 +33,7 @@ class Host {
   }
 
   async open(options) {
-    const { base, wasm, useWorker, workerRequired, verify, cache, cachedCopies = true } = options;
+    const { base, marian, wasm, useWorker, workerRequired, verify, cache, cachedCopies = true } = options;
     let { threads } = options;
     // The worker starts while the files download.
     let { backend, started } = useWorker ? startBackend(new WorkerBackend(), 'worker start') : startBackend(new InProcessBackend(), 'runner start');
@@ -57,8 +57,10 @@ class Host {
       enginePosted = started.then(() => { backend.loadEngine({ wasm: compiled, threads }).catch(() => {}); });
     };
     try {
+      // A Marian model is converted as it loads (marian-load.js, imported only for one).
+      const load = marian ? async (_, o) => (await import('./marian-load.js')).loadMarianFiles(marian, o) : loadFiles;
       [files] = await Promise.all([
-        loadFiles(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, cachedCopies,
+        load(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, cachedCopies,
           signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);

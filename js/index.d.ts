@@ -8,6 +8,20 @@ export type Availability = 'unavailable' | 'downloadable' | 'downloading' | 'ava
 /** Options of addEventListener (as in the DOM; written out so that a Node-only project needs no DOM lib). */
 export type ListenerOptions = boolean | { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal };
 
+/** One Marian file: a URL or path, its bytes (gzipped or not), or either with the SHA-256 (hex) it must have. */
+export type MarianFile = string | URL | Uint8Array | ArrayBuffer
+  | { url: string | URL; sha256?: string }
+  | { bytes: Uint8Array | ArrayBuffer; sha256?: string; name?: string };
+
+/** A Marian model's files: model (.bin, .npz), vocab (.spm, or OPUS-MT's vocab.yml with sourceSpm and targetSpm), shortlist (lex.*.s2t.bin). */
+export interface MarianFiles {
+  model: MarianFile;
+  vocab: MarianFile;
+  shortlist?: MarianFile;
+  sourceSpm?: MarianFile;
+  targetSpm?: MarianFile;
+}
+
 /** Fired on the monitor while the engine and the model load, as the Translator API fires it. */
 export class DownloadProgressEvent extends Event {
   readonly type: 'downloadprogress';
@@ -32,15 +46,18 @@ export interface CreateMonitor extends EventTarget {
 }
 
 /** A catalogue of models (docs/API.md): its JSON, or the URL of it. */
-export type Catalog = string | URL | { models: { model: string; pairs?: [string, string][] }[] };
+export type Catalog = string | URL | { models: { model: string | { marian: MarianFiles }; pairs?: [string, string][] }[] };
 
 export interface AvailabilityOptions {
   /** BCP 47 tag, e.g. "es" or "es-ES" (matched to the model's languages by language). Required. */
   sourceLanguage: string;
   /** BCP 47 tag. Required. The same language as sourceLanguage: the text is passed through. */
   targetLanguage: string;
-  /** URL or directory (Node) of a model. Default: the shipped model (residual-mt-es-en). */
-  model?: string | URL;
+  /**
+   * URL or directory (Node) of a model, or a Marian model's files (Firefox Translations, OPUS-MT),
+   * converted in memory as they load. Default: the shipped model (residual-mt-es-en).
+   */
+  model?: string | URL | { marian: MarianFiles };
   /**
    * A catalogue of models, consulted when `model` is not given: { models: [{ model, pairs? }] } or the URL of
    * its JSON. Its model for the pair, or two through English (a PivotTranslator); then the shipped model's pairs.

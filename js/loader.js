@@ -496,6 +496,43 @@ function verifyTimed(f, bytes) {
   return checkEntry(f, bytes).finally(checked);
 }
 
+// The engine for a load: null where its bytes are given (givenEngine), else
+// a promise of { wasm, size } (fetchEngine's), onEngine(wasm) called as soon
+// as it is here, before the model's files may be.
+export function startEngine(wasm, signal, onEngine) {
+  if (wasm instanceof Uint8Array || wasm instanceof ArrayBuffer) return null;
+  const url = wasm ? toUrl(wasm) : Promise.resolve(defaultWasmUrl());
+  const engine = url.then((u) => untilAborted(fetchEngine(engineFile(u)), signal)).then((got) => {
+    onEngine?.(got.wasm);
+    return got;
+  });
+  engine.catch(() => {}); // awaited by the caller
+  return engine;
+}
+
+// Engine bytes given by the caller, copied: they may be transferred.
+export const givenEngine = (wasm) => new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm);
+
+// A file at a URL, for loads other than a model directory's (marian-load.js):
+// { size (or null), cancel(), read(onBytes) → its bytes }; a NetworkError
+// when it cannot be had, an OperationError when an HTML page comes instead.
+export async function openUrl(url, what, signal) {
+  const file = await open(url, what, signal);
+  if (file.error) throw file.error;
+  if (file.missing) throw networkError(file.message);
+  return {
+    size: file.size,
+    cancel: () => file.cancel?.(),
+    read: async (onBytes) => {
+      const bytes = await readAll(file, onBytes);
+      if (looksLikeHtml(bytes, file.contentType)) {
+        throw operationError(`residual-mt: ${what} (${url}) is an HTML page, not the file: wrong URL, or a server that answers every path with its index page`);
+      }
+      return bytes;
+    },
+  };
+}
+
 // Loads the engine and a model directory.
 //   base: directory URL (see toLocation); wasm: URL, bytes or undefined
 //   onProgress({ loaded, total, file }): bytes so far over the files that
@@ -539,13 +576,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   // Requested at once, while the manifest is read: the engine, and the model
   // files when there is no cache to look in first (or, from the page's Cache
   // Storage, to be checked once the manifest is there).
-  const fetched = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? null
-    : fetchEngine(engineFile(wasm ? await toUrl(wasm) : defaultWasmUrl()));
-  const engine = fetched && untilAborted(fetched, signal).then((got) => {
-    onEngine?.(got.wasm);
-    return got;
-  });
-  engine?.catch(() => {}); // awaited below
+  const engine = startEngine(wasm, signal, onEngine);
   const pageCache = cachedCopies && pageCacheUsable(base);
   const storeWanted = verify && cached(base, cache);
   const openings = new Map(wanted.filter(() => !storeWanted && !pageCache).map((f) => [f, openTimed(f, signal)]));
@@ -649,7 +680,7 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   });
   await manifestInfo?.saved;
   return {
-    wasm: found.wasm ?? new Uint8Array(wasm instanceof ArrayBuffer ? wasm.slice(0) : wasm), // a copy: it may be transferred
+    wasm: found.wasm ?? givenEngine(wasm),
     config: textDecoder.decode(found['config.json']),
     weights: found['model.safetensors'],
     spm: found['spm.model'],

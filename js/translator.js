@@ -55,6 +55,7 @@ export async function availability(options) {
   if (missingFeatures()) return 'unavailable';
   if (sameLanguage(source, target)) return 'available';
   if (options.catalog !== undefined && model === undefined) return catalogAvailability(options, source, target);
+  if (isMarian(model)) return marianAvailability(model, source, target);
   let base;
   try {
     base = await modelLocation(model, signal);
@@ -301,7 +302,10 @@ export class Translator {
 
 // The Translator API's create(): sourceLanguage and targetLanguage (required),
 // monitor, signal, plus:
-//   model: URL or directory of a model (default: the shipped model, see README)
+//   model: URL or directory of a model (default: the shipped model, see README),
+//          or { marian: { model, vocab, shortlist, sourceSpm, targetSpm } }: a
+//          Marian model's files (URLs, paths or bytes; each may be { url, sha256 }),
+//          converted in memory (marian-load.js)
 //   wasm: URL or bytes of residual-mt.wasm (default: the package's dist/)
 //   worker: run the engine in a worker (default: true in browsers, false in Node)
 //   verify: check files against manifest.json (default true; 'require' when a
@@ -349,6 +353,10 @@ export async function createTranslator(options) {
   const early = !isNode() && !activationRequired;
   if (early && wasm === undefined) prepareEngine(defaultWasmUrl(hostOptions.threads));
   const unneeded = new AbortController();
+  if (isMarian(model)) {
+    const host = await acquireMarian(model, { source, target, hostOptions, progress, signal });
+    return created(host, { sourceLanguage: source, targetLanguage: target, identity: false });
+  }
   let host, pair, loading = null;
   try {
     const base = await modelLocation(model, signal);
@@ -402,6 +410,25 @@ async function createFromCatalog(options) {
   }
   progress.finish();
   return new PivotTranslator(legs[0].value, legs[1].value);
+}
+
+// A Marian model's files (model: { marian }: marian-load.js, imported only
+// then), converted as they load; it translates the pair create() names,
+// which its config.json then declares.
+const isMarian = (model) => !!model && typeof model === 'object' && !(model instanceof URL) && 'marian' in model;
+
+// A Marian model translates any pair it is given: loaded, loading, or to be
+// downloaded (its kept conversion is not looked for).
+async function marianAvailability(model, source, target) {
+  const { marianSources } = await import('./marian-load.js');
+  const marian = await marianSources(model, { sourceLanguage: source, targetLanguage: target });
+  return hostState(marian.href) ?? 'downloadable';
+}
+
+async function acquireMarian(model, { source, target, hostOptions, progress, signal }) {
+  const { marianSources } = await import('./marian-load.js');
+  const marian = await marianSources(model, { sourceLanguage: source, targetLanguage: target });
+  return acquireHost({ base: new URL(marian.href), marian, ...hostOptions }, (bytes) => progress.bytes(bytes), signal);
 }
 
 // The Translator API's static shape, for code written against it:

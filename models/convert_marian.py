@@ -8,10 +8,13 @@ spm.model and manifest.json.
     python3 models/convert_marian.py --model opus.npz --vocab opus.vocab.yml \\
         --source-spm source.spm --target-spm target.spm --out DIR           (OPUS-MT)
 
-Only the standard library is used (the .npz is a zip of .npy files). The
-architecture comes from the model's embedded "special:model.yml"; anything
-the engine does not compute exactly as Marian does is refused with a message
-naming the option, before anything is written.
+The standard library and PyYAML (Debian's python3-yaml) are used (the .npz
+is a zip of .npy files; every input may be gzipped, as Firefox Translations
+ships them). The architecture comes from the model's embedded
+"special:model.yml"; anything the engine does not compute exactly as Marian
+does is refused with a message naming the option and its value, before
+anything is written. js/marian.js is the same mapping in JavaScript, and
+writes the same files to the byte (tests/marian-js.test.js).
 
 Formats and names, as read in marian-dev's sources: src/common/binary.cpp
 (.bin), src/common/types.h (type codes), src/models/transformer.h and
@@ -20,13 +23,23 @@ src/tensors/cpu/integer_common.h (intgemm8: int8 values stored transposed,
 then one float32 quantisation multiplier; value = q * (1 / multiplier)).
 """
 import argparse
+import decimal
+import gzip
+import io
 import json
 import math
 import os
+import re
 import struct
 import sys
 import zipfile
+import zlib
 from array import array
+
+try:
+    import yaml
+except ImportError:
+    sys.exit("convert_marian: needs PyYAML (Debian: apt-get install python3-yaml; elsewhere: pip install pyyaml)")
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_manifest  # noqa: E402
@@ -103,10 +116,10 @@ def read_bin(data):
 NPY_TYPES = {"<f4": TYPE_FLOAT32, "|i1": TYPE_INT8, "<i1": TYPE_INT8, "|u1": TYPE_UINT8}
 
 
-def read_npz(path):
+def read_npz(data, path):
     """Items of a Marian .npz (a zip of .npy files)."""
     items = {}
-    with zipfile.ZipFile(path) as z:
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
         for info in z.infolist():
             if not info.filename.endswith(".npy"):
                 continue
@@ -135,50 +148,116 @@ def read_npz(path):
     return items
 
 
+def read_file(path):
+    """A file's bytes, gunzipped when they are gzip's (Firefox Translations
+    ships every file as .gz)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise ConversionError(f"{path}: a damaged gzip file ({e})")
+    return data
+
+
 def read_model(path):
-    with open(path, "rb") as f:
-        head = f.read(4)
-    if head[:2] == b"PK":
-        return read_npz(path)
-    with open(path, "rb") as f:
-        return read_bin(f.read())
+    data = read_file(path)
+    return read_npz(data, path) if data[:2] == b"PK" else read_bin(data)
+
+
+class MarianYamlLoader(yaml.BaseLoader):
+    """YAML with every scalar a string, as Marian reads its options (yaml-cpp
+    converts a value when an option is used: flag() and integer() do that
+    here), and a key given twice refused (which value Marian took is not
+    certain)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str):
+                raise ConversionError("special:model.yml: a key that is not a string")
+            if key in seen:
+                raise ConversionError(f"special:model.yml: {key} is given twice")
+            seen.add(key)
+        return super().construct_mapping(node, deep)
 
 
 def parse_yml(text):
-    """Marian's model.yml: top-level "key: value" lines and "- item" lists
-    (all Marian writes there); values stay strings."""
-    out, key = {}, None
-    for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        stripped = line.strip()
-        if stripped.startswith("- ") and key is not None:
-            if not isinstance(out[key], list):
-                out[key] = []
-            out[key].append(stripped[2:].strip().strip("'\""))
-        elif ":" in line and not line[0].isspace():
-            key, _, value = line.partition(":")
-            key = key.strip()
-            value = value.strip()
-            out[key] = [] if value == "" else value.strip("'\"") if value not in ('""', "''") else ""
-        else:
-            raise ConversionError(f"special:model.yml: cannot read the line {line!r}")
-    return out
+    """special:model.yml, a YAML mapping as Marian's writer (yaml-cpp's
+    emitter) produces it: block lists ("- item"), an empty list as "[]" on
+    the key's line or on a line of its own, lists in flow style ("[a, b]")
+    where the training config had them so, quoted empty strings, the
+    "version:" line. Values: a string, or a list of them."""
+    try:
+        doc = yaml.load(text, Loader=MarianYamlLoader)
+    except yaml.YAMLError as e:
+        raise ConversionError(f"special:model.yml is not YAML: {' '.join(str(e).split())}")
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise ConversionError("special:model.yml is not a mapping of options")
+    return doc
+
+
+def shown(value):
+    """A config value as the converter's messages name it: 'text', [a, b]."""
+    if isinstance(value, list):
+        return "[" + ", ".join(v if isinstance(v, str) else shown(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {shown(v)}" for k, v in value.items()) + "}"
+    return f"'{value}'"
+
+
+def unsupported(key, value, why=""):
+    return ConversionError(f"unsupported model: {key} is {shown(value)}" + (f" ({why})" if why else ""))
+
+
+# YAML's null (yaml-cpp's emitter writes "~"): the option is unset.
+NULL_WORDS = ("~", "null", "Null", "NULL")
+
+
+def scalar(yml, key, default):
+    """An option's one value, a string ("" is a value: the empty string)."""
+    value = yml.get(key)
+    if value is None or value in NULL_WORDS:
+        return default
+    if not isinstance(value, str):
+        raise unsupported(key, value, "expected one value")
+    return value
+
+
+# The spellings of true and false yaml-cpp's as<bool>() accepts.
+TRUE_WORDS, FALSE_WORDS = ("true", "yes", "on", "y"), ("false", "no", "off", "n")
 
 
 def flag(yml, key, default=False):
-    value = yml.get(key, default)
-    if isinstance(value, bool):
-        return value
-    return str(value).lower() in ("true", "1", "yes")
+    value = scalar(yml, key, None)
+    if value is None:
+        return default
+    if value in (value.lower(), value.upper(), value.capitalize()):
+        if value.lower() in TRUE_WORDS:
+            return True
+        if value.lower() in FALSE_WORDS:
+            return False
+    raise ConversionError(f"special:model.yml: {key} is {shown(value)}, not true or false")
 
 
-def integer(yml, key, default=None):
-    value = yml.get(key, default)
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ConversionError(f"special:model.yml: \"{key}\" is {value!r}, not an integer")
+def integer(yml, key, default):
+    value = scalar(yml, key, None)
+    if value is None:
+        return default
+    if not re.fullmatch(r"[-+]?[0-9]+", value):
+        raise ConversionError(f"special:model.yml: {key} is {shown(value)}, not an integer")
+    return int(value)
+
+
+def empty_list(yml, key, why):
+    """An option that must be an empty list (or unset)."""
+    value = yml.get(key)
+    if value not in (None, "", [], *NULL_WORDS):
+        raise unsupported(key, value, why)
 
 
 def f32_values(item, transpose_intgemm=True):
@@ -350,7 +429,7 @@ def yaml_unescape(text, number):
 def read_vocab_yml(text):
     """Marian's vocabulary file (OPUS-MT's *.vocab.yml): "piece: id" lines,
     the piece plain, 'single-' or "double-quoted" (JSON-style escapes)."""
-    pieces = {}
+    pieces, ids = {}, set()
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -366,9 +445,10 @@ def read_vocab_yml(text):
             key = yaml_unescape(key[1:-1], number)
         elif key.startswith("'") and key.endswith("'") and len(key) >= 2:
             key = key[1:-1].replace("''", "'")
-        if index in pieces.values() or key in pieces:
+        if index in ids or key in pieces:
             raise ConversionError(f"vocab.yml line {number}: piece or id given twice")
         pieces[key] = index
+        ids.add(index)
     ids = sorted(pieces.values())
     if ids != list(range(len(ids))):
         raise ConversionError("vocab.yml: the ids must be 0 .. size - 1, each once")
@@ -449,14 +529,15 @@ def read_shortlist(data, vocab_size):
     return first, array("i", offsets), array("i", targets)
 
 
-def check_architecture(yml, items):
-    """Refuses what the engine does not compute as Marian does."""
+def architecture(yml):
+    """What special:model.yml says the engine computes, as a dict (the
+    config.json fields it decides and the options the mapping reads);
+    refuses, naming the option and its value, what the engine does not
+    compute as Marian does."""
     def need(key, allowed, default):
-        value = yml.get(key, default)
-        if isinstance(value, list):
-            value = " ".join(value)
+        value = scalar(yml, key, default)
         if value not in allowed:
-            raise ConversionError(f"unsupported model: {key} is {value!r} (supported: {', '.join(repr(a) for a in allowed)})")
+            raise unsupported(key, value, f"supported: {', '.join(shown(a) for a in allowed)}")
         return value
 
     need("type", ["transformer"], "transformer")
@@ -466,23 +547,34 @@ def check_architecture(yml, items):
     need("transformer-postprocess-top", [""], "")
     need("transformer-ffn-depth", ["2"], "2")
     need("transformer-decoder-ffn-depth", ["0", "2"], "0")
-    need("transformer-ffn-activation", ["relu", "swish"], "swish")
+    activation = need("transformer-ffn-activation", ["relu", "swish"], "swish")
     autoreg = need("transformer-decoder-autoreg", ["self-attention", "rnn"], "self-attention")
     if autoreg == "rnn":
         need("dec-cell", ["ssru"], "ssru")
         if flag(yml, "layer-normalization"):
-            raise ConversionError("unsupported model: layer-normalization inside the SSRU cell")
+            raise unsupported("layer-normalization", yml["layer-normalization"], "inside the SSRU cell")
     for key in ("transformer-train-position-embeddings", "transformer-no-projection", "transformer-pool",
-                "output-omit-bias", "ulr"):
+                "output-omit-bias", "ulr", "right-left"):
         if flag(yml, key):
-            raise ConversionError(f"unsupported model: {key} is true")
-    if yml.get("transformer-tied-layers"):
-        raise ConversionError("unsupported model: transformer-tied-layers")
-    if yml.get("lemma-dim-emb") not in (None, "0", 0):
-        raise ConversionError("unsupported model: factored vocabulary (lemma-dim-emb)")
-    if any(n.startswith("encoder2_") or "_enc2" in n for n in items):
-        raise ConversionError("unsupported model: more than one encoder")
-    return autoreg == "rnn"
+            raise unsupported(key, yml[key])
+    empty_list(yml, "transformer-tied-layers", "layers that share weights; [] (none) is supported")
+    if integer(yml, "lemma-dim-emb", 0) != 0:
+        raise unsupported("lemma-dim-emb", yml["lemma-dim-emb"], "a factored vocabulary")
+    ffn = integer(yml, "transformer-dim-ffn", 2048)
+    if integer(yml, "transformer-decoder-dim-ffn", 0) not in (0, ffn):
+        raise unsupported("transformer-decoder-dim-ffn", yml["transformer-decoder-dim-ffn"],
+                          f"the decoder's FFN must be transformer-dim-ffn's {ffn}")
+    return {
+        "heads": integer(yml, "transformer-heads", 8),
+        "ffn": ffn,
+        "enc_depth": integer(yml, "enc-depth", 6),
+        "dec_depth": integer(yml, "dec-depth", 6),
+        "activation": activation,
+        "ssru": autoreg == "rnn",
+        "tied_all": flag(yml, "tied-embeddings-all"),
+        "tied": flag(yml, "tied-embeddings"),
+        "tied_src": flag(yml, "tied-embeddings-src"),
+    }
 
 
 def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=None, target_language=None,
@@ -491,17 +583,19 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     yml_item = items.pop("special:model.yml", None)
     if yml_item is None:
         raise ConversionError(f"{model_path}: no special:model.yml (not a Marian model, or saved without its config)")
-    yml = parse_yml(bytes(yml_item.data).split(b"\0")[0].decode("utf-8"))
-    ssru = check_architecture(yml, items)
-    vocab = open(vocab_path, "rb").read()
-    if target_vocab and open(target_vocab, "rb").read() != vocab:
+    arch = architecture(parse_yml(bytes(yml_item.data).split(b"\0")[0].decode("utf-8")))
+    if any(n.startswith("encoder2_") or "_enc2" in n for n in items):
+        raise ConversionError("unsupported model: more than one encoder")
+    ssru = arch["ssru"]
+    vocab = read_file(vocab_path)
+    if target_vocab and read_file(target_vocab) != vocab:
         raise ConversionError("unsupported model: separate source and target vocabularies (one spm.model is used)")
-    if vocab_path.endswith((".yml", ".yaml")):
+    if re.sub(r"\.gz$", "", vocab_path).endswith((".yml", ".yaml")):
         # OPUS-MT: Marian's ids come from vocab.yml, the segmentation from the spm models.
         if not source_spm:
             raise ConversionError("a vocab.yml needs --source-spm (and --target-spm when the target has its own)")
-        vocab = merged_spm(read_vocab_yml(vocab.decode("utf-8")), open(source_spm, "rb").read(),
-                           open(target_spm, "rb").read() if target_spm else None)
+        vocab = merged_spm(read_vocab_yml(vocab.decode("utf-8")), read_file(source_spm),
+                           read_file(target_spm) if target_spm else None)
     elif source_spm or target_spm:
         raise ConversionError("--source-spm and --target-spm go with a vocab.yml")
     eos, unk, n_pieces = spm_special_ids(vocab)
@@ -536,15 +630,12 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
             return int8_weights(it)
         return transpose(f32_values(it), n_in, n_out)
 
-    tied_all = flag(yml, "tied-embeddings-all")
-    tied = flag(yml, "tied-embeddings")
-    emb_name = "Wemb" if tied_all or flag(yml, "tied-embeddings-src") else "encoder_Wemb"
+    tied_all, tied = arch["tied_all"], arch["tied"]
+    emb_name = "Wemb" if tied_all or arch["tied_src"] else "encoder_Wemb"
     if emb_name not in items:
         raise ConversionError(f"{model_path}: missing parameter {emb_name}")
     V, D = items[emb_name].shape
-    heads = integer(yml, "transformer-heads", 8)
-    F = integer(yml, "transformer-dim-ffn", 2048)
-    enc_depth, dec_depth = integer(yml, "enc-depth", 6), integer(yml, "dec-depth", 6)
+    heads, F, enc_depth, dec_depth = arch["heads"], arch["ffn"], arch["enc_depth"], arch["dec_depth"]
     if V != n_pieces:
         raise ConversionError(f"the vocabulary has {n_pieces} pieces but the model's embedding has {V} rows "
                               "(an OPUS-MT model's ids come from its vocab.yml: --vocab vocab.yml --source-spm ...)")
@@ -609,7 +700,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
 
     shortlist_first = None
     if shortlist_path:
-        shortlist_first, offsets, targets = read_shortlist(open(shortlist_path, "rb").read(), V)
+        shortlist_first, offsets, targets = read_shortlist(read_file(shortlist_path), V)
         put("shortlist.offsets", offsets, (V + 1,))
         put("shortlist.targets", targets, (len(targets),))
 
@@ -634,7 +725,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         "pad_id": None,
         "eos_id": eos,
         "unk_id": unk,
-        "activation": yml.get("transformer-ffn-activation", "swish"),
+        "activation": arch["activation"],
         "ln_eps": 1e-6,
         "share_embeddings": tied_all,
         "output_bias": True,
@@ -649,14 +740,48 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         config["languages"] = {"source": [source_language], "target": [target_language]}
     os.makedirs(out_dir, exist_ok=True)
     write_safetensors(os.path.join(out_dir, "model.safetensors"), tensors, dtype)
-    with open(os.path.join(out_dir, "config.json"), "w") as f:
-        json.dump(config, f, indent=2)
-        f.write("\n")
+    with open(os.path.join(out_dir, "config.json"), "w", encoding="utf-8") as f:
+        f.write(json_text(config) + "\n")
     with open(os.path.join(out_dir, "spm.model"), "wb") as f:
         f.write(vocab)
     with open(os.path.join(out_dir, "manifest.json"), "w") as f:
         f.write(json.dumps(make_manifest.manifest_for(out_dir), indent=2) + "\n")
     return config
+
+
+def js_number(x):
+    """A float as JavaScript writes it (Number.prototype.toString: the
+    shortest digits that read back, in JS's choice of fixed or exponent
+    form), so that js/marian.js writes config.json byte for byte as here."""
+    if not math.isfinite(x):
+        return "null"
+    if x == 0:
+        return "0"
+    t = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
+    digits, k = "".join(map(str, t.digits)), len(t.digits)
+    n = k + t.exponent  # the value is 0.digits * 10^n
+    sign = "-" if x < 0 else ""
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = f"{'+' if n >= 1 else '-'}{abs(n - 1)}"
+    return sign + digits[0] + ("." + digits[1:] if k > 1 else "") + "e" + e
+
+
+def json_text(value, indent=""):
+    """JSON as JavaScript's JSON.stringify(value, null, 2) writes it."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        fields = (f"{inner}{json.dumps(str(k), ensure_ascii=False)}: {json_text(v, inner)}" for k, v in value.items())
+        return "{\n" + ",\n".join(fields) + "\n" + indent + "}"
+    if isinstance(value, list) and value:
+        return "[\n" + ",\n".join(inner + json_text(v, inner) for v in value) + "\n" + indent + "]"
+    if isinstance(value, float):
+        return js_number(value)
+    return json.dumps(value, ensure_ascii=False)
 
 
 def write_safetensors(path, tensors, dtype="auto"):

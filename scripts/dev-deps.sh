@@ -16,8 +16,9 @@ if [ -n "$missing" ]; then
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
 # Debian packages the tests run: Chromium (the browser tests), PyTorch and
-# matplotlib (models/compare_styles.py's test; the engine tests need no torch).
-TEST_PACKAGES="chromium python3-torch libopenblas0-pthread python3-matplotlib"
+# matplotlib (models/compare_styles.py's test; the engine tests need no torch),
+# PyYAML (models/convert_marian.py reads Marian's model.yml with it).
+TEST_PACKAGES="chromium python3-torch libopenblas0-pthread python3-matplotlib python3-yaml"
 missing_packages=""
 for p in $TEST_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing_packages="$missing_packages $p"; done
 if [ -n "$missing_packages" ]; then

@@ -6,9 +6,12 @@
 // and as en → "fr", its Spanish under another tag).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { availability, createTranslator } from '../js/index.js';
 import { catalogSite } from './lib/catalog.js';
+import { randomMarianModel, writeMarianBin } from './lib/marian.js';
 
 const { site, catalog, esEn, enFr, remove } = catalogSite();
 process.on('exit', remove);
@@ -74,4 +77,29 @@ test('a pair neither direct nor through en, a missing catalogue, a malformed one
     (err) => err.name === 'NetworkError' && /cannot read the catalogue/.test(err.message));
   await assert.rejects(createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', catalog: { models: [{}] } }),
     (err) => err instanceof TypeError && /entry 0 has no "model"/.test(err.message));
+});
+
+test('a catalogue entry of Marian files (a Firefox Translations model: relative URLs, its pairs given), direct and as a pivot\'s first leg', async () => {
+  const vocab = fileURLToPath(new URL('fixtures/models/residual-text/spm.model', import.meta.url));
+  writeFileSync(join(site, 'model.deen.bin'), writeMarianBin(randomMarianModel({ seed: 91, decoder: 'ssru' })));
+  writeFileSync(join(site, 'vocab.deen.spm'), readFileSync(vocab));
+  const marianCatalog = { models: [{ model: { marian: { model: 'model.deen.bin', vocab: 'vocab.deen.spm' } }, pairs: [['de', 'en']] }] };
+  const withMarian = join(site, 'catalog-marian.json');
+  writeFileSync(withMarian, JSON.stringify({ models: [...marianCatalog.models, { model: 'en-fr/' }] }));
+  const files = { model: join(site, 'model.deen.bin'), vocab: join(site, 'vocab.deen.spm') };
+  const text = 'Ein großer Hund läuft durch den Park.';
+  const direct = await createTranslator({ sourceLanguage: 'de', targetLanguage: 'en', model: { marian: files } });
+  const viaCatalog = await createTranslator({ sourceLanguage: 'de', targetLanguage: 'en', catalog: withMarian });
+  const second = await createTranslator({ sourceLanguage: 'en', targetLanguage: 'fr', model: enFr });
+  const pivot = await createTranslator({ sourceLanguage: 'de', targetLanguage: 'fr', catalog: withMarian });
+  try {
+    const middle = await direct.translate(text);
+    assert.equal(await viaCatalog.translate(text), middle);
+    assert.equal(pivot.pivotLanguage, 'en');
+    assert.equal(await pivot.translate(text), await second.translate(middle));
+  } finally {
+    for (const t of [direct, viaCatalog, second, pivot]) t.destroy();
+  }
+  await assert.rejects(createTranslator({ sourceLanguage: 'de', targetLanguage: 'en',
+    catalog: { models: [{ model: { marian: files } }] } }), (err) => err instanceof TypeError && /needs its "pairs"/.test(err.message));
 });

@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../js/engine.js';
 import { createTranslator } from '../js/index.js';
-import { bergamotTranslate, convertMarian, loadConverted, random, randomMarianModel, quantiseMarian, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz } from './lib/marian.js';
+import { MARIAN_SHAPES, bergamotTranslate, convertMarian, loadConverted, random, randomMarianModel, quantiseMarian, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz } from './lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const VOCAB = join(ROOT, 'tests', 'fixtures', 'models', 'residual-text', 'spm.model');
@@ -71,6 +71,42 @@ for (const [kind, options] of KINDS) {
         // Outputs that end with </s> and outputs cut at the length limit both occur.
         console.log(`# ${kind}, beam ${beam}: ${TEXTS.length} sentences identical (${ours.map((t) => t.length).join(', ')} characters)`);
       }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+// The real shapes (tests/lib/marian.js MARIAN_SHAPES): converted with
+// model.yml in each form Marian's files have, and translating as Bergamot
+// does; two sentences, greedy (the shapes matter here, not the weights).
+const SHAPE_FORMS = { tiny: 'flow', base: 'yaml-cpp', 'base-memory': 'pyyaml', 'opus-mt': 'yaml-cpp' };
+for (const [shape, form] of Object.entries(SHAPE_FORMS)) {
+  test(`Marian ${shape} shape (model.yml in ${form} form): converted, identical to Bergamot`, async () => {
+    const marian = randomMarianModel({ ...MARIAN_SHAPES[shape], seed: 91, yml: form });
+    let dir;
+    if (shape === 'opus-mt') {
+      // OPUS-MT: .npz, ids from vocab.yml (here the spm's own order), source and target spm files of their own.
+      const pieces = spmPieces(vocab), quote = (p) => JSON.stringify(p).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      writeFileSync(join(work, 'shape.vocab.yml'), pieces.map((p, id) => `${quote(p)}: ${id}\n`).join(''));
+      writeFileSync(join(work, 'source.spm'), vocab);
+      writeFileSync(join(work, 'target.spm'), vocab);
+      writeFileSync(join(work, 'shape.npz'), writeMarianNpz(marian));
+      dir = join(work, 'shape-opus');
+      const r = convertMarian(join(work, 'shape.npz'), join(work, 'shape.vocab.yml'), dir,
+        ['--source-spm', join(work, 'source.spm'), '--target-spm', join(work, 'target.spm')]);
+      assert.equal(r.status, 0, r.stderr);
+    } else {
+      dir = convertedModel(`shape-${shape}`, marian);
+    }
+    const model = loadDir(dir);
+    try {
+      const texts = TEXTS.slice(3, 5);
+      const theirs = await bergamotTranslate({ model: writeMarianBin(marian), vocab }, texts);
+      assert.deepEqual(model.translateTexts(texts, { beam: 1, ...PARITY }).map((hyps) => hyps[0].text), theirs);
+      const c = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')), o = MARIAN_SHAPES[shape];
+      assert.deepEqual([c.d_model, c.ffn_dim, c.encoder_layers, c.decoder_layers], [o.dim, o.ffn, o.encDepth, o.decDepth]);
+      console.log(`# ${shape}: ${o.dim} / ${o.ffn}, ${o.encDepth} + ${o.decDepth} layers (${c.decoder_self}): ${texts.length} sentences identical`);
     } finally {
       model.dispose();
     }
@@ -311,6 +347,11 @@ test('the converter refuses what it cannot convert exactly, with a message', () 
     ['an unknown parameter', { extra: { name: 'decoder_l1_self_Wq_gamma', shape: [1, 32], values: new Float32Array(32) } }, /does not know: decoder_l1_self_Wq_gamma/],
     ['a missing parameter', { drop: 'encoder_l2_ffn_W1' }, /missing parameter encoder_l2_ffn_W1/],
     ['float16 weights', { retype: ['encoder_l1_ffn_b1', 0x0402] }, /encoder_l1_ffn_b1 is float16/],
+    ['tied layers', { yml: (y) => y.replace('transformer-tied-layers:\n  []', 'transformer-tied-layers:\n  - 1\n  - 1') }, /transformer-tied-layers is \[1, 1\]/],
+    ['right-to-left decoding', { yml: (y) => y.replace('right-left: false', 'right-left: true') }, /right-left is 'true'/],
+    ['a decoder FFN of another size', { yml: (y) => y.replace('transformer-decoder-dim-ffn: 0', 'transformer-decoder-dim-ffn: 128') }, /transformer-decoder-dim-ffn is '128'/],
+    ['an option given twice', { yml: (y) => `${y}dim-emb: 32\n` }, /dim-emb/],
+    ['a flag that is not true or false', { yml: (y) => y.replace('tied-embeddings-all: true', 'tied-embeddings-all: maybe') }, /tied-embeddings-all is 'maybe', not true or false/],
   ];
   for (const [what, change, message] of cases) {
     const marian = randomMarianModel({ seed: 41 });

@@ -45,10 +45,11 @@ function importGraph(entries) {
 
 // The limit: the JS and four engine builds (plain, relaxed SIMD, each with and
 // without threads: about 80 KB each gzipped), no model. It was 300 KB with two
-// builds, 360 KB with three (440 KB with four).
-const PACKED_LIMIT = 480 * 1024;
+// builds, 360 KB with three (440 KB with four, 480 KB before the Marian
+// converter's JavaScript: js/marian*.js, about 11 KB packed).
+const PACKED_LIMIT = 500 * 1024;
 
-test('npm pack of residual-mt: under 480 KB, no model, no demo server, every module its entry points reach', () => {
+test('npm pack of residual-mt: under 500 KB, no model, no demo server, every module its entry points reach', () => {
   const info = packed(root);
   const files = new Set(info.files.map((f) => f.path));
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);
@@ -68,7 +69,8 @@ test('npm pack of residual-mt: under 480 KB, no model, no demo server, every mod
   assert.equal(pkg.license, 'MIT');
   assert.match(readFileSync(`${root}LICENSE`, 'utf8'), /^MIT License/);
   assert.ok(pkg.repository?.url && pkg.homepage, 'repository and homepage');
-  assert.ok(!('dependencies' in pkg), 'no runtime dependencies');
+  // One runtime dependency: js-yaml, imported only to convert a Marian model (js/marian.js: docs/API.md).
+  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), ['js-yaml'], 'runtime dependencies');
 });
 
 test('the model package is the directory models/es-en: its files, as its manifest lists them', () => {

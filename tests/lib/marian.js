@@ -12,16 +12,18 @@
 // Parameter names and shapes follow Marian's transformer (src/models/transformer.h):
 // weights are [in, out] (Marian computes x W + b), biases and LN parameters [1, out].
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 
 const CONVERT = new URL('../../models/convert_marian.py', import.meta.url).pathname;
+// Debian's Python, with Debian's python3-yaml (scripts/dev-deps.sh), as tests/python.test.js runs it.
+export const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
 // Runs models/convert_marian.py; the spawnSync result (status, stderr).
 export function convertMarian(modelPath, vocabPath, out, extra = []) {
-  return spawnSync('python3', [CONVERT, '--model', modelPath, '--vocab', vocabPath, '--out', out, ...extra], { encoding: 'utf8' });
+  return spawnSync(PYTHON, [CONVERT, '--model', modelPath, '--vocab', vocabPath, '--out', out, ...extra], { encoding: 'utf8' });
 }
 
 // A converted model directory loaded into an Engine (js/engine.js).
@@ -36,6 +38,18 @@ export function loadConverted(engine, dir) {
 export const TYPE_INT8 = 0x0101;
 export const TYPE_FLOAT32 = 0x0404;
 export const TYPE_INTGEMM8 = 0x4101;
+
+// The shapes of the Marian models people have (mozilla/translations'
+// pipeline/train/configs/model/student.*.yml; OPUS-MT's Transformer-base), as
+// randomMarianModel options; every student has an SSRU decoder, ReLU and tied
+// embeddings, OPUS-MT a self-attention decoder and swish.
+const STUDENT = { heads: 8, encDepth: 6, decoder: 'ssru', activation: 'relu', tied: 'all' };
+export const MARIAN_SHAPES = Object.freeze({
+  tiny: { ...STUDENT, dim: 256, ffn: 1536, decDepth: 2 },
+  base: { ...STUDENT, dim: 512, ffn: 2048, decDepth: 2 },
+  'base-memory': { ...STUDENT, dim: 384, ffn: 1536, decDepth: 4 },
+  'opus-mt': { heads: 8, encDepth: 6, decDepth: 6, decoder: 'self-attention', activation: 'swish', tied: 'all', dim: 512, ffn: 2048 },
+});
 
 // A small seeded generator (mulberry32): the same model on every run.
 export function random(seed) {
@@ -54,7 +68,8 @@ export function random(seed) {
 // dim (dim-emb), ffn, heads, encDepth, decDepth, vocab, activation
 // ('relu' | 'swish'), decoder ('self-attention' | 'ssru'), tied ('all' |
 // 'target' | 'none': tied-embeddings-all, tied-embeddings with separate
-// encoder/decoder embeddings, or an output matrix of its own), seed.
+// encoder/decoder embeddings, or an output matrix of its own), seed, yml
+// (the form of special:model.yml: marianYml).
 export function randomMarianModel(opts) {
   const o = { dim: 32, ffn: 64, heads: 4, encDepth: 2, decDepth: 2, vocab: 150, activation: 'relu',
     decoder: 'self-attention', tied: 'all', seed: 1, ...opts };
@@ -113,27 +128,54 @@ export function randomMarianModel(opts) {
   if (o.tied === 'none') weight('decoder_ff_logit_out_W', o.dim, o.vocab);
   bias('decoder_ff_logit_out_b', o.vocab, 0.05);
 
-  const yml = [
-    'type: transformer',
-    `dim-emb: ${o.dim}`,
-    `dim-vocabs:\n  - ${o.vocab}\n  - ${o.vocab}`,
-    `enc-depth: ${o.encDepth}`,
-    `dec-depth: ${o.decDepth}`,
-    `transformer-heads: ${o.heads}`,
-    `transformer-dim-ffn: ${o.ffn}`,
-    'transformer-ffn-depth: 2',
-    `transformer-ffn-activation: ${o.activation}`,
-    `transformer-decoder-autoreg: ${o.decoder === 'ssru' ? 'rnn' : 'self-attention'}`,
-    `dec-cell: ${o.decoder === 'ssru' ? 'ssru' : 'gru'}`,
-    'transformer-preprocess: ""',
-    'transformer-postprocess: dan',
-    'transformer-postprocess-emb: d',
-    `tied-embeddings-all: ${o.tied === 'all'}`,
-    `tied-embeddings: ${o.tied !== 'none'}`,
-    'tied-embeddings-src: false',
-    '',
-  ].join('\n');
+  const yml = marianYml(o, o.yml);
   return { items, yml, options: o };
+}
+
+// The options Marian saves in special:model.yml (src/models/encoder_decoder.cpp's
+// model features, Marian 1.11) for a model of randomMarianModel's options.
+function modelOptions(o) {
+  const ssru = o.decoder === 'ssru';
+  return {
+    'bert-train-type-embeddings': true, 'bert-type-vocab-size': 2,
+    'dec-cell': ssru ? 'ssru' : 'gru', 'dec-cell-base-depth': 2, 'dec-cell-high-depth': 1, 'dec-depth': o.decDepth,
+    'dim-emb': o.dim, 'dim-rnn': 1024, 'dim-vocabs': [o.vocab, o.vocab],
+    'enc-cell': 'gru', 'enc-cell-depth': 1, 'enc-depth': o.encDepth, 'enc-type': 'bidirectional',
+    'factors-combine': 'sum', 'factors-dim-emb': 0, 'input-types': [], 'layer-normalization': false,
+    'lemma-dependency': '', 'lemma-dim-emb': 0, 'output-omit-bias': false, 'right-left': false, skip: false,
+    'tied-embeddings': o.tied !== 'none', 'tied-embeddings-all': o.tied === 'all', 'tied-embeddings-src': false,
+    'transformer-aan-activation': 'swish', 'transformer-aan-depth': 2, 'transformer-aan-nogate': false,
+    'transformer-decoder-autoreg': ssru ? 'rnn' : 'self-attention', 'transformer-decoder-dim-ffn': 0,
+    'transformer-decoder-ffn-depth': 0, 'transformer-depth-scaling': false, 'transformer-dim-aan': 2048,
+    'transformer-dim-ffn': o.ffn, 'transformer-ffn-activation': o.activation, 'transformer-ffn-depth': 2,
+    'transformer-guided-alignment-layer': 'last', 'transformer-heads': o.heads, 'transformer-no-projection': false,
+    'transformer-pool': false, 'transformer-postprocess': 'dan', 'transformer-postprocess-emb': 'd',
+    'transformer-postprocess-top': '', 'transformer-preprocess': '', 'transformer-rnn-projection': false,
+    'transformer-tied-layers': [], 'transformer-train-position-embeddings': false, type: 'transformer',
+    ulr: false, 'ulr-dim-emb': 0, 'ulr-trainable-transformation': false,
+    version: 'v1.11.0 f00d062 2021-11-24 17:52:58 +0000',
+  };
+}
+
+// special:model.yml as text, in one of the forms Marian's files have
+// (tests/fixtures/marian-yml/README.md says where each was seen):
+// 'yaml-cpp' (the default: Marian's own writer: keys sorted, an empty list as
+// "[]" on a line of its own, block lists indented two spaces, "" for the empty
+// string, the version line), 'flow' (lists in flow style, "[]" and "[a, b]",
+// as yaml-cpp writes lists that came from a config file written so), or
+// 'pyyaml' (Python's yaml.dump: keys in their order, lists not indented, '').
+export function marianYml(o, form = 'yaml-cpp') {
+  const options = modelOptions(o);
+  const keys = form === 'pyyaml' ? Object.keys(options) : Object.keys(options).sort();
+  const empty = form === 'pyyaml' ? "''" : '""';
+  const lines = keys.map((key) => {
+    const value = options[key];
+    if (!Array.isArray(value)) return `${key}: ${value === '' ? empty : value}`;
+    if (form === 'flow') return `${key}: [${value.join(', ')}]`;
+    if (form === 'pyyaml') return value.length ? `${key}:\n${value.map((v) => `- ${v}`).join('\n')}` : `${key}: []`;
+    return `${key}:\n${value.length ? value.map((v) => `  - ${v}`).join('\n') : '  []'}`;
+  });
+  return lines.join('\n') + '\n';
 }
 
 // Marian's intgemm8 layout: int8 values, weights stored transposed, then the

@@ -1,0 +1,162 @@
+// Marian files straight from URLs or bytes: createTranslator({ model: {
+// marian: { model, vocab, shortlist } } }). Each file is downloaded with
+// progress (as a model directory's files are: loader.js), checked against
+// its sha256 when one is given, gunzipped when it is gzip's, and converted
+// in memory once (marian.js); the converted model is kept in the model cache
+// (cache.js) as a model directory would be: under the SHA-256 of a manifest
+// of its three files, found by the conversion's key (the SHA-256 of the
+// inputs' SHA-256 and the options). With a sha256 for every file that key is
+// known before anything downloads, so a kept conversion loads with no
+// download at all; without, the files download (the HTTP cache may answer)
+// and only the conversion is saved, and offline the last conversion of
+// those URLs is used.
+
+import { cached, modelStore, sha256Hex } from './cache.js';
+import { WEIGHTS } from './defaults.js';
+import { makeError } from './errors.js';
+import { givenEngine, openUrl, startEngine, toUrl } from './loader.js';
+import { convertMarian } from './marian.js';
+import { gunzipped } from './marian-files.js';
+
+// The files a Marian model may have (the option's keys), what each is, and
+// the conversion's version (a new one is a new cache key).
+const ROLES = { model: 'model', vocab: 'vocabulary', shortlist: 'shortlist', sourceSpm: 'source spm', targetSpm: 'target spm' };
+const FORMAT = 'residual-mt/marian/1';
+const FILES = ['config.json', WEIGHTS, 'spm.model'];
+
+const isBytes = (v) => v instanceof Uint8Array || v instanceof ArrayBuffer;
+const toBytes = (v) => (v instanceof ArrayBuffer ? new Uint8Array(v) : v);
+
+// One file of the option: a URL or a path, bytes, or { url, sha256 } / { bytes,
+// sha256, name } (name: the file's, for config.json's converted_from).
+async function source(role, value) {
+  const given = value && typeof value === 'object' && !isBytes(value) && !(value instanceof URL) ? value : { [isBytes(value) ? 'bytes' : 'url']: value };
+  const { url, bytes, sha256 = null, name } = given;
+  if (sha256 !== null && !/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`residual-mt: marian.${role}.sha256 must be 64 lowercase hex digits`);
+  if (isBytes(bytes)) return { role, bytes: toBytes(bytes), sha256: sha256 ?? await sha256Hex(toBytes(bytes)), name: name ?? role, given: sha256 };
+  if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError(`residual-mt: marian.${role} must be a URL, a path or bytes`);
+  const href = await toUrl(url);
+  return { role, url: href, sha256, given: sha256, name: decodeURIComponent(href.pathname.split('/').pop() || role) };
+}
+
+// The option checked: { files: [source], sourceLanguage, targetLanguage, key (when every sha256 is known), href }.
+export async function marianSources({ marian }, { sourceLanguage, targetLanguage }) {
+  if (!marian || typeof marian !== 'object') throw new TypeError('residual-mt: model.marian must be an object of files');
+  for (const key of Object.keys(marian)) if (!(key in ROLES)) throw new TypeError(`residual-mt: model.marian has no file "${key}" (it takes ${Object.keys(ROLES).join(', ')})`);
+  if (!marian.model || !marian.vocab) throw new TypeError('residual-mt: model.marian needs model and vocab');
+  const files = await Promise.all(Object.keys(ROLES).filter((role) => marian[role]).map((role) => source(role, marian[role])));
+  const m = { files, sourceLanguage, targetLanguage };
+  m.key = files.every((f) => f.sha256) ? await conversionKey(m) : null;
+  // What hosts and the cache know it by: its key, else its URLs (a different model there is a new download).
+  m.href = `residual-mt-marian:${m.key ?? await sha256Hex(new TextEncoder().encode(JSON.stringify(describe(m, false))))}`;
+  return m;
+}
+
+function describe(m, withHashes) {
+  return { format: FORMAT, languages: [m.sourceLanguage, m.targetLanguage],
+    files: Object.fromEntries(m.files.map((f) => [f.role, withHashes ? f.sha256 : f.url?.href ?? f.sha256])) };
+}
+
+const conversionKey = async (m) => sha256Hex(new TextEncoder().encode(JSON.stringify(describe(m, true))));
+
+// Downloads the files that are URLs (progress over all of them), checks each
+// against its given sha256, and hashes those without one (the conversion's key).
+async function download(m, { signal, counted, verify }) {
+  const opened = await Promise.all(m.files.map(async (f) => (f.bytes ? null : openUrl(f.url, `the Marian ${ROLES[f.role]} file`, signal))));
+  counted.total(opened.reduce((n, o) => n + (o?.size ?? 0), 0));
+  try {
+    return await Promise.all(m.files.map(async (f, i) => {
+      if (!opened[i]) return f.bytes;
+      const bytes = await opened[i].read((n) => counted(f.name, n));
+      const hash = await sha256Hex(bytes);
+      if (verify && f.given && hash !== f.given) {
+        throw makeError('OperationError', `residual-mt: ${f.url} failed SHA-256 verification (got ${hash.slice(0, 12)}…, ` +
+          `expected ${f.given.slice(0, 12)}…): a corrupt download, or not the file the sha256 names`);
+      }
+      f.sha256 = hash;
+      return bytes;
+    }));
+  } catch (err) {
+    for (const o of opened) o?.cancel();
+    throw err;
+  }
+}
+
+// The converted model as the cache keeps it: a manifest of its three files.
+async function manifestOf(converted) {
+  const files = {};
+  for (const name of FILES) files[name] = { sha256: await sha256Hex(converted[name]), size: converted[name].length };
+  return new TextEncoder().encode(`${JSON.stringify({ files }, null, 2)}\n`);
+}
+
+// A kept conversion under `pointer` (store.manifest's key): { config, weights,
+// spm, checkWeights, dropKept }, or null. The weights may be a file the
+// engine reads itself (kept), checked by checkWeights as loader.js does.
+async function fromStore(store, pointer) {
+  const manifestBytes = await store.manifest(pointer);
+  if (!manifestBytes) return null;
+  const hash = await sha256Hex(manifestBytes), { files } = JSON.parse(new TextDecoder().decode(manifestBytes));
+  const check = async (name, bytes) => bytes && (bytes.sha256 ?? await sha256Hex(bytes)) === files[name].sha256;
+  const [config, spm] = await Promise.all(['config.json', 'spm.model'].map((name) => store.get(hash, name)));
+  if (!await check('config.json', config) || !await check('spm.model', spm)) return null;
+  const kept = await store.keptFile?.(hash, WEIGHTS, files[WEIGHTS].size);
+  const weights = kept ?? await store.get(hash, WEIGHTS);
+  if (!kept && !await check(WEIGHTS, weights)) return null;
+  const dropKept = () => store.drop(hash, WEIGHTS);
+  const checkWeights = kept ? async (w) => {
+    if (!await check(WEIGHTS, w)) throw Object.assign(makeError('OperationError', 'residual-mt: the kept Marian conversion is damaged'), { cachedCopy: true });
+  } : null;
+  return { config: new TextDecoder().decode(config), weights, spm, checkWeights, dropKept };
+}
+
+// Keeps a conversion: its files under its manifest's hash, found by `pointers`.
+async function keep(store, converted, pointers) {
+  const manifestBytes = await manifestOf(converted), hash = await sha256Hex(manifestBytes);
+  for (const name of FILES) await store.put(hash, name, converted[name]);
+  for (const pointer of pointers) await store.saveManifest(pointer, manifestBytes);
+}
+
+// Loads the engine and a Marian model (marianSources' m) for host.js, with
+// the answer loader.js loadFiles gives for a model directory.
+export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, verify = true, cache = true, onEngine = null, cachedCopies = true } = {}) {
+  signal?.throwIfAborted();
+  const engine = startEngine(wasm, signal, onEngine);
+  const urls = m.files.filter((f) => f.url).map((f) => f.url);
+  const store = urls.length && urls.every((u) => cached(u, cache)) ? await modelStore(urls[0], cache) : null;
+  let loaded = 0, total = 0;
+  const counted = (file, n) => {
+    loaded += n;
+    onProgress({ loaded, total: Math.max(total, loaded), file });
+  };
+  counted.total = (n) => { total += n; };
+  const engineDone = engine?.then(({ size }) => counted('residual-mt.wasm', size));
+  let model = cachedCopies && store && m.key ? await fromStore(store, `${FORMAT}:${m.key}`) : null;
+  if (!model) model = await convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress });
+  const got = await engine;
+  await engineDone;
+  return { wasm: got?.wasm ?? givenEngine(wasm), ...model, manifest: null, manifestBytes: null, bytes: loaded,
+    checkWeights: model.checkWeights ?? null, keep: async () => {}, dropKept: async () => model.dropKept?.() };
+}
+
+// Downloads and converts (or, offline, finds the last conversion of these URLs).
+async function convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress }) {
+  onProgress({ loaded: 0, total: 0, file: null });
+  let inputs;
+  try {
+    inputs = await download(m, { signal, counted, verify });
+  } catch (err) {
+    const kept = err.name === 'NetworkError' && store && cachedCopies ? await fromStore(store, `${FORMAT}:${m.href}`) : null;
+    if (kept) return kept;
+    throw err;
+  }
+  const key = `${FORMAT}:${await conversionKey(m)}`;
+  const kept = store && cachedCopies ? await fromStore(store, key) : null;
+  if (kept) return kept;
+  const files = Object.fromEntries(await Promise.all(m.files.map(async (f, i) => [f.role, await gunzipped(inputs[i])])));
+  const model = m.files.find((f) => f.role === 'model');
+  const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage });
+  const converted = { 'config.json': new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, 'spm.model': out.spm };
+  // Kept before the engine has them (its worker takes the weights' memory).
+  if (store) await keep(store, converted, [key, `${FORMAT}:${m.href}`]).catch(() => {});
+  return { config: out.config, weights: out.weights, spm: out.spm };
+}
