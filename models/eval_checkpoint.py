@@ -12,7 +12,10 @@ BLEU by models/bleu.py, both directions, with the shipped model's figures
 
 The newest weights_*.pt snapshot of the run is scored (--average N: the mean
 of the newest N, as export.py averages), in float32 on the reference, with
-the run's configuration (checkpoint_last.pt); --weights scores one file.
+the run's configuration (checkpoint_last.pt); --weights scores one file,
+--model-dir a model directory (the shipped one, for the baseline).
+--limit N scores the first N sentences per direction only (with --beam 1
+--limit 60 --splits valid,modern-valid,everyday-dev: train.py's valid curve).
 Everything runs at the priority and threads given, so it can share the
 machine with the training it measures.
 """
@@ -78,6 +81,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--run", default=os.path.join(HERE, "runs", "everyday"))
     ap.add_argument("--weights", default=None, help="one snapshot to score instead of the newest")
+    ap.add_argument("--model-dir", default=None, help="score this model directory instead of a run")
+    ap.add_argument("--limit", type=int, default=None, help="first N sentences per direction of each split")
     ap.add_argument("--data", default=os.path.join(HERE, "data", "work"), help="the corpus build (test splits)")
     ap.add_argument("--spm", default=os.path.join(HERE, "es-en", "spm.model"))
     ap.add_argument("--average", type=int, default=1)
@@ -89,11 +94,18 @@ def main():
     ap.add_argument("--json", default=None, help="default: RUN/eval_STEP.json")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
-    model, snaps, state = load_run(args.run, args.average, args.weights)
-    step = max(snapshot_step(p) for p in snaps)
-    print("snapshots %s (checkpoint_last: %d updates, %.0f train minutes, %.1f M target tokens)" % (
-        ", ".join(os.path.basename(p) for p in snaps), state["step"], state["train_seconds"] / 60,
-        state["tokens"] / 1e6), flush=True)
+    if args.model_dir:
+        model, snaps, state = R.load_model_dir(args.model_dir), [args.model_dir], None
+        model.eval()
+        step = 0
+        print("model directory", args.model_dir, flush=True)
+    else:
+        model, snaps, state = load_run(args.run, args.average, args.weights)
+        step = max(snapshot_step(p) for p in snaps)
+    if state:
+        print("snapshots %s (checkpoint_last: %d updates, %.0f train minutes, %.1f M target tokens)" % (
+            ", ".join(os.path.basename(p) for p in snaps), state["step"], state["train_seconds"] / 60,
+            state["tokens"] / 1e6), flush=True)
     results = {"snapshots": [os.path.basename(p) for p in snaps], "step": step, "beam": args.beam,
                "checkpoint_state": state, "bleu": {}, "everyday": {}}
     search = "greedy" if args.beam == 1 else "beam%d" % args.beam
@@ -104,7 +116,8 @@ def main():
             print("no split %s in %s: skipped" % (split, args.data))
             continue
         t0 = time.time()
-        scores, _ = T.evaluate_bleu(model, args.data, split, pieces, beam=args.beam, batch_size=args.batch_size)
+        scores, _ = T.evaluate_bleu(model, args.data, split, pieces, beam=args.beam, limit=args.limit,
+                                    batch_size=args.batch_size)
         results["bleu"][split] = {d: round(v, 2) for d, v in scores.items()}
         ref = SHIPPED.get(split, {}).get(search, {})
         lines.append("| %s, %s | %.2f | %s | %.2f | %s |" % (
@@ -119,7 +132,9 @@ def main():
     if sets:
         print()
         print(everyday.markdown_table(results["everyday"]))
-    path = args.json or os.path.join(args.run, "eval_%06d.json" % step)
+    path = args.json or (os.path.join(args.run, "eval_%06d.json" % step) if not args.model_dir else None)
+    if path is None:
+        return
     with open(path, "w") as f:
         json.dump(results, f, indent=1, ensure_ascii=False)
         f.write("\n")
