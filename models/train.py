@@ -69,17 +69,27 @@ class Pieces:
         return "".join(out).replace("\u2581", " ").strip()
 
 
+def source_has_direction(source, direction):
+    """A source named 'name:es-en' (a back-translation: its Spanish side is
+    Apertium's, its English side human) is used only in that direction, so
+    that synthetic text is never a target; other sources in both."""
+    return ":" not in source or source.rsplit(":", 1)[1] == direction
+
+
 def make_examples(data_dir, split, max_len):
     """[(src, tgt, direction, source)] for both directions; pairs longer than
     max_len pieces on either side are dropped (there are very few).  source
     is the corpus the pair came from (split.src, one name per line), or
-    'all' when the data has no such file."""
+    'all' when the data has no such file.  Back-translated sources
+    ('name:es-en', 'name:en-es') give examples in their direction only."""
     ids = {lang: read_ids(os.path.join(data_dir, "%s.%s.ids" % (split, lang))) for lang in ("es", "en")}
     src_path = os.path.join(data_dir, split + ".src")
     tags = read_lines(src_path) if os.path.exists(src_path) else ["all"] * len(ids["es"])
     out = []
     for s, t in DIRECTIONS:
         for a, b, tag in zip(ids[s], ids[t], tags):
+            if not source_has_direction(tag, s + "-" + t):
+                continue
             if 0 < len(a) <= max_len and 0 < len(b) <= max_len:
                 out.append(([LANG_TOKENS[t]] + a, b, s + "-" + t, tag))
     return out

@@ -13,6 +13,17 @@ Sources (one module each; licences in the model card):
   descriptions  Debian's Translation-es / Translation-en package descriptions
                 aligned by sentence (descriptions.py).
   freedict      FreeDict spa-eng and eng-spa word pairs (freedict.py).
+  gnome-help    GNOME's desktop help pages (gnome-user-docs), English and
+                Spanish, aligned by structure (gnome_help.py).
+  wordnet       WordNet's English example sentences (wordnet_examples.py),
+                back-translated by Apertium: synthetic es -> human en.
+  fortunes      English fortune cookies (fortunes.py), the same way.
+  fortunes-es   Spanish fortune cookies, back-translated by Apertium:
+                synthetic en -> human es.
+
+Back-translated pairs (apertium_bt.py) are named "<source>-bt:es-en" or
+"<source>-bt:en-es" in train.src: train.py uses them only in that direction,
+so that Apertium's output is only ever a source, never a target.
 
 Splits: the Bible by books (valid Ruth; test Joel, Jonah, Titus, Philemon).
 For gettext and descriptions whole packages are held out, chosen by a hash
@@ -45,16 +56,28 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import apertium_bt  # noqa: E402
 import bible  # noqa: E402
 import descriptions  # noqa: E402
+import fortunes  # noqa: E402
 import freedict  # noqa: E402
 import gettext_catalogs  # noqa: E402
+import gnome_help  # noqa: E402
+import wordnet_examples  # noqa: E402
 
-SOURCES = ("bible", "gettext", "descriptions", "freedict")
+SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "wordnet", "fortunes", "fortunes-es")
+# back-translated sources: (train.src name, language of the human side)
+BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
+              "fortunes-es": ("fortunes-es-bt:en-es", "es")}
+# our own everyday dev and test sets (models/everyday/{dev,test}.{es,en}):
+# written to the corpus as everyday-dev / everyday-test, never trained on
+EVERYDAY_DIR = os.path.join(os.path.dirname(HERE), "everyday")
+EVERYDAY_SPLITS = {"everyday-dev": "dev", "everyday-test": "test"}
 # what the build runs: diatheke + the two SWORD modules, spm_train/spm_encode,
 # msgunfmt, the dictionaries (apt-get and dpkg-deb are on every Debian)
 DEBIAN_PACKAGES = ("diatheke", "sword-text-sparv", "sword-text-web", "sentencepiece", "gettext",
-                   "dict-freedict-spa-eng", "dict-freedict-eng-spa")
+                   "dict-freedict-spa-eng", "dict-freedict-eng-spa",
+                   "apertium", "apertium-eng-spa", "wordnet-base", "fortunes", "fortunes-es")
 EVAL_CAP = {"modern-valid": 400, "modern-test": 600}  # pairs per source
 # held-out share of packages, by hash: [0, 3) test, [3, 5) valid (of 100)
 HELD_OUT = {"modern-test": range(0, 3), "modern-valid": range(3, 5)}
@@ -153,10 +176,35 @@ def cap_by_hash(rows, n):
     return [r for i, r in enumerate(rows) if i in keep]
 
 
-def assemble(bible_splits, per_package, dict_pairs):
+def bt_direction(source):
+    """'es-en' / 'en-es' for a back-translated source name, else None."""
+    return source.rsplit(":", 1)[1] if ":" in source else None
+
+
+def read_everyday(everyday_dir=EVERYDAY_DIR):
+    """{split: [(en, es)]} of our everyday sets present in everyday_dir."""
+    out = {}
+    for split, name in EVERYDAY_SPLITS.items():
+        paths = [os.path.join(everyday_dir, "%s.%s" % (name, lang)) for lang in ("en", "es")]
+        if all(os.path.exists(p) for p in paths):
+            sides = []
+            for p in paths:
+                with open(p, encoding="utf-8") as f:
+                    sides.append([l.strip() for l in f if l.strip()])
+            if len(sides[0]) != len(sides[1]):
+                raise SystemExit("everyday %s: %d English lines, %d Spanish" % (name, len(sides[0]), len(sides[1])))
+            out[split] = list(zip(sides[0], sides[1]))
+    return out
+
+
+def assemble(bible_splits, per_package, dict_pairs, extra_train=(), everyday=None):
     """Rows (en, es, source, Bible reference or "") per split: train, valid, test (Bible),
-    modern-valid, modern-test.  per_package: {source: {package: pairs}}."""
+    modern-valid, modern-test, and the everyday sets.  per_package: {source: {package: pairs}};
+    extra_train: (en, es, source) rows for training only (GNOME help, back-translations);
+    everyday: {split: [(en, es)]}."""
     splits = {"train": [], "valid": [], "test": [], "modern-valid": [], "modern-test": []}
+    for split, pairs in sorted((everyday or {}).items()):
+        splits[split] = [(en, es, "everyday", "") for en, es in pairs]
     for split in ("train", "valid", "test"):
         splits[split] += [(p[4], p[3], "bible", "%s\t%s\t%s" % p[:3]) for p in bible_splits[split]]
     for source in ("gettext", "descriptions"):
@@ -168,9 +216,10 @@ def assemble(bible_splits, per_package, dict_pairs):
         for split, rows in held.items():
             splits[split] += cap_by_hash(dedupe(rows), EVAL_CAP[split])
     splits["train"] += [(en, es, "freedict", "") for en, es in dict_pairs]
+    splits["train"] += [(en, es, src, "") for en, es, src in extra_train]
     # nothing seen in evaluation is trained on
     eval_sides = set()
-    for split in ("valid", "test", "modern-valid", "modern-test"):
+    for split in [s for s in splits if s != "train"]:
         for en, es, _, _ in splits[split]:
             eval_sides.add(fold(en))
             eval_sides.add(fold(es))
@@ -194,7 +243,10 @@ def spm_sample(train_rows):
     bible_chars = sum(len(en) + len(es) for en, es, s, _ in train_rows if s == "bible")
     lines = []
     for en, es, s, _ in train_rows:
-        if s != "gettext":
+        d = bt_direction(s)
+        if d:  # only the human side of a back-translated pair
+            lines.append(en if d == "es-en" else es)
+        elif s != "gettext":
             lines += [es, en]
     gt = sorted((r for r in train_rows if r[2] == "gettext"),
                 key=lambda r: stable_hash("spm:%s\t%s" % r[:2]))
@@ -276,7 +328,33 @@ def main():
         for p in ("dict-freedict-spa-eng", "dict-freedict-eng-spa"):
             stats["versions"][p] = subprocess.run(["dpkg-query", "-W", "-f=${Version}", p],
                                                   capture_output=True, text=True).stdout
-    splits = assemble(b, per_package, dict_pairs)
+    extra = []
+    if "gnome-help" in sources:
+        root, version = gnome_help.download(os.path.join(scratch, "gnome-help"))
+        pages = gnome_help.help_pairs(root)
+        extra += [(en, es, "gnome-help") for page in sorted(pages) for en, es in pages[page]]
+        stats["versions"][gnome_help.PACKAGE] = version
+        stats["sources"]["gnome-help"] = {"licence": gnome_help.LICENCE, "pages": len(pages)}
+    for name in ("wordnet", "fortunes", "fortunes-es"):
+        if name not in sources:
+            continue
+        tag, lang = BT_SOURCES[name]
+        if name == "wordnet":
+            mono, licence, pkgs = wordnet_examples.examples(), wordnet_examples.LICENCE, ["wordnet-base"]
+        elif name == "fortunes":
+            mono, licence, pkgs = fortunes.fortune_sentences(fortunes.english_files()), fortunes.LICENCE_EN, ["fortunes"]
+        else:
+            mono, licence, pkgs = fortunes.fortune_sentences(fortunes.spanish_files()), fortunes.LICENCE_ES, ["fortunes-es"]
+        pairs, dropped = apertium_bt.back_translate(mono, lang)
+        extra += [(en, es, tag) for en, es in pairs]
+        stats["sources"][tag] = {"licence": licence + "; synthetic side: " + apertium_bt.LICENCE,
+                                 "monolingual_sentences": len(mono), "dropped_by_apertium_checks": dropped}
+        for p in pkgs + list(apertium_bt.PACKAGES):
+            stats["versions"][p] = subprocess.run(["dpkg-query", "-W", "-f=${Version}", p],
+                                                  capture_output=True, text=True).stdout
+        log("%s: %d sentences, %d pairs" % (tag, len(mono), len(pairs)))
+    everyday = read_everyday()
+    splits = assemble(b, per_package, dict_pairs, extra, everyday)
     stats["held_out_packages"] = {
         split: {src: sorted(p for p in per_package.get(src, {}) if held_out(p) == split)
                 for src in ("gettext", "descriptions")} for split in HELD_OUT}
@@ -313,6 +391,12 @@ def main():
             ], check=True, cwd=args.out)
             model = os.path.join(args.out, "spm.model")
             stats["spm_sha256"] = sha256(model)
+        elif not os.path.exists(os.path.join(args.out, "spm.vocab")):
+            # train.py reads the pieces from spm.vocab: that of the given model
+            vocab = subprocess.run(["spm_export_vocab", "--model=" + model], capture_output=True,
+                                   text=True, check=True).stdout
+            with open(os.path.join(args.out, "spm.vocab"), "w", encoding="utf-8") as f:
+                f.write(vocab)
         for name in splits:
             for lang in ("es", "en"):
                 src = os.path.join(args.out, "%s.%s" % (name, lang))

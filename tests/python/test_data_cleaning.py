@@ -165,7 +165,7 @@ class BuiltCorpusTest(unittest.TestCase):
             self.assertFalse(name.endswith(".osis"), "raw dumps hold the reserved books: " + name)
 
     def test_parallel_files_line_up(self):
-        for split in ("train", "valid", "test", "modern-valid", "modern-test"):
+        for split in ("train", "valid", "test", "modern-valid", "modern-test", "everyday-dev", "everyday-test"):
             counts = {}
             for suffix in (".es", ".en", ".src", ".es.ids", ".en.ids"):
                 path = os.path.join(WORK, split + suffix)
@@ -176,12 +176,14 @@ class BuiltCorpusTest(unittest.TestCase):
                          sum(1 for s in self.lines("train.src") if s == "bible"))
 
     def test_every_source_is_in_training(self):
-        self.assertEqual(set(self.lines("train.src")), {"bible", "gettext", "descriptions", "freedict"})
+        self.assertEqual(set(self.lines("train.src")),
+                         {"bible", "gettext", "descriptions", "freedict", "gnome-help",
+                          "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es"})
 
     def test_held_out_text_never_trained_on(self):
         fold = lambda t: " ".join(t.casefold().split())  # noqa: E731
         held = set()
-        for split in ("valid", "test", "modern-valid", "modern-test"):
+        for split in ("valid", "test", "modern-valid", "modern-test", "everyday-dev", "everyday-test"):
             for lang in ("es", "en"):
                 held.update(fold(t) for t in self.lines("%s.%s" % (split, lang)))
         for lang in ("es", "en"):
@@ -197,8 +199,28 @@ class BuiltCorpusTest(unittest.TestCase):
         with open(os.path.join(WORK, "stats.json"), encoding="utf-8") as f:
             stats = json.load(f)
         self.assertEqual(set(stats["held_out_packages"]), {"modern-valid", "modern-test"})
-        for source in ("bible", "gettext", "descriptions", "freedict"):
+        for source in ("bible", "gettext", "descriptions", "freedict", "gnome-help",
+                       "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es"):
             self.assertIn("licence", stats["sources"][source])
+
+    def test_everyday_sets_written_whole(self):
+        for split, name in (("everyday-dev", "dev"), ("everyday-test", "test")):
+            for lang in ("es", "en"):
+                with open(os.path.join(os.path.dirname(__file__), "..", "..", "models", "everyday",
+                                       "%s.%s" % (name, lang)), encoding="utf-8") as f:
+                    ours = [l.strip() for l in f if l.strip()]
+                self.assertEqual(self.lines("%s.%s" % (split, lang)), ours)
+                self.assertGreaterEqual(len(ours), 300)
+
+    def test_back_translations_keep_the_human_side(self):
+        """The human side of each back-translated pair is a sentence of its
+        monolingual source (Apertium's side is only ever a source)."""
+        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "data"))
+        import fortunes
+        human_es = set(fortunes.fortune_sentences(fortunes.spanish_files()))
+        for en, es, src in zip(self.lines("train.en"), self.lines("train.es"), self.lines("train.src")):
+            if src == "fortunes-es-bt:en-es":
+                self.assertIn(es, human_es)
 
 
 if __name__ == "__main__":

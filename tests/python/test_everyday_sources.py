@@ -1,0 +1,169 @@
+"""Cleaning rules of the everyday sources (models/data): WordNet examples,
+fortunes, Apertium back-translation, GNOME help; stdlib only (Apertium
+itself is not run here: its output is given as text)."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "data"))
+import apertium_bt  # noqa: E402
+import build_corpus  # noqa: E402
+import fortunes  # noqa: E402
+import gnome_help  # noqa: E402
+import wordnet_examples as wn  # noqa: E402
+
+
+class WordnetTest(unittest.TestCase):
+    LINE = ('00001740 29 v 04 breathe 0 take_a_breath 0 02 + 02 00 | draw air into, and expel out '
+            'of, the lungs; "I can breathe better when the air is clean"; "The patient is respiring"  \n')
+
+    def test_only_the_quoted_examples(self):
+        self.assertEqual(wn.gloss_examples(self.LINE),
+                         ["I can breathe better when the air is clean", "The patient is respiring"])
+        self.assertEqual(wn.gloss_examples("  1 This software and database is being provided"), [])
+        self.assertEqual(wn.gloss_examples('00002325 29 v 01 respire 1 | undergo respiration  \n'), [])
+
+    def test_sentence_case_and_full_stop(self):
+        self.assertEqual(wn.clean_example("the dog barked all night"), "The dog barked all night.")
+        self.assertEqual(wn.clean_example("how big is that part?"), "How big is that part?")
+        # short phrases stay phrases: capitalised, no full stop
+        self.assertEqual(wn.clean_example("an overt lie"), "An overt lie")
+
+    def test_fragments_and_odd_text_dropped(self):
+        for text in ("two words", "the sky was blue... and then", "a \u201cdream\u201d of it in [brackets] here",
+                     "he said (well it was late", "to be or not to be - Shakespeare",
+                     " ".join(["word"] * 26)):
+            self.assertIsNone(wn.clean_example(text), text)
+
+
+class FortunesTest(unittest.TestCase):
+    def test_attribution_cut_and_lines_joined(self):
+        lines = ["Los hijos son las anclas que atan a la vida", "a las madres.",
+                 "\t\t-- Sófocles. (497-406 a.C.) Filósofo griego. "]
+        self.assertEqual(fortunes.fortune_text(lines), "Los hijos son las anclas que atan a la vida a las madres.")
+        self.assertEqual(fortunes.fortune_text(["Never trust a cat.", "  -- Anonymous"]), "Never trust a cat.")
+
+    def test_dialogue_and_verse_dropped(self):
+        self.assertIsNone(fortunes.fortune_text(["Q: What is purple?", "A: A grape."]))
+        self.assertIsNone(fortunes.fortune_text(["Bob: Hello there.", "Alice: Hi."]))
+        self.assertIsNone(fortunes.fortune_text(["Roses are red,", "    violets are blue."]))
+        self.assertIsNone(fortunes.fortune_text(["line %d" % i for i in range(7)]))
+
+    def test_sentence_split_respects_abbreviations(self):
+        self.assertEqual(fortunes.sentences("Dr. Smith came home. He was tired! Was he?"),
+                         ["Dr. Smith came home.", "He was tired!", "Was he?"])
+        self.assertEqual(fortunes.sentences("¿Vienes? ¡Claro que sí!"), ["¿Vienes?", "¡Claro que sí!"])
+
+    def test_plain_sentences_only(self):
+        self.assertTrue(fortunes.plain_sentence("A bird in the hand is worth two in the bush."))
+        self.assertTrue(fortunes.plain_sentence("¿Dónde está la felicidad?"))
+        for s in ("Go to http://example.com now.", "This is VERY important.", "Too short.",
+                  "no capital at the start here.", "No final punctuation here",
+                  'He said "hello and left.', "Use $HOME and ~/bin please."):
+            self.assertFalse(fortunes.plain_sentence(s), s)
+
+    def test_read_fortunes_file(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
+            f.write("Never trust a cat.\n%\nDo not run. Walk very slowly.\n\t-- Mom\n%\n")
+        try:
+            self.assertEqual(fortunes.fortune_sentences([f.name]),
+                             ["Never trust a cat.", "Do not run.", "Walk very slowly."])
+        finally:
+            os.unlink(f.name)
+
+    def test_offensive_and_proverb_files_skipped(self):
+        for path in fortunes.spanish_files():
+            self.assertNotIn("/off/", path)
+            self.assertNotEqual(os.path.basename(path), "refranes.fortunes")
+
+
+class ApertiumTest(unittest.TestCase):
+    def test_marks_removed_and_final_mark_restored(self):
+        self.assertEqual(apertium_bt.clean_translation("I am a lucky guy, and I am happy.",
+                                                       "Soy un tipo afortunado , y  soy feliz"),
+                         "Soy un tipo afortunado, y soy feliz.")
+        self.assertEqual(apertium_bt.clean_translation("Where is my red bike?", "Dónde es mi *bike rojo"),
+                         "Dónde es mi bike rojo?")
+
+    def test_errors_unknowns_and_copies_dropped(self):
+        self.assertIsNone(apertium_bt.clean_translation("Where is the station?", "Dónde es la #canal?"))
+        self.assertIsNone(apertium_bt.clean_translation("Blorf the snarks.", "*Blorf el *snarks."))
+        self.assertIsNone(apertium_bt.clean_translation("Hola amigo.", "Hola amigo."))
+        self.assertIsNone(apertium_bt.clean_translation("A long sentence with many words in it.", "Sí."))
+
+    def test_human_side_stays_on_its_side(self):
+        orig = apertium_bt.run_apertium
+        try:
+            apertium_bt.run_apertium = lambda lines, mode: ["El perro duerme" if mode == "eng-spa" else "The dog sleeps"
+                                                            for _ in lines]
+            self.assertEqual(apertium_bt.back_translate(["The dog sleeps."], "en"),
+                             ([("The dog sleeps.", "El perro duerme.")], 0))
+            self.assertEqual(apertium_bt.back_translate(["El perro duerme."], "es"),
+                             ([("The dog sleeps.", "El perro duerme.")], 0))
+        finally:
+            apertium_bt.run_apertium = orig
+
+
+class GnomeHelpTest(unittest.TestCase):
+    PAGE = '''<?xml version="1.0" encoding="utf-8"?>
+<page xmlns="http://projectmallard.org/1.0/" id="x">
+  <info><credit><name>Someone</name></credit><desc>%s</desc></info>
+  <title>%s</title>
+  <p>%s</p>
+  <steps><item><p>%s</p></item></steps>
+  <code>ls -l</code>
+</page>'''
+
+    def test_units_in_order_with_inline_markup_flattened(self):
+        en = self.PAGE % ("Learn how to log out.", "Log out", "Click <gui>Power Off</gui> now. Then wait.",
+                          "Press <key>Enter</key>.")
+        self.assertEqual(gnome_help.page_units(en),
+                         ["Learn how to log out.", "Log out", "Click Power Off now. Then wait.", "Press Enter."])
+
+    def test_alignment_by_unit_and_sentence(self):
+        en = ["Network problems", "Click Power Off now. Then wait."]
+        es = ["Problemas de red", "Pulse Apagar ahora. Después espere."]
+        self.assertEqual(gnome_help.align_units(en, es),
+                         [("Network problems", "Problemas de red"), ("Click Power Off now.", "Pulse Apagar ahora."),
+                          ("Then wait.", "Después espere.")])
+        self.assertEqual(gnome_help.align_units(en, es[:1]), [])  # a page whose structure differs
+
+    def test_sentence_counts_differ_keeps_the_paragraph(self):
+        self.assertEqual(gnome_help.align_units(["Click it. Then wait."], ["Púlselo y espere."]),
+                         [("Click it. Then wait.", "Púlselo y espere.")])
+
+
+class EverydayAssemblyTest(unittest.TestCase):
+    def test_back_translation_direction_names(self):
+        self.assertEqual(build_corpus.bt_direction("wordnet-bt:es-en"), "es-en")
+        self.assertEqual(build_corpus.bt_direction("fortunes-es-bt:en-es"), "en-es")
+        self.assertIsNone(build_corpus.bt_direction("gnome-help"))
+
+    def test_everyday_sets_never_trained_on(self):
+        bible = {"train": [], "valid": [], "test": []}
+        extra = [("Good morning, how are you?", "Buenos días, ¿cómo está?", "wordnet-bt:es-en"),
+                 ("The dog sleeps.", "El perro duerme.", "fortunes-bt:es-en"),
+                 ("Click here.", "Pulse aquí.", "gnome-help")]
+        s = build_corpus.assemble(bible, {}, [], extra,
+                                  {"everyday-dev": [("Good morning, how are you?", "Buenos días, ¿cómo estás?")]})
+        self.assertEqual(s["everyday-dev"], [("Good morning, how are you?", "Buenos días, ¿cómo estás?",
+                                              "everyday", "")])
+        self.assertEqual(sorted(r[2] for r in s["train"]), ["fortunes-bt:es-en", "gnome-help"])
+
+    def test_spm_sample_takes_only_the_human_side(self):
+        rows = [("The dog sleeps.", "El perro duerme.", "fortunes-bt:es-en", ""),
+                ("The cat sleeps.", "El gato duerme.", "fortunes-es-bt:en-es", "")]
+        self.assertEqual(build_corpus.spm_sample(rows), ["The dog sleeps.", "El gato duerme."])
+
+    def test_our_sets_line_up(self):
+        sets = build_corpus.read_everyday()
+        self.assertEqual(set(sets), {"everyday-dev", "everyday-test"})
+        for pairs in sets.values():
+            self.assertGreaterEqual(len(pairs), 300)
+        dev = {p for p in sets["everyday-dev"]}
+        self.assertFalse(dev & set(sets["everyday-test"]))
+
+
+if __name__ == "__main__":
+    unittest.main()
