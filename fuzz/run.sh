@@ -43,16 +43,17 @@ for build in "${builds[@]}"; do
     esac
     [ -d "fuzz/regressions/$target" ] && seeds+=("fuzz/regressions/$target")
     # New inputs go to the first directory: kept between long runs; a fresh one
-    # for a counted run, so that it depends on nothing left from earlier runs.
+    # for a counted run (its own, this process's: another may run at once), so
+    # that it depends on nothing left from earlier runs.
     if [ -n "${FUZZ_RUNS:-}" ]; then
-      corpus="build/fuzz/corpus-runs/$tag/$target"
-      rm -rf "$corpus"
-      log="build/fuzz/$tag-$target.runs.log"
+      corpus="build/fuzz/runs-$$/corpus/$tag/$target"
+      log="build/fuzz/runs-$$/$tag-$target.log"
     else
       corpus="build/fuzz/corpus/$target"
       log="build/fuzz/$tag-$target.log"
     fi
     mkdir -p "$corpus"
+    mkdir -p "$(dirname "$log")"
     if "${exec_prefix[@]}" "$build/$target" "${limit[@]}" -print_final_stats=1 -rss_limit_mb=3000 -timeout=30 \
         -artifact_prefix="build/fuzz/artifacts/$tag-$target-" "${options[@]}" "$corpus" "${seeds[@]}" >"$log" 2>&1; then
       runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
@@ -64,6 +65,7 @@ for build in "${builds[@]}"; do
     fi
   done
 done
+rm -rf "build/fuzz/runs-$$/corpus"  # a counted run's inputs (its logs stay)
 if [ "$asan" = 0 ]; then
   echo "fuzz/run.sh: no fuzz build had AddressSanitizer" >&2
   status=1
