@@ -312,18 +312,6 @@ static int piece_to_id(const rmt_spm *spm, const char *text, size_t len) {
   return spm->unk_id;
 }
 
-size_t spm_match_user_defined(const rmt_spm *spm, const spm_excluded *ex, const char *text, size_t len) {
-  size_t best = 0;
-  int node = 0;
-  for (size_t i = 0; i < len; i++) {
-    node = spm_trie_child(&spm->trie, node, (uint8_t)text[i]);
-    if (node < 0 || !spm->trie.user_path[node]) break;
-    int id = spm->trie.norm_id[node];
-    if (id >= 0 && spm->pieces[id].type == RMT_SPM_USER_DEFINED && !spm_is_excluded(ex, id)) best = i + 1;
-  }
-  return best;
-}
-
 static void normalizer_free(spm_normalizer *norm) {
   free(norm->units);
   free(norm->repl);

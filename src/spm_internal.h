@@ -109,7 +109,18 @@ static inline bool spm_is_excluded(const spm_excluded *ex, int id) {
 }
 
 // Length of the longest user-defined piece, not excluded, that prefixes `text`, or 0.
-size_t spm_match_user_defined(const rmt_spm *spm, const spm_excluded *ex, const char *text, size_t len);
+// (Here, beside the trie, for the encoder and the normalizer alike.)
+static inline size_t spm_match_user_defined(const rmt_spm *spm, const spm_excluded *ex, const char *text, size_t len) {
+  size_t best = 0;
+  int node = 0;
+  for (size_t i = 0; i < len; i++) {
+    node = spm_trie_child(&spm->trie, node, (uint8_t)text[i]);
+    if (node < 0 || !spm->trie.user_path[node]) break;
+    int id = spm->trie.norm_id[node];
+    if (id >= 0 && spm->pieces[id].type == RMT_SPM_USER_DEFINED && !spm_is_excluded(ex, id)) best = i + 1;
+  }
+  return best;
+}
 
 // SentencePiece's UTF-8 rules: the length of the character at `text` when it
 // is valid (literal U+FFFD included), else 0.
