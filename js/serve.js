@@ -215,7 +215,8 @@ async function main() {
   const model = (await resolveDefaultModel()).href.replace(pathToFileURL(ROOT).href, '');
   server.listen(port, host, () => {
     const { port: actual } = server.address();
-    console.log(`residual-mt demo: http://localhost:${actual}/`);
+    // The address it listens on: "localhost" may name ::1 first (Debian's /etc/hosts does), where it does not listen.
+    console.log(`residual-mt demo: http://${host.includes(':') ? `[${host}]` : host}:${actual}/`);
     console.log(`  default model: ${model}`);
   });
 }

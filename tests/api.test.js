@@ -477,8 +477,9 @@ test('npm start\'s server (js/serve.js) prints its URL and honours PORT', async 
       let out = '';
       child.stdout.on('data', (d) => {
         out += d;
-        const m = /http:\/\/localhost:(\d+)\//.exec(out);
-        if (m) resolve(`http://127.0.0.1:${m[1]}/`);
+        // The address it listens on, not "localhost" (which may resolve to ::1 first).
+        const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+        if (m) resolve(m[0]);
       });
       child.on('exit', (code) => reject(new Error(`exited ${code}: ${out}`)));
     });
