@@ -156,6 +156,8 @@ def parse_yml(text):
             if not isinstance(out[key], list):
                 out[key] = []
             out[key].append(stripped[2:].strip().strip("'\""))
+        elif stripped == "[]" and line[0].isspace() and key is not None and out[key] == []:
+            pass  # yaml-cpp writes an empty list on the line after its key
         elif ":" in line and not line[0].isspace():
             key, _, value = line.partition(":")
             key = key.strip()
