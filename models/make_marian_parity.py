@@ -35,8 +35,9 @@ with a converted model's config (positions "marian", decoder_start "zeros"):
 - output: x Wemb^T + decoder_ff_logit_out_b; the source ends with </s>.
 
 export writes, for each trained model, into OUT/<decoder>/:
-- model.npz: float32, as Marian's training saves it (cnpy: items sorted by
-  name, "special:model.yml" last, an int8 array with its NUL);
+- model.npz (the SSRU model's only): float32, as Marian's training saves it
+  (cnpy: items sorted by name, "special:model.yml" last, an int8 array with
+  its NUL);
 - model.bin: float32, as `marian-conv --gemm-type float32` writes it
   (src/common/binary.cpp, each item's bytes padded to 256 as its memory is);
 - model.intgemm.alphas.bin: as `marian-conv --gemm-type intgemm8` writes the
@@ -605,11 +606,18 @@ def int8_simulation(model, items, multipliers, sources):
             q = np.clip(np.rint(a * mult), -127, 127).astype(np.float32)
             model.wq[name] = (torch.from_numpy(q.T.copy() if name == "Wemb" else q), float(mult))
     model.alpha = {k[:-len("_QuantMultA")]: float(v[0]) for k, v in multipliers.items()}
+    # Embedding lookups read the int8 table too (q / m, as both engines do).
+    q, mult = model.wq["Wemb"]
+    saved = model.p["Wemb"].detach().clone()
+    with torch.no_grad():
+        model.p["Wemb"].copy_(q.t() * torch.tensor(1 / mult, dtype=torch.float32))
     out = {}
     for way in INT8_WAYS:
         model.quant = way
         out[way] = greedy(model, sources)
     model.quant = None
+    with torch.no_grad():
+        model.p["Wemb"].copy_(saved)
     return out
 
 
@@ -641,7 +649,8 @@ def export(args):
         out = os.path.join(args.out, decoder)
         os.makedirs(out, exist_ok=True)
         yml = model_yml(decoder)
-        write_npz(os.path.join(out, "model.npz"), items, yml)
+        if decoder == "ssru":  # one .npz is enough for the fixtures (the same writer): a smaller repository
+            write_npz(os.path.join(out, "model.npz"), items, yml)
         write_bin(os.path.join(out, "model.bin"), items, yml)
         multipliers = alphas(model, spm_encode(spm, [p[0] for p in valid[:200]]))
         write_bin(os.path.join(out, "model.intgemm.alphas.bin"), {**items, **multipliers}, yml, intgemm8=True)
