@@ -46,8 +46,11 @@ function importGraph(entries) {
 // The limit: the JS and four engine builds (plain, relaxed SIMD, each with and
 // without threads: about 80 KB each gzipped), no model. It was 300 KB with two
 // builds, 360 KB with three (440 KB with four, 480 KB before the Marian
-// converter's JavaScript: js/marian*.js, about 11 KB packed).
-const PACKED_LIMIT = 500 * 1024;
+// converter's JavaScript: js/marian*.js, about 11 KB packed; 500 KB before the
+// LanguageDetector: the identifier's C, about 5 KB gzipped in each of the four
+// builds, and its JavaScript; the builds here had already reached ~516 KB
+// packed without it). Its model is a package of its own (models/langid/).
+const PACKED_LIMIT = 560 * 1024;
 
 test('npm pack of residual-mt: under 500 KB, no model, no demo server, every module its entry points reach', () => {
   const info = packed(root);
