@@ -127,8 +127,9 @@ export function rankLanguages(languages, probabilities, unknown = 0) {
   const results = [];
   let cumulative = 0;
   for (const i of order) {
-    const confidence = probabilities[i];
-    if (confidence === 0 || confidence < unknown) break;
+    // (float32 probabilities may add up to a hair over 1: never past it here)
+    const confidence = Math.min(probabilities[i], 1 - unknown - cumulative);
+    if (confidence <= 0 || confidence < unknown) break;
     results.push({ detectedLanguage: languages[i], confidence });
     cumulative += confidence;
     if (cumulative >= CUMULATIVE) break;

@@ -152,3 +152,9 @@ test('the model package: models/langid/package.json is the version DETECTOR_MODE
   assert.ok(pkg.files.includes(DETECTOR_MODEL.file));
   assert.ok(DETECTOR_MODEL.url.endsWith(`${pkg.name}@${pkg.version}/`));
 });
+
+test('rankLanguages: float32 sums a hair over 1 are cut to 1', () => {
+  const results = rankLanguages(['a', 'b'], [0.9, 0.100001]);
+  assert.ok(results.reduce((sum, r) => sum + r.confidence, 0) <= 1);
+  assert.equal(results[0].confidence, 0.9);
+});
