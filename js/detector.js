@@ -62,21 +62,41 @@ function readModel() {
 
 const engines = new Map(); // 'worker' | 'inline' -> { ready: Promise<{ queue, languages }>, refs, backend }
 
-function acquireEngine(useWorker) {
+// A started backend: a worker, or (when one cannot start and none was
+// required: a Content Security Policy) this thread, as a translator's.
+async function startBackend(useWorker, workerRequired) {
+  if (!useWorker) {
+    const backend = new InProcessBackend();
+    await backend.start();
+    return backend;
+  }
+  const worker = new WorkerBackend();
+  try {
+    await worker.start();
+    return worker;
+  } catch (err) {
+    if (workerRequired) throw err;
+    console.warn(`residual-mt: the language detector runs on the page's thread: ${err.message}`);
+    worker.terminate?.();
+    return startBackend(false);
+  }
+}
+
+function acquireEngine(useWorker, workerRequired) {
   const key = useWorker ? 'worker' : 'inline';
   let entry = engines.get(key);
   if (!entry) {
-    const backend = useWorker ? new WorkerBackend() : new InProcessBackend();
-    entry = { backend, refs: 0 };
+    entry = { backend: null, refs: 0 };
     entry.ready = (async () => {
-      const [{ bytes, languages }] = await Promise.all([readModel(), backend.start()]);
+      const [{ bytes, languages }, backend] = await Promise.all([readModel(), startBackend(useWorker, workerRequired)]);
+      entry.backend = backend;
       await backend.loadDetector({ model: bytes.slice(), wasm: defaultWasmUrl(1).href, threads: 1 });
       backend.onDead = () => { if (engines.get(key) === entry) engines.delete(key); };
       return { queue: new JobQueue(backend), languages };
     })();
     entry.ready.catch(() => {
       if (engines.get(key) === entry) engines.delete(key);
-      backend.dispose().catch(() => {});
+      entry.backend?.dispose().catch(() => {});
     });
     engines.set(key, entry);
   }
@@ -220,7 +240,7 @@ export async function createLanguageDetector(options = {}) {
     throw notSupported(`the language detector knows no ${wanted.filter((t) => !supports(languages, [t])).join(', ')}`);
   }
   signal?.throwIfAborted();
-  const { ready, release } = acquireEngine(useWorker);
+  const { ready, release } = acquireEngine(useWorker, worker === true);
   let aborted;
   const abortedPromise = signal ? new Promise((_, reject) => { aborted = onAbort(signal, reject); }) : null;
   try {

@@ -25,7 +25,7 @@ const TEXTS = ['Die Datei konnte nicht geöffnet werden.', 'No se pudo abrir el 
 
 // A cross-origin isolated page at the package's package.json (the package at
 // /node_modules/residual-mt/, the two model packages beside it), for check(page).
-async function onPage(check) {
+async function onPage(check, csp = null) {
   const { chromium } = await import('playwright-core');
   const profile = mkdtempSync(join(tmpdir(), 'rmt-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
@@ -37,7 +37,7 @@ async function onPage(check) {
     { prefix: `/node_modules/${DETECTOR_MODEL.package}/`, dir: `${root}${DETECTOR_MODEL.repoPath}` }];
   const errors = [];
   try {
-    await withServer({ mounts, csp: null }, async (base) => {
+    await withServer({ mounts, csp }, async (base) => {
       const page = await context.newPage();
       page.on('pageerror', (err) => errors.push(err.message));
       await page.goto(`${base}node_modules/residual-mt/package.json`);
@@ -125,4 +125,21 @@ test('Chromium: with polyfill/replace, Translator.create() in a click translates
     assert.equal(created[2], want, 'as in Node');
     assert.deepEqual(log.ours.filter((e) => e[0] === 'progress').at(-1), ['progress', 1]);
   });
+});
+
+test('Chromium: where a Content Security Policy forbids workers, the detector runs on the page\'s thread', { skip, timeout: 120_000 }, async () => {
+  await onPage(async (page) => {
+    const warnings = [];
+    page.on('console', (m) => { if (m.type() === 'warning') warnings.push(m.text()); });
+    const got = await page.evaluate(async () => {
+      const { LanguageDetector } = await import('/node_modules/residual-mt/js/index.js');
+      const detector = await LanguageDetector.create();
+      const [best] = await detector.detect('Dies ist ein deutscher Satz.');
+      detector.destroy();
+      const required = await LanguageDetector.create({ worker: true }).then(() => 'created', (e) => e.name);
+      return { best: best.detectedLanguage, required };
+    });
+    assert.deepEqual(got, { best: 'de', required: 'OperationError' });
+    assert.ok(warnings.some((w) => w.includes("runs on the page's thread")), warnings.join('\n'));
+  }, "script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; worker-src 'none'");
 });
