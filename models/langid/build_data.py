@@ -212,7 +212,8 @@ def descriptions_source(scratch, log):
                     "update"], check=True, capture_output=True)
     out = {}
     for name in sorted(os.listdir(lists)):
-        m = re.search(r"_bookworm_main_i18n_Translation-([A-Za-z_]+)", name)
+        # apt writes the name's "_" as %5f: Translation-pt%5fBR.lz4
+        m = re.search(r"_bookworm_main_i18n_Translation-([A-Za-z_]+)", name.replace("%5f", "_"))
         if not m or name.endswith(".diff"):
             continue
         code = m.group(1)
