@@ -1,7 +1,7 @@
 // Where the engine runs: in this thread (InProcessBackend) or in a worker
 // (WorkerBackend: a Web Worker in browsers, a worker_thread in Node). Both
-// offer start(), loadEngine(engine), load(files), call(type, payload,
-// onPartial) -> { promise, cancel(reason) } and dispose().
+// offer start(), loadEngine(engine), load(files), loadDetector(files),
+// call(type, payload, onPartial) -> { promise, cancel(reason) } and dispose().
 
 import { browserWorkerUrl, isNode, replaySteps, workerExecArgv } from './env.js';
 import { reviveError, unknownError } from './errors.js';
@@ -23,13 +23,21 @@ export class InProcessBackend {
     return this.runner.load({ ...files, onWeights, onWarmedUp: replaySteps });
   }
 
+  // files: { model, wasm?, threads } (Runner.loadDetector).
+  loadDetector(files) {
+    return this.runner.loadDetector(files);
+  }
+
   // Returns { promise, cancel(reason) }.
   call(type, payload, onPartial) {
     let reason = null;
-    const promise = type === 'translate'
-      ? this.runner.translate(payload.texts, payload.options, { cancelled: () => reason, onPartial: payload.stream ? onPartial : undefined })
-      : this.runner.measure(payload.text, payload.options);
-    return { promise, cancel: (why) => { reason = why; } };
+    const run = {
+      translate: () => this.runner.translate(payload.texts, payload.options,
+        { cancelled: () => reason, onPartial: payload.stream ? onPartial : undefined }),
+      measure: () => this.runner.measure(payload.text, payload.options),
+      detect: () => this.runner.detect(payload.text),
+    }[type];
+    return { promise: run(), cancel: (why) => { reason = why; } };
   }
 
   async dispose() {
@@ -118,6 +126,12 @@ export class WorkerBackend {
   load(files, onWeights) {
     const transfer = [files.wasm, files.weights, files.spm].filter((a) => ArrayBuffer.isView(a)).map((a) => a.buffer);
     return this.send({ type: 'load', ...files, returnWeights: !!onWeights }, transfer, onWeights).promise;
+  }
+
+  // The model's bytes move to the worker.
+  loadDetector({ model, wasm, threads }) {
+    const transfer = [model, wasm].filter((a) => ArrayBuffer.isView(a)).map((a) => a.buffer);
+    return this.send({ type: 'detector', model, wasm, threads }, transfer).promise;
   }
 
   call(type, payload, onPartial) {

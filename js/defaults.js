@@ -32,10 +32,26 @@ export const RELAXED_THREADS_WASM = 'dist/residual-mt-relaxed-threads.wasm';
 export const DEFAULT_THREADS_CAP = 4;
 export const MAX_THREADS = 16;
 
+// Input usage one LanguageDetector call may have, in UTF-16 code units (the
+// identifier reads all of a text: this bounds one call's work, ~50 ms).
+export const DETECTOR_INPUT_QUOTA = 1 << 20;
+
 // The files a model directory holds; manifest.json lists their SHA-256 and size.
 export const WEIGHTS = 'model.safetensors';
 export const MODEL_FILES = Object.freeze(['config.json', WEIGHTS, 'spm.model']);
 export const MANIFEST = 'manifest.json';
+
+// The language identifier (LanguageDetector's model): a package of its own,
+// the directory models/langid/ (its package.json), found as DEFAULT_MODEL is.
+const DETECTOR_PACKAGE = 'residual-mt-langid';
+const DETECTOR_VERSION = '0.1.0'; // models/langid/package.json's version
+export const DETECTOR_MODEL = Object.freeze({
+  package: DETECTOR_PACKAGE,
+  version: DETECTOR_VERSION,
+  repoPath: 'models/langid/',
+  url: `https://cdn.jsdelivr.net/npm/${DETECTOR_PACKAGE}@${DETECTOR_VERSION}/`,
+  file: WEIGHTS,
+});
 
 // The most bytes of a JSON file read whole (config.json, manifest.json),
 // checked before it is read (its size on disk, Content-Length, or as it

@@ -135,6 +135,8 @@ export class Translator {
   /** Same as createTranslator(). */
   static create(options: CreateTranslatorOptions): Promise<Translator>;
   static availability(options: AvailabilityOptions): Promise<Availability>;
+  /** The built-in this one replaced (residual-mt/polyfill/replace), if any. */
+  static readonly builtin?: unknown;
 
   /** The model's tag for the language it matched ("es" for "es-ES"); the canonical tag for a same-language translator. */
   readonly sourceLanguage: string;
@@ -202,6 +204,51 @@ export interface PivotTranslator {
 /** With a catalogue, a pair two of its models cover through English gives a PivotTranslator. */
 export function createTranslator<O extends CreateTranslatorOptions = CreateTranslatorOptions>(options?: O):
   Promise<O extends { catalog: Catalog } ? Translator | PivotTranslator : Translator>;
+
+export interface LanguageDetectorCreateCoreOptions {
+  /** Languages the text is expected in (BCP 47; canonicalized; a RangeError for a malformed tag). */
+  expectedInputLanguages?: Iterable<string>;
+}
+
+export interface LanguageDetectorCreateOptions extends LanguageDetectorCreateCoreOptions {
+  signal?: AbortSignal;
+  monitor?: (monitor: CreateMonitor) => void;
+  /** residual-mt: run the engine in a worker (default: true in browsers, false in Node). */
+  worker?: boolean;
+}
+
+export interface LanguageDetectionResult {
+  /** A BCP 47 tag, or 'und' (the last entry: not a language the model knows, or no letters). */
+  detectedLanguage: string;
+  confidence: number;
+}
+
+/** The Language Detector API (webmachinelearning/translation-api) on residual-mt's own model. */
+export class LanguageDetector {
+  static create(options?: LanguageDetectorCreateOptions): Promise<LanguageDetector>;
+  /** 'available' when the model knows every expected language, else 'unavailable'. */
+  static availability(options?: LanguageDetectorCreateCoreOptions): Promise<Availability>;
+  /** The built-in this one replaced (residual-mt/polyfill/replace), if any. */
+  static readonly builtin?: unknown;
+  private constructor();
+  /** Most likely first, confidences summing to at most 1, 'und' last. */
+  detect(input: string, options?: { signal?: AbortSignal }): Promise<LanguageDetectionResult[]>;
+  /** The input's length in UTF-16 code units. */
+  measureInputUsage(input: string, options?: { signal?: AbortSignal }): Promise<number>;
+  readonly expectedInputLanguages: readonly string[] | null;
+  readonly inputQuota: number;
+  /** The tags the model can detect. */
+  readonly languages: string[];
+  readonly destroyed: boolean;
+  destroy(reason?: unknown): void;
+}
+
+export function createLanguageDetector(options?: LanguageDetectorCreateOptions): Promise<LanguageDetector>;
+export function detectorAvailability(options?: LanguageDetectorCreateCoreOptions): Promise<Availability>;
+/** Input usage (UTF-16 code units) one LanguageDetector call may have. */
+export const DETECTOR_INPUT_QUOTA: number;
+/** The language detector's model package (models/langid/), found as DEFAULT_MODEL is. */
+export const DETECTOR_MODEL: Readonly<{ package: string; version: string; repoPath: string; url: string; file: string }>;
 
 /** Whether createTranslator() with these options would work, and whether it would download first. */
 export function availability(options: AvailabilityOptions): Promise<Availability>;

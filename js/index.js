@@ -9,13 +9,15 @@
 // availability), host.js (models shared by translators), backends.js (worker
 // or in-process engine), queue.js (one job at a time), languages.js (BCP 47
 // tags), events.js (download progress), loader.js and cache.js (files),
-// runner.js (sentences, batches and streaming, next to the engine), html.js
+// runner.js (sentences, batches and streaming, next to the engine),
+// detector.js (the LanguageDetector) over langid.js (the engine's identifier), html.js
 // and html-tree.js (markup kept: format 'html'), page.js (a page in place).
 
 export { Translator, availability, createTranslator, modelInfo } from './translator.js';
+export { LanguageDetector, createLanguageDetector, detectorAvailability } from './detector.js';
 export { DownloadProgressEvent } from './events.js';
 export { languagePairs } from './languages.js';
-export { DEFAULT_MODEL, DEFAULT_THREADS_CAP, INPUT_QUOTA, MAX_THREADS } from './defaults.js';
+export { DEFAULT_MODEL, DEFAULT_THREADS_CAP, DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, INPUT_QUOTA, MAX_THREADS } from './defaults.js';
 export { resolveDefaultModel } from './loader.js';
 export { segmentText, splitSentences } from './segment.js';
 export { translateElement, restoreElement } from './page.js';

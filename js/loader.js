@@ -78,17 +78,21 @@ function untilAborted(promise, signal) {
   return Promise.race([promise, aborted]).finally(() => off?.());
 }
 
-async function findDefaultModelNode() {
+// A model package (DEFAULT_MODEL's shape: package, repoPath, url) in Node:
+// installed, the repository's copy (when it holds `probe`), or its pinned URL.
+async function findModelPackageNode(desc, probe) {
   const { createRequire } = await import('node:module');
   try {
-    const manifest = createRequire(import.meta.url).resolve(`${DEFAULT_MODEL.package}/package.json`);
+    const manifest = createRequire(import.meta.url).resolve(`${desc.package}/package.json`);
     const { pathToFileURL } = await import('node:url');
     return new URL('./', pathToFileURL(manifest));
   } catch { /* not installed */ }
-  const repo = packageUrl(DEFAULT_MODEL.repoPath);
-  if (repo.protocol === 'file:' && await fileExists(new URL('config.json', repo))) return repo;
-  return new URL(DEFAULT_MODEL.url);
+  const repo = packageUrl(desc.repoPath);
+  if (repo.protocol === 'file:' && await fileExists(new URL(probe, repo))) return repo;
+  return new URL(desc.url);
 }
+
+const findDefaultModelNode = () => findModelPackageNode(DEFAULT_MODEL, 'config.json');
 
 async function findDefaultModelHttp() {
   const done = timeStep('find the default model');
@@ -99,27 +103,50 @@ async function findDefaultModelHttp() {
   }
 }
 
-async function findDefaultModelHttpOnce() {
+// Over HTTP: the page's import map entry, the sibling of residual-mt under
+// node_modules/ or the repository's copy (where `probe` answers), else the
+// pinned URL. found(file, url): what to keep of the probe's answer.
+async function findModelPackageHttp(desc, probe, found = async () => {}) {
   try {
-    return new URL(import.meta.resolve(`${DEFAULT_MODEL.package}/`));
+    return new URL(import.meta.resolve(`${desc.package}/`));
   } catch { /* not in the page's import map */ }
   const root = packageUrl('./');
   const local = /\/node_modules\/residual-mt\/$/.test(root.pathname)
-    ? new URL(`../${DEFAULT_MODEL.package}/`, root) : packageUrl(DEFAULT_MODEL.repoPath);
+    ? new URL(`../${desc.package}/`, root) : packageUrl(desc.repoPath);
   try {
-    // config.json is in every model directory (manifest.json may not be).
-    const url = new URL('config.json', local);
-    const file = await open(url, "the model's config.json");
+    const url = new URL(probe, local);
+    const file = await open(url, `the model's ${probe}`);
     if (!file.missing && !file.error) {
-      try {
-        probedConfigs.set(url.href, { bytes: await readJson(file, url), contentType: file.contentType });
-      } catch (err) {
-        if (err.name !== 'OperationError') throw err;
-      } // too large: readConfig reads it again, and says so
+      await found(file, url);
       return local;
     }
   } catch { /* offline and not cached: the pinned URL */ }
-  return new URL(DEFAULT_MODEL.url);
+  return new URL(desc.url);
+}
+
+// config.json is in every model directory (manifest.json may not be); the
+// probe's copy is kept for readConfig.
+function findDefaultModelHttpOnce() {
+  return findModelPackageHttp(DEFAULT_MODEL, 'config.json', async (file, url) => {
+    try {
+      probedConfigs.set(url.href, { bytes: await readJson(file, url), contentType: file.contentType });
+    } catch (err) {
+      if (err.name !== 'OperationError') throw err;
+    } // too large: readConfig reads it again, and says so
+  });
+}
+
+// Another model package (the language detector's: defaults.js), found as the
+// default model is; kept per package for the page's lifetime over HTTP.
+const foundPackages = new Map();
+export function resolveModelPackage(desc, probe) {
+  if (isNode()) return findModelPackageNode(desc, probe);
+  if (!foundPackages.has(desc.package)) {
+    const finding = findModelPackageHttp(desc, probe);
+    finding.catch(() => foundPackages.delete(desc.package));
+    foundPackages.set(desc.package, finding);
+  }
+  return foundPackages.get(desc.package);
 }
 
 export { defaultWasmUrl };

@@ -1,13 +1,13 @@
-// import 'residual-mt/polyfill': installs globalThis.Translator where the
-// runtime has none, so that pages written for the browser's built-in
-// Translator API work in every browser (and in Node). As the built-in API
-// does, create() then asks for a user gesture (transient activation) when the
-// model has still to be downloaded, and rejects with a NotAllowedError
-// without one.
+// import 'residual-mt/polyfill': installs globalThis.Translator and
+// globalThis.LanguageDetector where the runtime has none, so that pages
+// written for the browser's built-in Translator and Language Detector APIs
+// work in every browser (and in Node). As the built-in API does, a
+// translator's create() then asks for a user gesture (transient activation)
+// when the model has still to be downloaded, and rejects with a
+// NotAllowedError without one. (The detector's model ships in the package:
+// it is always 'available', and needs no gesture.)
+// A built-in that exists but cannot serve: residual-mt/polyfill/replace.
 
-import { Translator, requireUserActivation } from './translator.js';
+import { install } from './install.js';
 
-if (typeof globalThis.Translator === 'undefined') {
-  requireUserActivation();
-  Object.defineProperty(globalThis, 'Translator', { value: Translator, writable: true, configurable: true });
-}
+install({ replace: false });

@@ -6,6 +6,7 @@
 
 import { openKeptWeights } from './cache.js';
 import { Engine, nextBatch, planBatches } from './engine.js';
+import { LanguageIdentifier } from './langid.js';
 import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
 import { segmentPieces, splitLong } from './segment.js';
@@ -356,9 +357,32 @@ export class Runner {
     return results;
   }
 
+  // The language identifier (a LanguageDetector's model) from its file's
+  // bytes, on this runner's engine (loaded first when it has none).
+  // Returns { languages, bytes }.
+  async loadDetector({ wasm, threads, model }) {
+    if (wasm !== undefined || !this.engineReady) this.loadEngine({ wasm, threads });
+    await this.engineReady;
+    return this.exclusive(() => {
+      this.detector?.dispose();
+      this.detector = LanguageIdentifier.load(this.engine.wasm, model);
+      return { languages: this.detector.languages, bytes: this.detector.bytes };
+    });
+  }
+
+  // { features, probabilities } of `text` (LanguageIdentifier.scores).
+  detect(text) {
+    return this.exclusive(() => {
+      if (!this.detector) throw new Error('residual-mt: no language detector is loaded');
+      return this.detector.scores(text);
+    });
+  }
+
   dispose() {
     this.model?.dispose();
     this.model = null;
+    this.detector?.dispose();
+    this.detector = null;
     this.engine?.dispose();
   }
 }

@@ -9,6 +9,9 @@
 //                                                         { type: 'steps', steps } once its warm-up has run
 //   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
 //   { id, type: 'measure', text, options }             -> done with a token count
+//   { id, type: 'detector', model, wasm?, threads }     -> done with { languages, bytes } (a LanguageDetector's
+//                                                         model, on the engine of 'engine' or of wasm)
+//   { id, type: 'detect', text }                       -> done with { features, probabilities }
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
 //   { id, type: 'dispose' }                            -> done; the worker then closes
 // Failures answer { id, type: 'error', error: { name, message } }. At start the
@@ -76,6 +79,10 @@ async function handle(msg) {
       }
     case 'measure':
       return runner.measure(msg.text, msg.options);
+    case 'detector':
+      return runner.loadDetector(msg);
+    case 'detect':
+      return runner.detect(msg.text);
     case 'dispose':
       await runner.exclusive(() => runner.dispose());
       return true;

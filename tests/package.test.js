@@ -48,10 +48,12 @@ function importGraph(entries) {
 // builds, 360 KB with three (440 KB with four, 480 KB before the Marian
 // converter's JavaScript: js/marian*.js, about 11 KB packed; 500 KB before
 // the unknown characters' carry, src/carry.c in each of the four builds,
-// and the catalogue: 517 KB measured).
-const PACKED_LIMIT = 540 * 1024;
+// and the catalogue: 517 KB measured; then the LanguageDetector: the
+// identifier's C, about 5 KB gzipped in each build, and its JavaScript).
+// Its model is a package of its own (models/langid/).
+const PACKED_LIMIT = 560 * 1024;
 
-test('npm pack of residual-mt: under 540 KB, no model, no demo server, every module its entry points reach', () => {
+test('npm pack of residual-mt: under 560 KB, no model, no demo server, every module its entry points reach', () => {
   const info = packed(root);
   const files = new Set(info.files.map((f) => f.path));
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);

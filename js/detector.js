@@ -1,0 +1,262 @@
+// The LanguageDetector API (webmachinelearning/translation-api) over the
+// engine's language identifier (src/langid.h, model models/langid/):
+//
+//   const detector = await LanguageDetector.create();
+//   const [best] = await detector.detect('Hola, ¿qué tal?');   // { detectedLanguage: 'es', confidence: 0.99... }
+//
+// The model (954 KB) is a package of its own, residual-mt-langid (the
+// directory models/langid/), found as the translation model is: installed
+// beside residual-mt, the repository's copy, or its pinned URL on a CDN.
+// availability() is 'available' for the languages it knows ('unavailable'
+// for others) and create() needs no user gesture. Its engine runs where a translator's does (in a worker in
+// browsers, in-process in Node: the `worker` option as createTranslator's),
+// one engine shared by every detector, freed when the last is destroyed.
+
+import { InProcessBackend, WorkerBackend } from './backends.js';
+import { DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, defaultWasmUrl } from './defaults.js';
+import { documentInactive, isNode } from './env.js';
+import { abortError, makeError, notSupported, quotaExceeded } from './errors.js';
+import { CreateMonitor, progressReporter } from './events.js';
+import { canonicalTag, sameLanguage } from './languages.js';
+import { resolveModelPackage } from './loader.js';
+import { JobQueue } from './queue.js';
+import { anySignal, onAbort } from './streams.js';
+
+// The spec's cut: languages are listed, most likely first, until their
+// confidences add up to this; one less likely than "not a language it knows" never.
+const CUMULATIVE = 0.99;
+
+// ---------------------------------------------------------------- the model file
+
+let modelFile = null; // Promise<{ bytes, languages }>, read once
+
+async function readBytes(url) {
+  if (isNode() && url.protocol === 'file:') {
+    const { readFile } = await import('node:fs/promises');
+    return new Uint8Array(await readFile(url));
+  }
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`residual-mt: fetching ${url.href} failed: HTTP ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+// The languages a model file declares (its safetensors header's metadata),
+// read here so that availability() needs no engine.
+function declaredLanguages(bytes) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const length = bytes.byteLength >= 8 ? Number(view.getBigUint64(0, true)) : Infinity;
+  if (!(length <= bytes.byteLength - 8)) throw new Error('residual-mt: the language detector model is not a safetensors file');
+  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)));
+  return String(header.__metadata__?.languages ?? '').split(',').filter(Boolean);
+}
+
+function readModel() {
+  modelFile ??= resolveModelPackage(DETECTOR_MODEL, 'package.json')
+    .then((dir) => readBytes(new URL(DETECTOR_MODEL.file, dir)))
+    .then((bytes) => ({ bytes, languages: declaredLanguages(bytes) }));
+  modelFile.catch(() => { modelFile = null; }); // a later call tries again
+  return modelFile;
+}
+
+// ---------------------------------------------------------------- the engine
+
+const engines = new Map(); // 'worker' | 'inline' -> { ready: Promise<{ queue, languages }>, refs, backend }
+
+// A started backend: a worker, or (when one cannot start and none was
+// required: a Content Security Policy) this thread, as a translator's.
+async function startBackend(useWorker, workerRequired) {
+  if (!useWorker) {
+    const backend = new InProcessBackend();
+    await backend.start();
+    return backend;
+  }
+  const worker = new WorkerBackend();
+  try {
+    await worker.start();
+    return worker;
+  } catch (err) {
+    if (workerRequired) throw err;
+    console.warn(`residual-mt: the language detector runs on the page's thread: ${err.message}`);
+    worker.terminate?.();
+    return startBackend(false);
+  }
+}
+
+function acquireEngine(useWorker, workerRequired) {
+  const key = useWorker ? 'worker' : 'inline';
+  let entry = engines.get(key);
+  if (!entry) {
+    entry = { backend: null, refs: 0 };
+    entry.ready = (async () => {
+      const [{ bytes, languages }, backend] = await Promise.all([readModel(), startBackend(useWorker, workerRequired)]);
+      entry.backend = backend;
+      await backend.loadDetector({ model: bytes.slice(), wasm: defaultWasmUrl(1).href, threads: 1 });
+      backend.onDead = () => { if (engines.get(key) === entry) engines.delete(key); };
+      return { queue: new JobQueue(backend), languages };
+    })();
+    entry.ready.catch(() => {
+      if (engines.get(key) === entry) engines.delete(key);
+      entry.backend?.dispose().catch(() => {});
+    });
+    engines.set(key, entry);
+  }
+  entry.refs++;
+  const release = () => {
+    if (--entry.refs > 0) return;
+    if (engines.get(key) === entry) engines.delete(key);
+    entry.ready.then(({ queue }) => queue.drained()).then(() => entry.backend.dispose()).catch(() => {});
+  };
+  return { ready: entry.ready, release };
+}
+
+// ---------------------------------------------------------------- options
+
+// expectedInputLanguages as the spec canonicalizes them: a list of tags
+// (TypeError when not a sequence, RangeError for a malformed tag), deduplicated.
+function expectedLanguages(options) {
+  const given = options?.expectedInputLanguages;
+  if (given === undefined) return [];
+  if (typeof given === 'string' || typeof given?.[Symbol.iterator] !== 'function') {
+    throw new TypeError('residual-mt: expectedInputLanguages must be a sequence of language tags');
+  }
+  return [...new Set([...given].map((tag) => canonicalTag(tag, 'expectedInputLanguages')))];
+}
+
+function checkDocument() {
+  if (documentInactive()) throw makeError('InvalidStateError', 'residual-mt: the document is not fully active (a removed iframe?)');
+}
+
+function supports(languages, wanted) {
+  return wanted.every((tag) => languages.some((have) => sameLanguage(have, tag)));
+}
+
+// 'available' when the model knows every expected language, else 'unavailable'.
+export async function detectorAvailability(options = {}) {
+  checkDocument();
+  const wanted = expectedLanguages(options);
+  const { languages } = await readModel();
+  return supports(languages, wanted) ? 'available' : 'unavailable';
+}
+
+// ---------------------------------------------------------------- results
+
+// The spec's list: the languages by confidence until they add up to 0.99,
+// none below `unknown`, then 'und' with `unknown`.
+export function rankLanguages(languages, probabilities, unknown = 0) {
+  const order = probabilities.map((p, i) => i).sort((a, b) => probabilities[b] - probabilities[a]);
+  const results = [];
+  let cumulative = 0;
+  for (const i of order) {
+    // (float32 probabilities may add up to a hair over 1: never past it here)
+    const confidence = Math.min(probabilities[i], 1 - unknown - cumulative);
+    if (confidence <= 0 || confidence < unknown) break;
+    results.push({ detectedLanguage: languages[i], confidence });
+    cumulative += confidence;
+    if (cumulative >= CUMULATIVE) break;
+  }
+  results.push({ detectedLanguage: 'und', confidence: unknown });
+  return results;
+}
+
+// ---------------------------------------------------------------- the detector
+
+export class LanguageDetector {
+  #engine;
+  #release;
+  #destruction = new AbortController();
+
+  constructor(engine, release, { expectedInputLanguages, createSignal }) {
+    this.#engine = engine;
+    this.#release = release;
+    this.expectedInputLanguages = expectedInputLanguages.length ? Object.freeze(expectedInputLanguages) : null;
+    this.inputQuota = DETECTOR_INPUT_QUOTA;
+    // As in the API: aborting create()'s signal later destroys the detector.
+    if (createSignal) this.#destruction.signal.addEventListener('abort', onAbort(createSignal, (reason) => this.destroy(reason)), { once: true });
+  }
+
+  #signal(options) {
+    checkDocument();
+    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+      throw new TypeError('residual-mt: options.signal must be an AbortSignal');
+    }
+    const signal = anySignal([this.#destruction.signal, options?.signal]);
+    signal.throwIfAborted();
+    return signal;
+  }
+
+  // [{ detectedLanguage, confidence }], most likely first, 'und' last (its
+  // confidence 1 for a text with no letters, else 0: the model knows no
+  // "other language").
+  async detect(input, options = {}) {
+    const signal = this.#signal(options);
+    const text = String(input);
+    const usage = await this.measureInputUsage(text, options);
+    if (usage > this.inputQuota) throw quotaExceeded(usage, this.inputQuota);
+    if (!text) return [{ detectedLanguage: 'und', confidence: 1 }];
+    const { features, probabilities } = await this.#engine.queue.push('detect', { text }, { signal });
+    signal.throwIfAborted();
+    if (!features) return [{ detectedLanguage: 'und', confidence: 1 }];
+    return rankLanguages(this.#engine.languages, probabilities);
+  }
+
+  // Input usage: the text's length in UTF-16 code units (what the model reads).
+  async measureInputUsage(input, options = {}) {
+    this.#signal(options);
+    return String(input).length;
+  }
+
+  // Ends running and later calls (an AbortError, or `reason`); the engine is
+  // freed once no other detector uses it. Idempotent.
+  destroy(reason = abortError('residual-mt: the language detector has been destroyed')) {
+    if (this.#destruction.signal.aborted) return;
+    this.#destruction.abort(reason);
+    this.#release();
+  }
+
+  get destroyed() {
+    return this.#destruction.signal.aborted;
+  }
+
+  // The languages this detector can name (the model's tags).
+  get languages() {
+    return [...this.#engine.languages];
+  }
+}
+
+// create(options): expectedInputLanguages, signal, monitor (as the API), and
+// worker (residual-mt's: run the engine in a worker; default as createTranslator's).
+export async function createLanguageDetector(options = {}) {
+  checkDocument();
+  const { signal, monitor, worker } = options ?? {};
+  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new TypeError('residual-mt: signal must be an AbortSignal');
+  signal?.throwIfAborted();
+  const wanted = expectedLanguages(options);
+  const monitorTarget = new CreateMonitor();
+  if (typeof monitor === 'function') monitor(monitorTarget);
+  const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
+  if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
+  const { languages } = await readModel();
+  if (!supports(languages, wanted)) {
+    throw notSupported(`the language detector knows no ${wanted.filter((t) => !supports(languages, [t])).join(', ')}`);
+  }
+  signal?.throwIfAborted();
+  const { ready, release } = acquireEngine(useWorker, worker === true);
+  let aborted;
+  const abortedPromise = signal ? new Promise((_, reject) => { aborted = onAbort(signal, reject); }) : null;
+  try {
+    const engine = await (abortedPromise ? Promise.race([ready, abortedPromise]) : ready);
+    signal?.throwIfAborted();
+    progressReporter(monitorTarget, signal).finish();
+    return new LanguageDetector(engine, release, { expectedInputLanguages: wanted, createSignal: signal });
+  } catch (err) {
+    release();
+    if (err?.name === 'AbortError' || signal?.aborted) throw signal?.reason ?? err;
+    throw makeError('OperationError', `residual-mt: the language detector could not load: ${err.message}`);
+  } finally {
+    aborted?.();
+  }
+}
+
+// The API's static shape, for code written against it.
+LanguageDetector.create = createLanguageDetector;
+LanguageDetector.availability = detectorAvailability;

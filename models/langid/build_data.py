@@ -1,0 +1,294 @@
+"""Text in many languages from Debian packages, for the language identifier.
+
+Sources (each under its package's licence; see models/langid/README.md):
+  gettext       every language's catalogs (*/LC_MESSAGES/*.mo) in the .debs of
+                models/data/gettext-packages.txt (the translation corpus's
+                packages, downloaded with `apt-get download` as
+                models/data/gettext_catalogs.py does); the translations
+                (msgstr) for each language, the msgids for English.
+  descriptions  Debian's package description translations (DDTP's
+                Translation-xx indexes, `apt-get -o Acquire::Languages=...
+                update` into a private list folder).
+
+Held out by package: a package whose name hashes into [0, 10) of 100 is
+test text, every other package training text.  Deterministic: no randomness
+but hashes of the text; fixed orders.  The .mo files are read straight from
+the .deb's data (dpkg-deb --fsys-tarfile, streamed): nothing is installed or
+unpacked to disk; each package's strings are cached in SCRATCH/mo/.
+
+Usage: python3 models/langid/build_data.py [SCRATCH]   (default /work/scratch/langid)
+Writes SCRATCH/{train,test}/LANG.txt (one string a line) and SCRATCH/stats.json.
+"""
+import gzip
+import hashlib
+import json
+import multiprocessing
+import os
+import re
+import struct
+import subprocess
+import sys
+import tarfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "data"))
+import gettext_catalogs as gc  # noqa: E402
+
+TRAIN_CAP = 40000      # strings per language and source in training
+TEST_CAP = 1500        # per language and source held out
+MAX_DEB_BYTES = 40 << 20  # bigger .debs are art and game data: slow to read, few strings
+# Share of the packages read (chosen by hash, in percent): reading every
+# catalog of every package takes an hour on two cores, for little more text.
+PACKAGE_SHARE = 40
+DDTP_LANGS = ("ca cs da de el eo es eu fi fr gl hr hu id it ja km ko nb nl pl pt pt_BR ro ru sk sl "
+              "sr sv tr uk vi zh_CN zh_TW").split()
+
+
+def stable_hash(text):
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:12], 16)
+
+
+def split_of(package):
+    return "test" if stable_hash("pkg:" + package) % 100 < 10 else "train"
+
+
+# ---------------------------------------------------------------- tags
+
+# gettext folder names that are not their BCP 47 tag's language subtag
+ALIASES = {"iw": "he", "in": "id", "ji": "yi", "no": "nb", "tl": "fil", "zh_CN": "zh-Hans",
+           "zh_SG": "zh-Hans", "zh_TW": "zh-Hant", "zh_HK": "zh-Hant", "sr@latin": "sr-Latn",
+           "sr@Latn": "sr-Latn", "sr_RS@latin": "sr-Latn", "pt_BR": "pt", "nb_NO": "nb", "nn_NO": "nn"}
+
+
+def bcp47(folder):
+    """The tag of a gettext locale folder name (pt_BR -> pt, sr@latin ->
+    sr-Latn, zh_TW -> zh-Hant), or None for a variant we do not keep (en_GB:
+    English is the msgids; be@latin, ...)."""
+    if folder in ALIASES:
+        return ALIASES[folder]
+    m = re.fullmatch(r"([a-z]{2,3})(?:_[A-Z]{2})?(?:\.[\w-]+)?(@\w+)?", folder)
+    if not m or m.group(1) == "en" or (m.group(2) and m.group(2) not in ("@valencia",)):
+        return None
+    if m.group(1) == "zh":
+        return None  # zh without a region names no script
+    return ALIASES.get(m.group(1), m.group(1))
+
+
+# Languages written in a script other than Latin: a string of theirs that is
+# mostly Latin letters is an untranslated (English) string.
+NON_LATIN = set("am ar as be bg bn bo dz el fa gu he hi hy ja ka kk km kn ko ky lo mk ml mn mr my ne "
+                "or pa ps ru si sr ta te tg th ti ug uk ur yi zh-Hans zh-Hant".split())
+LATIN_LETTER_RE = re.compile(r"[A-Za-z\u00c0-\u024f]")
+
+
+# ---------------------------------------------------------------- cleaning
+
+def clean(s):
+    """One catalog string as text: placeholders, accelerators and markup out;
+    None when it is not language (an identifier, a path, usage text, ...)."""
+    if "\ufffd" in s or s.strip().lower() in gc.CREDITS or gc.URL_RE.search(s):
+        return None
+    s = gc.strip_markup(gc.FORMAT_RE.sub(" ", s))
+    if s is None:
+        return None
+    s = gc.normalise_space(gc.strip_accelerators(s))
+    letters = len(gc.LETTER_RE.findall(s))
+    if letters < 2 or gc.OPTION_RE.search(s) or gc.looks_like_identifier(s) or len(s) > 400:
+        return None
+    return s
+
+
+def script_fits(lang, s):
+    if lang not in NON_LATIN:
+        return True
+    letters = len(gc.LETTER_RE.findall(s))
+    return len(LATIN_LETTER_RE.findall(s)) * 2 < letters
+
+
+# ---------------------------------------------------------------- gettext
+
+def mo_entries(data):
+    """(msgid, msgstr) of a binary catalog (GNU .mo: magic, counts, offset
+    tables), the header and plural forms beyond the first dropped."""
+    if len(data) < 28:
+        return []
+    for order in ("<", ">"):
+        magic, _, n, orig, trans = struct.unpack(order + "5I", data[:20])
+        if magic == 0x950412de:
+            break
+    else:
+        return []
+    raw = []
+    for k in range(n):
+        ol, oo = struct.unpack(order + "2I", data[orig + 8 * k: orig + 8 * k + 8])
+        tl, to = struct.unpack(order + "2I", data[trans + 8 * k: trans + 8 * k + 8])
+        raw.append((data[oo:oo + ol], data[to:to + tl]))
+    charset = "utf-8"
+    for mid, mstr in raw:
+        if mid == b"":
+            charset = gc.po_charset(mstr)
+    out = []
+    for mid, mstr in raw:
+        if not mid or not mstr:
+            continue
+        mid = mid.split(b"\x00")[0].split(b"\x04")[-1]  # context (\x04) and plurals (\x00) off
+        out.append((mid.decode(charset, "replace"), mstr.split(b"\x00")[0].decode(charset, "replace")))
+    return out
+
+
+def package_strings(deb):
+    """{lang: [strings]} of one .deb's catalogs ('en': the msgids)."""
+    out, english = {}, {}
+    unpack = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb], stdout=subprocess.PIPE)
+    with tarfile.open(fileobj=unpack.stdout, mode="r|") as tar:
+        for member in tar:
+            parts = member.name.split("/")
+            if not member.isfile() or len(parts) < 3 or parts[-2] != "LC_MESSAGES" or not parts[-1].endswith(".mo"):
+                continue
+            lang = bcp47(parts[-3])
+            if lang is None:
+                continue
+            for mid, mstr in mo_entries(tar.extractfile(member).read()):
+                if mstr.strip() == mid.strip():
+                    continue  # untranslated
+                text = clean(mstr)
+                if text and script_fits(lang, text):
+                    out.setdefault(lang, []).append(text)
+                if mid not in english:  # every language's catalog repeats the msgids
+                    english[mid] = clean(mid)
+    english = [s for s in english.values() if s]
+    if english:
+        out["en"] = english
+    unpack.stdout.close()
+    unpack.wait()
+    return {lang: sorted(set(v)) for lang, v in out.items()}
+
+
+def cached_package(args):
+    deb, cache = args
+    path = os.path.join(cache, os.path.basename(deb) + ".json.gz")
+    if not os.path.exists(path):
+        try:
+            strings = package_strings(deb)
+        except (tarfile.TarError, OSError) as e:
+            strings = {"_error": [str(e)]}
+        with gzip.open(path + ".tmp", "wt", encoding="utf-8") as f:
+            json.dump(strings, f, ensure_ascii=False)
+        os.replace(path + ".tmp", path)
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        return os.path.basename(deb).split("_")[0], json.load(f)
+
+
+def gettext_source(scratch, log):
+    """{package: {lang: [strings]}} from the corpus's .debs (downloaded when
+    missing, as build_corpus.py does)."""
+    debs_dir = os.environ.get("RMT_DEBS") or "/work/scratch/build/debs"
+    debs, missing = gc.download(gc.read_package_list(), debs_dir)
+    if missing:
+        log("gettext: %d packages not downloadable" % len(missing))
+    paths = [d for p, d in sorted(debs.items())
+             if os.path.getsize(d) <= MAX_DEB_BYTES and stable_hash("share:" + p) % 100 < PACKAGE_SHARE]
+    cache = os.path.join(scratch, "mo")
+    os.makedirs(cache, exist_ok=True)
+    out = {}
+    with multiprocessing.Pool(2) as pool:
+        for k, (pkg, strings) in enumerate(pool.imap(cached_package, [(p, cache) for p in paths], chunksize=4)):
+            strings.pop("_error", None)
+            out[pkg] = strings
+            if k % 200 == 0:
+                log("gettext: %d/%d packages" % (k, len(paths)))
+    return out
+
+
+# ---------------------------------------------------------------- descriptions
+
+def descriptions_source(scratch, log):
+    """{package: {lang: [strings]}} from DDTP's Translation-xx indexes."""
+    lists = os.path.join(scratch, "apt-lists")
+    os.makedirs(os.path.join(lists, "partial"), exist_ok=True)
+    subprocess.run(["apt-get", "-q", "-o", "Dir::State::Lists=" + lists,
+                    "-o", "Acquire::Languages=" + ",".join(DDTP_LANGS + ["en"]),
+                    "-o", "Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false",
+                    "update"], check=True, capture_output=True)
+    out = {}
+    for name in sorted(os.listdir(lists)):
+        # apt writes the name's "_" as %5f: Translation-pt%5fBR.lz4
+        m = re.search(r"_bookworm_main_i18n_Translation-([A-Za-z_]+)", name.replace("%5f", "_"))
+        if not m or name.endswith(".diff"):
+            continue
+        code = m.group(1)
+        lang = "en" if code == "en" else bcp47(code)
+        if lang is None:
+            continue
+        text = subprocess.run(["/usr/lib/apt/apt-helper", "cat-file", os.path.join(lists, name)],
+                              capture_output=True, check=True).stdout.decode("utf-8", "replace")
+        for pkg, lines in description_blocks(text, code):
+            out.setdefault(pkg, {}).setdefault(lang, []).extend(lines)
+        log("descriptions: %s" % code)
+    return out
+
+
+def description_blocks(text, code):
+    key = "Description-%s:" % code
+    for block in text.split("\n\n"):
+        pkg, lines = None, []
+        for line in block.split("\n"):
+            if line.startswith("Package:"):
+                pkg = line.split(":", 1)[1].strip()
+            elif line.startswith(key):
+                lines.append(line[len(key):].strip())
+            elif lines and line.startswith(" ") and line.strip() != ".":
+                lines.append(line.strip())
+        # a long description's lines are wrapped sentences: one line per sentence
+        body = " ".join(lines[1:])
+        segments = lines[:1] + [s for s in re.split(r"(?<=[.!?。])\s+", body) if s]
+        segments = [" ".join(s.split()) for s in segments if len(gc.LETTER_RE.findall(s)) >= 2 and len(s) <= 400]
+        if pkg and segments:
+            yield pkg, segments
+
+
+# ---------------------------------------------------------------- output
+
+def capped(lines, cap):
+    """At most cap lines, chosen by hash (so the choice does not depend on order)."""
+    lines = sorted(set(lines))
+    if len(lines) > cap:
+        lines = sorted(lines, key=lambda s: stable_hash(s))[:cap]
+    return lines
+
+
+def main():
+    scratch = sys.argv[1] if len(sys.argv) > 1 else "/work/scratch/langid"
+    os.makedirs(scratch, exist_ok=True)
+    log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
+    sources = {"gettext": gettext_source(scratch, log), "descriptions": descriptions_source(scratch, log)}
+    stats = {"held_out": "packages whose name hashes into [0, 10) of 100", "languages": {}}
+    for split in ("train", "test"):
+        os.makedirs(os.path.join(scratch, split), exist_ok=True)
+    by_lang = {}
+    for source, packages in sources.items():
+        for pkg, langs in packages.items():
+            split = split_of(pkg)
+            for lang, lines in langs.items():
+                by_lang.setdefault(lang, {}).setdefault((source, split), set()).update(lines)
+    for lang in sorted(by_lang):
+        written = {"train": [], "test": []}
+        counts = {}
+        for (source, split), lines in sorted(by_lang[lang].items()):
+            kept = capped(lines, TRAIN_CAP if split == "train" else TEST_CAP)
+            counts["%s-%s" % (source, split)] = len(kept)
+            written[split].extend((source, s) for s in kept)
+        train = set(s for _, s in written["train"])
+        written["test"] = [(src, s) for src, s in written["test"] if s not in train]  # shared strings: train only
+        for split, rows in written.items():
+            with open(os.path.join(scratch, split, lang + ".txt"), "w", encoding="utf-8") as f:
+                for src, s in rows:
+                    f.write("%s\t%s\n" % (src, s))
+        stats["languages"][lang] = counts
+    with open(os.path.join(scratch, "stats.json"), "w") as f:
+        json.dump(stats, f, indent=1, sort_keys=True)
+    log("%d languages" % len(by_lang))
+
+
+if __name__ == "__main__":
+    main()
