@@ -73,8 +73,11 @@ test('npm pack of residual-mt: under 560 KB, no model, no demo server, every mod
   assert.equal(pkg.license, 'MIT');
   assert.match(readFileSync(`${root}LICENSE`, 'utf8'), /^MIT License/);
   assert.ok(pkg.repository?.url && pkg.homepage, 'repository and homepage');
-  // One runtime dependency: js-yaml, imported only to convert a Marian model (js/marian.js: docs/API.md).
-  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), ['js-yaml'], 'runtime dependencies');
+  // No runtime dependency: parse5 (HTML in Node) and js-yaml (a Marian model's model.yml) are
+  // optional peers, imported only where used, so that installing the package fetches nothing else.
+  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'runtime dependencies');
+  assert.deepEqual(Object.keys(pkg.peerDependenciesMeta).filter((name) => pkg.peerDependenciesMeta[name].optional).sort(),
+    ['js-yaml', 'parse5']);
 });
 
 test('the model package is the directory models/es-en: its files, as its manifest lists them', () => {

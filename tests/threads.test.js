@@ -308,8 +308,8 @@ test('a pool worker terminated while idle: the next call runs on one thread; des
 
 for (const worker of [false, true]) {
   test(`createTranslator({ threads: 2${worker ? ', worker: true' : ''} }) with a pool worker lost mid-translation: rejects, then translates on one thread`, { skip, timeout: 120_000 }, async () => {
-    // Far enough in that the load's warm-up and the first call do not reach it (here the loss came 4-6 calls later).
-    process.env.RMT_TEST_THREAD_FAULT = '1:1000:hang:300';
+    // Far past what the load's warm-up (one short sentence) can give a worker: some calls later (7-8 here).
+    process.env.RMT_TEST_THREAD_FAULT = '1:2000:hang:300';
     let translator;
     try {
       translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', threads: 2, worker });
@@ -317,15 +317,17 @@ for (const worker of [false, true]) {
       delete process.env.RMT_TEST_THREAD_FAULT;
     }
     const text = 'El archivo no existe. No se puede abrir la carpeta. La contraseña es incorrecta.';
+    const one = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', threads: 1 });
+    const want = await one.translate(text);
+    one.destroy();
     try {
-      const want = await translator.translate(text);
       let failed = null, calls = 0;
-      while (calls < 100 && !failed) {
+      while (calls < 200 && !failed) {
         calls++;
         const got = await translator.translate(text).catch((err) => { failed = err; });
         if (!failed) assert.equal(got, want);
       }
-      console.log(`# the lost thread's call: ${calls} after the first`);
+      console.log(`# the lost thread's call: the ${calls}th`);
       assert.ok(failed?.name === 'UnknownError' && /engine thread 1 stopped responding/.test(failed.message), `${failed}`);
       assert.equal(await translator.translate(text), want, 'on one thread, as before');
     } finally {
