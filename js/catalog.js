@@ -14,20 +14,10 @@
 
 import { makeError } from './errors.js';
 import { canonicalTag, languagePairs, sameLanguage } from './languages.js';
-import { readConfig, toLocation, toUrl } from './loader.js';
+import { readConfig, readJsonFile, toLocation, toUrl } from './loader.js';
 
 // The language a pivot goes through (as Firefox Translations does).
 export const PIVOT_LANGUAGE = 'en';
-
-async function readJson(location, signal) {
-  if (location.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
-    return JSON.parse(await readFile(location, 'utf8'));
-  }
-  const response = await fetch(location, { signal });
-  if (!response.ok) throw new Error(`HTTP ${response.status}`);
-  return response.json();
-}
 
 // The catalogue's entries as [{ model, pairs }], pairs canonical and each
 // entry's model resolved. A malformed catalogue is a TypeError naming the entry.
@@ -36,9 +26,10 @@ export async function loadCatalog(catalog, { signal } = {}) {
   if (typeof catalog === 'string' || catalog instanceof URL) {
     base = await toUrl(catalog);
     try {
-      data = await readJson(base, signal);
+      data = await readJsonFile(base, 'the catalogue', signal);
     } catch (err) {
       if (signal?.aborted) throw signal.reason;
+      if (err.name === 'OperationError') throw err;  // more than a JSON file read whole may have
       throw makeError('NetworkError', `residual-mt: cannot read the catalogue ${base.href}: ${err.message}`);
     }
   }

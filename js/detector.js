@@ -14,13 +14,13 @@
 
 import { InProcessBackend, WorkerBackend } from './backends.js';
 import { DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, defaultWasmUrl } from './defaults.js';
-import { documentInactive, isNode } from './env.js';
+import { checkDocument, isNode } from './env.js';
 import { abortError, makeError, notSupported, quotaExceeded } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { canonicalTag, sameLanguage } from './languages.js';
 import { resolveModelPackage } from './loader.js';
 import { JobQueue } from './queue.js';
-import { anySignal, onAbort } from './streams.js';
+import { callSignal, onAbort } from './streams.js';
 
 // The spec's cut: languages are listed, most likely first, until their
 // confidences add up to this; one less likely than "not a language it knows" never.
@@ -122,10 +122,6 @@ function expectedLanguages(options) {
   return [...new Set([...given].map((tag) => canonicalTag(tag, 'expectedInputLanguages')))];
 }
 
-function checkDocument() {
-  if (documentInactive()) throw makeError('InvalidStateError', 'residual-mt: the document is not fully active (a removed iframe?)');
-}
-
 function supports(languages, wanted) {
   return wanted.every((tag) => languages.some((have) => sameLanguage(have, tag)));
 }
@@ -176,12 +172,7 @@ export class LanguageDetector {
 
   #signal(options) {
     checkDocument();
-    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-      throw new TypeError('residual-mt: options.signal must be an AbortSignal');
-    }
-    const signal = anySignal([this.#destruction.signal, options?.signal]);
-    signal.throwIfAborted();
-    return signal;
+    return callSignal(this.#destruction.signal, options);
   }
 
   // [{ detectedLanguage, confidence }], most likely first, 'und' last (its

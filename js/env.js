@@ -3,6 +3,8 @@
 // relaxed SIMD (the probe that picks the engine build: defaults.js), and
 // threads (shared memory and workers: the threads build, js/threads.js).
 
+import { makeError } from './errors.js';
+
 export function isNode() {
   return typeof process === 'object' && !!process.versions?.node && typeof window === 'undefined';
 }
@@ -12,6 +14,12 @@ export function isNode() {
 export function documentInactive() {
   const doc = globalThis.document;
   return typeof doc === 'object' && doc !== null && 'defaultView' in doc && doc.defaultView === null;
+}
+
+// As in the Translator and LanguageDetector APIs: every call made from a
+// document that is no longer fully active (a removed iframe's realm) fails.
+export function checkDocument() {
+  if (documentInactive()) throw makeError('InvalidStateError', 'residual-mt: the document is not fully active (a removed iframe?)');
 }
 
 // A module with one v128 instruction: validates only where WASM SIMD works.

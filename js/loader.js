@@ -271,6 +271,15 @@ async function readJson(file, url, onBytes = () => {}) {
   return readAll(bounded, onBytes);
 }
 
+// A JSON file that is not one of a model's (a catalogue: catalog.js), read
+// whole within the same bound and parsed.
+export async function readJsonFile(url, what, signal) {
+  const file = await open(url, what, signal);
+  if (file.missing) throw networkError(file.message);
+  if (file.error) throw file.error;
+  return JSON.parse(new TextDecoder().decode(await readJson(file, url)));
+}
+
 export { sha256Hex };
 
 const textDecoder = new TextDecoder();

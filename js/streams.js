@@ -73,3 +73,14 @@ export function streamOf(generate) {
   }));
 }
 
+// A call's signal: options.signal (which must be an AbortSignal) joined with
+// `owner` (a translator's or detector's destruction); throws the reason when
+// either has aborted already.
+export function callSignal(owner, options) {
+  if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError('residual-mt: options.signal must be an AbortSignal');
+  }
+  const signal = anySignal([owner, options?.signal]);
+  signal.throwIfAborted();
+  return signal;
+}

@@ -7,7 +7,7 @@
 
 import { PIVOT_LANGUAGE, describeCatalog, findRoute, loadCatalog } from './catalog.js';
 import { INPUT_QUOTA, checkThreads, defaultWasmUrl, threadCount } from './defaults.js';
-import { documentInactive, isNode, missingFeatures } from './env.js';
+import { checkDocument, isNode, missingFeatures } from './env.js';
 import { abortError, makeError, notSupported } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { acquireHost, hostState, loadedConfig } from './host.js';
@@ -16,19 +16,13 @@ import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } 
 import { translateHtml, translateHtmlStreaming } from './html.js';
 import { PivotTranslator } from './pivot.js';
 import { hasTranslatable, wellFormed } from './segment.js';
-import { anySignal, asyncIterable, onAbort, streamOf } from './streams.js';
+import { anySignal, asyncIterable, callSignal, onAbort, streamOf } from './streams.js';
 
 const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'shortlist', 'details'];
 
 // The API settles create() in a task of its own, after the last progress
 // event: code that aborts on that event still sees create() reject.
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
-
-// As in the API, every call made from a document that is no longer fully
-// active (the realm of an iframe that has been removed) fails.
-function checkDocument() {
-  if (documentInactive()) throw makeError('InvalidStateError', 'residual-mt: the document is not fully active (a removed iframe?)');
-}
 
 async function modelLocation(model, signal) {
   return model === undefined || model === null ? resolveDefaultModel({ signal }) : toLocation(model);
@@ -146,12 +140,7 @@ export class Translator {
   // reason when either has aborted.
   #signal(options) {
     checkDocument();
-    if (options?.signal !== undefined && !(options.signal instanceof AbortSignal)) {
-      throw new TypeError('residual-mt: options.signal must be an AbortSignal');
-    }
-    const signal = anySignal([this.#destruction.signal, options?.signal]);
-    signal.throwIfAborted();
-    return signal;
+    return callSignal(this.#destruction.signal, options);
   }
 
   #options(options = {}) {

@@ -6,7 +6,7 @@
 // and as en → "fr", its Spanish under another tag).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { availability, createTranslator } from '../js/index.js';
@@ -75,6 +75,11 @@ test('a pair neither direct nor through en, a missing catalogue, a malformed one
     (err) => err.name === 'NotSupportedError' && /es → ja, directly or through en \(it has es → en, en → fr/.test(err.message));
   await assert.rejects(createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', catalog: join(site, 'none.json') }),
     (err) => err.name === 'NetworkError' && /cannot read the catalogue/.test(err.message));
+  const huge = join(site, 'huge.json');
+  closeSync(openSync(huge, 'w'));
+  truncateSync(huge, 2 ** 30);  // sparse: refused by its size, before a byte is read (js/loader.js readJson)
+  await assert.rejects(createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', catalog: huge }),
+    (err) => err.name === 'OperationError' && /has 1073741824 bytes/.test(err.message));
   await assert.rejects(createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', catalog: { models: [{}] } }),
     (err) => err instanceof TypeError && /entry 0 has no "model"/.test(err.message));
 });
