@@ -361,7 +361,7 @@ export async function* translateHtmlStreaming(translate, html, options) {
   const doc = await parseHtml(html);
   const runs = collectRuns(doc.root, doc.tree);
   const marker = `residual-mt-${Math.random().toString(36).slice(2)}`;
-  let emitted = '', budget = 16;
+  let emitted = '', budget = 16, all = null;
   for (let first = 0; first < runs.length; budget = Math.min(2 * budget, STREAM_WORDS)) {
     let end = first, words = 0;
     while (end < runs.length && (end === first || words + countWords(runs[end].text) <= budget)) {
@@ -372,7 +372,8 @@ export async function* translateHtmlStreaming(translate, html, options) {
     group.forEach((run, i) => applyRun(run, results[i], doc.tree));
     first = end;
     let done = await checkedMarkup(doc);  // the whole translation so far: every chunk is a prefix of checked markup
-    if (first < runs.length) {
+    if (first === runs.length) all = done;  // the last group: checked once, not again below
+    else {
       // Up to the next run: a comment marks where it starts.
       const { container, nodes } = runs[first];
       const comment = doc.tree.createComment(marker);
@@ -385,6 +386,6 @@ export async function* translateHtmlStreaming(translate, html, options) {
     if (done.length > emitted.length) yield done.slice(emitted.length);
     emitted = done;
   }
-  const all = await checkedMarkup(doc);
+  all ??= await checkedMarkup(doc);  // no run to translate
   if (all.length > emitted.length) yield all.slice(emitted.length);
 }
