@@ -5,7 +5,7 @@
 // shell.json after each build, and `npm start` before serving (edit web/ or
 // js/, restart, and the worker picks the change up on the next visit).
 //
-//   node js/shell.js      writes dist/shell.json
+//   node scripts/shell.js      writes dist/shell.json
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ export const SHELL = Object.freeze([
   '../js/discover.js', '../js/engine-fetch.js', '../js/cache.js',
   '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/defaults.js',
   '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',
-  // Imported only for a Marian model (js/bundle.js leaves them out of the bundles).
+  // Imported only for a Marian model (scripts/bundle.js leaves them out of the bundles).
   '../js/marian-load.js', '../js/marian.js', '../js/marian-files.js', '../js/marian-vocab.js',
   '../dist/demo.js', '../dist/worker.js', '../dist/pool-worker.js', '../dist/residual-mt.wasm', '../dist/residual-mt-relaxed.wasm', '../dist/residual-mt-threads.wasm',
   '../dist/residual-mt-relaxed-threads.wasm',
