@@ -18,7 +18,7 @@ import { checkDocument, isNode } from './env.js';
 import { abortError, makeError, notSupported, quotaExceeded } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { canonicalTag, sameLanguage } from './languages.js';
-import { resolveModelPackage } from './loader.js';
+import { resolveModelPackage } from './discover.js';
 import { JobQueue } from './queue.js';
 import { callSignal, onAbort } from './streams.js';
 

@@ -9,6 +9,7 @@ import { Engine, nextBatch, planBatches } from './engine.js';
 import { LanguageIdentifier } from './langid.js';
 import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
+import { JobLock } from './queue.js';
 import { segmentPieces, splitLong } from './segment.js';
 
 const SLICE_MS = 12;           // longest run of work between two yields
@@ -109,7 +110,7 @@ const SEARCH_OPTIONS = ['beam', 'nbest', 'lenpen', 'maxLenA', 'maxLenB', 'minLen
 export class Runner {
   constructor() {
     this.model = null;
-    this.lock = Promise.resolve();
+    this.lock = new JobLock();
   }
 
   // Loads the engine (a compiled WebAssembly.Module or its bytes) on
@@ -180,9 +181,7 @@ export class Runner {
 
   // Runs fn alone: the engine never sees two jobs interleaved.
   exclusive(fn) {
-    const run = this.lock.then(fn);
-    this.lock = run.catch(() => {});
-    return run;
+    return this.lock.run(fn);
   }
 
   // The pieces of `text` and the source tokens of each piece to translate.

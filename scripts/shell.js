@@ -5,7 +5,7 @@
 // shell.json after each build, and `npm start` before serving (edit web/ or
 // js/, restart, and the worker picks the change up on the next visit).
 //
-//   node js/shell.js      writes dist/shell.json
+//   node scripts/shell.js      writes dist/shell.json
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,11 +15,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 export const SHELL = Object.freeze([
   './', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
-  '../js/index.js', '../js/translator.js', '../js/catalog.js', '../js/pivot.js', '../js/host.js', '../js/backends.js', '../js/queue.js', '../js/languages.js',
-  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/cache.js',
-  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/segment.js', '../js/defaults.js',
+  '../js/index.js', '../js/translator.js', '../js/catalog.js', '../js/pivot.js', '../js/host.js', '../js/backends.js', '../js/port.js', '../js/queue.js', '../js/languages.js',
+  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/files.js', '../js/verify.js', '../js/copies.js',
+  '../js/discover.js', '../js/engine-fetch.js', '../js/cache.js',
+  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/defaults.js',
   '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',
-  // Imported only for a Marian model (js/bundle.js leaves them out of the bundles).
+  // Imported only for a Marian model (scripts/bundle.js leaves them out of the bundles).
   '../js/marian-load.js', '../js/marian.js', '../js/marian-files.js', '../js/marian-vocab.js',
   '../dist/demo.js', '../dist/worker.js', '../dist/pool-worker.js', '../dist/residual-mt.wasm', '../dist/residual-mt-relaxed.wasm', '../dist/residual-mt-threads.wasm',
   '../dist/residual-mt-relaxed-threads.wasm',
