@@ -173,6 +173,12 @@ function answerLater(signal, value) {
 
 // ---------------------------------------------------------------- the detector
 
+// The text is a required argument (the API's IDL): a call without one
+// rejects, as the built-in's does, rather than detecting "undefined".
+function requireInput(count, method) {
+  if (count === 0) throw new TypeError(`residual-mt: LanguageDetector.${method}() needs the text to read (1 argument required, 0 given)`);
+}
+
 export class LanguageDetector {
   #engine;
   #release;
@@ -195,6 +201,7 @@ export class LanguageDetector {
   // [{ detectedLanguage, confidence }], most likely first, 'und' last with
   // the confidence the list leaves (1 for a text with no letters).
   async detect(input, options = {}) {
+    requireInput(arguments.length, 'detect');
     const signal = this.#signal(options);
     const text = String(input);
     if (text.length > this.inputQuota) throw quotaExceeded(text.length, this.inputQuota);
@@ -208,6 +215,7 @@ export class LanguageDetector {
 
   // Input usage: the text's length in UTF-16 code units (what the model reads).
   async measureInputUsage(input, options = {}) {
+    requireInput(arguments.length, 'measureInputUsage');
     const signal = this.#signal(options);
     return answerLater(signal, String(input).length);
   }

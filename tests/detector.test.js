@@ -120,6 +120,10 @@ test('calls answer in a later task: a signal aborted (or destroy()) right after 
     custom.abort(reason);
     await assert.rejects(pending2, (err) => err === reason);
   }
+  // The text is required: none is a TypeError, not the word "undefined" (given, it is that word).
+  await assert.rejects(detector.detect(), TypeError);
+  await assert.rejects(detector.measureInputUsage(), TypeError);
+  assert.equal(await detector.measureInputUsage(undefined), 'undefined'.length);
   const measuring = detector.measureInputUsage('hola');
   const detecting = detector.detect('');
   detector.destroy();
