@@ -201,6 +201,13 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.fill('[data-testid=source]', source[3]);
       await page.click('[data-testid=translate]');
       await shows(await inNode(pair, source[3]));
+      // The language detector's model comes from the offline copy too: the other language turns the direction.
+      const [otherSource] = other.split('-');
+      const otherText = otherSource === 'en' ? 'The file could not be opened because another program is using it.'
+        : 'No se pudo abrir el archivo porque otro programa lo está usando.';
+      await page.fill('[data-testid=source]', otherText);
+      await shows(await inNode(other, otherText));
+      assert.equal(await direction(), other);
       await context.setOffline(false);
 
       // The kept weights damaged (a byte flipped): the engine loads them while the page checks
@@ -249,6 +256,8 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       // which the page's caches.match finds first): the engine loads it while it is checked, the
       // check fails, and the load starts again through the network.
       await keptNoted();
+      // (After the service worker's precache of this visit, which would put the deleted copy back.)
+      await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 30_000 });
       await page.evaluate(async () => {
         await caches.delete('residual-mt.models/1');
         await (await navigator.storage.getDirectory()).removeEntry('residual-mt.models', { recursive: true });

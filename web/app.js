@@ -156,9 +156,12 @@ async function start() {
   // Not awaited: a translation asked for now (it awaits load()) must not wait
   // for the language detector or the service worker, whose registration may
   // take seconds, or never end. The detector loads once the translator is
-  // ready (not to slow its first load), and before the service worker starts,
-  // which then keeps the detector's model from the HTTP cache (no second download).
-  detectorFor().then(() => offerOffline(info.url));
+  // ready (not to slow its first load). On a first visit the service worker
+  // starts after it, and then keeps the detector's model from the HTTP cache
+  // (no second download); a later visit's worker has the model already.
+  const detecting = detectorFor();
+  if (navigator.serviceWorker?.controller) offerOffline(info.url);
+  else detecting.then(() => offerOffline(info.url));
 }
 
 // The service worker starts once the page is ready, so that it does not
