@@ -24,6 +24,8 @@ export const SHELL = Object.freeze([
   '../js/marian-load.js', '../js/marian.js', '../js/marian-files.js', '../js/marian-vocab.js',
   '../dist/demo.js', '../dist/worker.js', '../dist/pool-worker.js', '../dist/residual-mt.wasm', '../dist/residual-mt-relaxed.wasm', '../dist/residual-mt-threads.wasm',
   '../dist/residual-mt-relaxed-threads.wasm',
+  // The language detector's model (the demo's direction follows the language typed, offline too).
+  '../models/langid/package.json', '../models/langid/model.safetensors',
 ]);
 export const SHELL_MANIFEST = '../dist/shell.json'; // relative to web/, as the paths above
 export const SHELL_FORMAT = 'residual-mt-shell/1';
