@@ -9,9 +9,15 @@ Sources (each under its package's licence; see models/langid/README.md):
   descriptions  Debian's package description translations (DDTP's
                 Translation-xx indexes, `apt-get -o Acquire::Languages=...
                 update` into a private list folder).
+  fortunes      the fortune-cookie packages (fortunes, fortunes-min and
+                fortunes-xx in 12 languages: quotations, proverbs, jokes,
+                poems), `apt-get download` + `dpkg -x` into SCRATCH/fortunes;
+                literary and everyday text, which the other two lack.
 
 Held out by package: a package whose name hashes into [0, 10) of 100 is
-test text, every other package training text.  Deterministic: no randomness
+test text, every other package training text.  A fortune package is one
+language's whole collection, so its unit is the fortune file instead (in a
+package of fewer than 5 files: blocks of 50 consecutive fortunes).  Deterministic: no randomness
 but hashes of the text; fixed orders.  The .mo files are read straight from
 the .deb's data (dpkg-deb --fsys-tarfile, streamed): nothing is installed or
 unpacked to disk; each package's strings are cached in SCRATCH/mo/.
@@ -32,6 +38,7 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "data"))
+import fortunes  # noqa: E402
 import gettext_catalogs as gc  # noqa: E402
 
 TRAIN_CAP = 40000      # strings per language and source in training
@@ -247,6 +254,102 @@ def description_blocks(text, code):
             yield pkg, segments
 
 
+# ---------------------------------------------------------------- fortunes
+
+# Each fortune package's language; fortunes-cs holds Czech and Slovak, each
+# file in cs/ and the Slovak ones linked from sk/ (fortune_languages).
+FORTUNE_PACKAGES = {"fortunes": "en", "fortunes-min": "en", "fortunes-bg": "bg", "fortunes-br": "pt",
+                    "fortunes-cs": None, "fortunes-de": "de", "fortunes-eo": "eo", "fortunes-es": "es",
+                    "fortunes-ga": "ga", "fortunes-it": "it", "fortunes-pl": "pl", "fortunes-ru": "ru",
+                    "fortunes-zh": "zh-Hans"}  # fortunes-zh: simplified characters (checked: 这 8,578 times, 這 640)
+FORTUNE_BLOCK = 50
+ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")  # fortunes-zh colours its titles
+
+
+def fortune_texts(path):
+    """One fortune file's texts (models/data/fortunes.py reads the file):
+    colour codes and the attribution ("-- Author") out, lines joined; a text
+    of more than 400 characters is cut into its sentences (those of at most
+    400 kept). Verse and other layouts stay: any text tells its language."""
+    out = []
+    for lines in fortunes.read_fortunes(path):
+        body = []
+        for line in lines:
+            if fortunes.ATTRIBUTION_RE.match(line):
+                break
+            body.append(ANSI_RE.sub("", line))
+        text = " ".join(" ".join(body).split())
+        pieces = [text] if len(text) <= 400 else re.split(r"(?<=[.!?。！？])\s+", text)
+        out.append([p for p in pieces if p and len(p) <= 400])
+    return out
+
+
+def mostly_letters(s):
+    """Prose, not ASCII art or code: letters are at least half its visible characters."""
+    visible = len(s) - s.count(" ")
+    return visible > 0 and len(gc.LETTER_RE.findall(s)) * 2 >= visible
+
+
+def fortune_languages(base):
+    """{file: language} of a two-language package: the folder that links to a
+    file names its language (sk/klasik-sk -> cs/klasik-sk), else its own
+    folder; cz/ (links to every Czech file) is cs."""
+    tag = {"cz": "cs"}
+    out = {}
+    for folder, _, names in sorted(os.walk(base)):
+        for name in names:
+            path = os.path.join(folder, name)
+            rel = os.path.relpath(path, base)
+            if os.path.islink(path):
+                folder_tag = rel.split(os.sep)[0]
+                out[os.path.relpath(os.path.realpath(path), os.path.realpath(base))] = tag.get(folder_tag, folder_tag)
+            else:
+                out.setdefault(rel, rel.split(os.sep)[0])
+    return out
+
+
+def fortune_units(package, root):
+    """{unit: {lang: [strings]}} of one unpacked fortune package: a unit per
+    file, or per block of FORTUNE_BLOCK fortunes where it has few files."""
+    base = os.path.join(root, "usr", "share", "games", "fortunes")
+    files = []
+    for folder, _, names in sorted(os.walk(base)):
+        for name in sorted(names):
+            path = os.path.join(folder, name)
+            if not name.endswith(".dat") and not os.path.islink(path):  # .u8 and cz/ are links
+                files.append(os.path.relpath(path, base))
+    languages = None if FORTUNE_PACKAGES[package] else fortune_languages(base)
+    out = {}
+    for rel in files:
+        lang = FORTUNE_PACKAGES[package] or languages[rel]
+        for k, pieces in enumerate(fortune_texts(os.path.join(base, rel))):
+            unit = "fortunes:%s/%s" % (package, rel) if len(files) >= 5 else \
+                "fortunes:%s/%s#%d" % (package, rel, k // FORTUNE_BLOCK)
+            for p in pieces:
+                text = clean(p)
+                if text and mostly_letters(text) and script_fits(lang, text):
+                    out.setdefault(unit, {}).setdefault(lang, []).append(text)
+    return out
+
+
+def fortunes_source(scratch, log):
+    """{unit: {lang: [strings]}} of every fortune package (downloaded and
+    unpacked into SCRATCH/fortunes when missing)."""
+    debs, out = os.path.join(scratch, "fortunes", "debs"), {}
+    os.makedirs(debs, exist_ok=True)
+    for package in sorted(FORTUNE_PACKAGES):
+        root = os.path.join(scratch, "fortunes", package)
+        if not os.path.isdir(root):
+            if not any(n.startswith(package + "_") for n in os.listdir(debs)):
+                subprocess.run(["apt-get", "download", "-q", package], cwd=debs, check=True, capture_output=True)
+            deb = next(n for n in sorted(os.listdir(debs)) if n.startswith(package + "_"))
+            subprocess.run(["dpkg", "-x", os.path.join(debs, deb), root + ".tmp"], check=True)
+            os.replace(root + ".tmp", root)
+        out.update(fortune_units(package, root))
+        log("fortunes: %s" % package)
+    return out
+
+
 # ---------------------------------------------------------------- output
 
 def capped(lines, cap):
@@ -261,8 +364,10 @@ def main():
     scratch = sys.argv[1] if len(sys.argv) > 1 else "/work/scratch/langid"
     os.makedirs(scratch, exist_ok=True)
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
-    sources = {"gettext": gettext_source(scratch, log), "descriptions": descriptions_source(scratch, log)}
-    stats = {"held_out": "packages whose name hashes into [0, 10) of 100", "languages": {}}
+    sources = {"gettext": gettext_source(scratch, log), "descriptions": descriptions_source(scratch, log),
+               "fortunes": fortunes_source(scratch, log)}
+    stats = {"held_out": "packages (fortunes: files, or blocks of fortunes) whose name hashes into [0, 10) of 100",
+             "languages": {}}
     for split in ("train", "test"):
         os.makedirs(os.path.join(scratch, split), exist_ok=True)
     by_lang = {}
