@@ -20,8 +20,8 @@ import tempfile
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import make_manifest  # noqa: E402
-import reference as ref  # noqa: E402
+from residual_mt import manifest as make_manifest  # noqa: E402
+from residual_mt import reference as ref  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures")
 

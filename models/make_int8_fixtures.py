@@ -28,8 +28,8 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_fixtures  # noqa: E402
-import quantize  # noqa: E402
-import reference as ref  # noqa: E402
+from residual_mt import quantize  # noqa: E402
+from residual_mt import reference as ref  # noqa: E402
 
 MODELS = ["residual-2x2", "residual-3x1"]
 

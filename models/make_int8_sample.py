@@ -24,8 +24,8 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import make_shipped_sample  # noqa: E402
-import quantize  # noqa: E402
-import reference as ref  # noqa: E402
+from residual_mt import quantize  # noqa: E402
+from residual_mt import reference as ref  # noqa: E402
 
 ROOT = os.path.join(HERE, "..")
 

@@ -371,7 +371,7 @@ def spm_decode(model_path, ids):
 
 def evaluate(model, work, split="modern-valid", n=200):
     sys.path.insert(0, HERE)
-    import bleu
+    from residual_mt import bleu
     pairs = json.load(open(os.path.join(work, f"{split}.json")))[:n]
     spm = os.path.join(work, "spm.model")
     hyps = spm_decode(spm, greedy(model, spm_encode(spm, [p[0] for p in pairs])))
@@ -625,7 +625,7 @@ def export(args):
     import torch
     import numpy as np
     sys.path.insert(0, HERE)
-    import bleu
+    from residual_mt import bleu
     os.makedirs(args.out, exist_ok=True)
     spm = os.path.join(args.work, "spm.model")
     with open(spm, "rb") as f, open(os.path.join(args.out, "vocab.spm"), "wb") as g:

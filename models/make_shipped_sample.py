@@ -20,7 +20,7 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import reference as ref  # noqa: E402
+from residual_mt import reference as ref  # noqa: E402
 
 ROOT = os.path.join(HERE, "..")
 

@@ -31,8 +31,8 @@ import sys
 import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "data"))
-import gettext_catalogs as gc  # noqa: E402
+sys.path.insert(0, os.path.dirname(HERE))  # models/, the package's folder
+from residual_mt.data import gettext_catalogs as gc  # noqa: E402
 
 TRAIN_CAP = 40000      # strings per language and source in training
 TEST_CAP = 1500        # per language and source held out
