@@ -32,7 +32,8 @@ MODELS = {
                  share_embeddings=False, enc_alpha=0.75, dec_alpha=1.25, res_scale=0.8), "float16"),
 }
 MAX_POSITIONS = 64
-MAX_LEN_A, MAX_LEN_B, MIN_LEN = 1.2, 10, 1
+# the reference's defaults (the engine's too)
+MAX_LEN_A, MAX_LEN_B, MIN_LEN = ref.SEARCH["max_len_a"], ref.SEARCH["max_len_b"], ref.SEARCH["min_len"]
 SEARCHES = [  # (beam, lenpen, nbest, min_len, max_len_a, max_len_b): the defaults, then other length settings
     (1, 1.0, 1, MIN_LEN, MAX_LEN_A, MAX_LEN_B),
     (2, 0.6, 2, MIN_LEN, MAX_LEN_A, MAX_LEN_B),
@@ -78,7 +79,8 @@ def tune_eos(model: ref.Transformer, src: torch.Tensor):
     for factor in [0.05 * i for i in range(-40, 41)]:
         with torch.no_grad():
             weight[cfg.eos_id] = original + factor * mean / mean.norm() ** 2 * 20
-        lengths = [len(h) for h in ref.greedy_search(model, src, MAX_LEN_A, MAX_LEN_B, MIN_LEN)]
+        greedy = ref.greedy_search(model, src, max_len_a=MAX_LEN_A, max_len_b=MAX_LEN_B, min_len=MIN_LEN)
+        lengths = [len(h) for h in greedy]
         varied = sum(1 < n < limit for n, limit in zip(lengths, limits))
         if best is None or varied > best[0]:
             best = (varied, factor)
@@ -156,8 +158,8 @@ def reference_outputs(model: ref.Transformer, sentences, prev: torch.Tensor, lon
                      for i, sent in enumerate(hyps)],
         })
     result["long"] = {"sentence": long_sentence,
-                      "greedy": ref.greedy_search(model, ref.pad_batch([long_sentence], cfg), MAX_LEN_A, MAX_LEN_B,
-                                                  MIN_LEN)[0]}
+                      "greedy": ref.greedy_search(model, ref.pad_batch([long_sentence], cfg), max_len_a=MAX_LEN_A,
+                                                  max_len_b=MAX_LEN_B, min_len=MIN_LEN)[0]}
     return result
 
 
@@ -212,14 +214,13 @@ def make_text_fixture():
     result = {"texts": TEXTS, "ids": ids, "translations": {}}
     for lang, token in cfg.languages["target_lang_tokens"].items():
         src = ref.pad_batch([[token] + s for s in ids], cfg)
-        out = ref.greedy_search(model, src, MAX_LEN_A, MAX_LEN_B, MIN_LEN)
+        out = ref.greedy_search(model, src, max_len_a=MAX_LEN_A, max_len_b=MAX_LEN_B, min_len=MIN_LEN)
         text = spm("spm_decode", spm_path, ["--input_format=id"], "\n".join(" ".join(map(str, o)) for o in out) + "\n")
         result["translations"][lang] = {"ids": out, "text": text.split("\n")[:len(TEXTS)],
                                         "aligned": [aligned(model, [token] + s, o) for s, o in zip(ids, out)]}
     with open(os.path.join(out_dir, "reference.json"), "w") as f:
         json.dump(result, f, ensure_ascii=False, indent=1)
-    with open(os.path.join(out_dir, "manifest.json"), "w") as f:  # the loader checks SHA-256 sums
-        f.write(json.dumps(make_manifest.manifest_for(out_dir), indent=2) + "\n")
+    make_manifest.write(out_dir)  # the loader checks SHA-256 sums
     print("residual-text:", result["translations"]["en"]["text"])
 
 

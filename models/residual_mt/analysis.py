@@ -36,9 +36,8 @@ import time
 
 import torch
 
-from . import paths
+from . import corpus, paths, training
 from . import reference as R
-from . import train as T
 
 STYLES = ("post", "pre", "residual")
 NAMES = {"post": "Post-LN", "pre": "Pre-LN", "residual": "ResiDual"}
@@ -89,10 +88,10 @@ def measure(model, batches, examples, cfg, eps):
     total_loss = 0.0
     total_tok = 0
     for idx in batches:
-        src, prev, target = T.collate(examples, idx, cfg, torch.device("cpu"))
+        src, prev, target = corpus.collate(examples, idx, cfg, torch.device("cpu"))
         model.zero_grad(set_to_none=True)
         logits = model(src, prev)
-        loss, nll, ntok = T.label_smoothed_nll(logits, target, eps, cfg.pad_id)
+        loss, nll, ntok = training.label_smoothed_nll(logits, target, eps, cfg.pad_id)
         (loss / ntok).backward()
         total_loss += float(nll)
         total_tok += ntok
@@ -115,21 +114,13 @@ def measure(model, batches, examples, cfg, eps):
 
 
 def short_train(model, examples, batches, steps, lr, warmup, eps):
+    """steps updates on batches in turn; the NLL per token of each."""
     opt = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-8)
-    model.train()
     losses = []
-    for step in range(steps):
-        idx = batches[step % len(batches)]
-        src, prev, target = T.collate(examples, idx, model.cfg, torch.device("cpu"))
-        for g in opt.param_groups:
-            g["lr"] = T.inverse_sqrt_lr(step + 1, lr, warmup)
-        logits = model(src, prev)
-        loss, nll, ntok = T.label_smoothed_nll(logits, target, eps, model.cfg.pad_id)
-        opt.zero_grad(set_to_none=True)
-        (loss / ntok).backward()
-        # no gradient clipping: the point is to see how each style behaves
-        opt.step()
-        losses.append(float(nll) / ntok)
+    # no gradient clipping: the point is to see how each style behaves
+    options = training.Options(lr=lr, warmup=warmup, label_smoothing=eps, clip_norm=0.0)
+    training.run(model, opt, examples, (batches[s % len(batches)] for s in range(steps)), options,
+                 after_update=lambda u: losses.append(u.nll / u.tokens))
     return losses
 
 
@@ -193,7 +184,7 @@ def summarise(results, depths):
 
 def measurement_batches(examples, max_tokens, n_batches, seed):
     """(measurement batches, the rest): the first n_batches of a shuffled batching."""
-    batches = T.make_batches(examples, max_tokens, seed)
+    batches = corpus.make_batches(examples, max_tokens, seed)
     random.Random(seed).shuffle(batches)
     return batches[:n_batches], batches[n_batches:]
 
@@ -206,7 +197,7 @@ def measure_checkpoints(paths, data_dir, source="", max_tokens=1200, n_batches=3
     "init" phase).  Dropout is off while measuring.  source: only training
     examples of that train.src corpus.  Returns {"style-depth": {phase:
     {"grad", "cos", "loss"}, "checkpoint": path}}."""
-    examples = [ex for ex in T.make_examples(data_dir, "train", 100) if not source or ex[3] == source]
+    examples = [ex for ex in corpus.make_examples(data_dir, "train", 100) if not source or ex[3] == source]
     batches, _ = measurement_batches(examples, max_tokens, n_batches, seed)
     results = {}
     for path in paths:
@@ -278,8 +269,8 @@ def main():
     args.out = args.out or paths.ANALYSIS
     os.makedirs(args.out, exist_ok=True)
 
-    vocab = len(T.Pieces(os.path.join(args.data, "spm.vocab")).pieces)
-    examples = T.make_examples(args.data, "train", 100)
+    vocab = len(corpus.Pieces(os.path.join(args.data, "spm.vocab")).pieces)
+    examples = corpus.make_examples(args.data, "train", 100)
     measure_batches, train_batches = measurement_batches(examples, args.max_tokens, args.measure_batches,
                                                          args.seed)
     eps = 0.1

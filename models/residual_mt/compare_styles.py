@@ -42,10 +42,9 @@ import torch  # noqa: E402
 import torch.nn as nn  # noqa: E402
 
 from . import analysis as A  # noqa: E402
-from . import paths  # noqa: E402
+from . import corpus, paths, training  # noqa: E402
 from . import reference as R  # noqa: E402
-from . import train as T  # noqa: E402
-from .schedule import inverse_sqrt_lr  # noqa: E402
+from .evaluate import evaluate_bleu  # noqa: E402
 
 STYLES = A.STYLES
 NAMES = A.NAMES
@@ -99,7 +98,7 @@ def build_model(style, depth, vocab_size, args):
                         encoder_layers=depth, decoder_layers=depth, vocab_size=vocab_size,
                         dropout=args.dropout,
                         languages={"source": ["es", "en"], "target": ["en", "es"],
-                                   "target_lang_tokens": dict(T.LANG_TOKENS)})
+                                   "target_lang_tokens": dict(corpus.LANG_TOKENS)})
     model = R.Transformer(cfg)
     fairseq_init(model)
     return model
@@ -145,63 +144,60 @@ def valid_nll(model, examples, max_tokens):
     """Teacher-forced cross-entropy per target token (nats, no smoothing)."""
     model.eval()
     total = tokens = 0
-    for idx in T.make_batches(examples, max_tokens, 0):
-        src, prev, target = T.collate(examples, idx, model.cfg, CPU)
-        _, nll, ntok = T.label_smoothed_nll(model(src, prev), target, 0.0, model.cfg.pad_id)
+    for idx in corpus.make_batches(examples, max_tokens, 0):
+        src, prev, target = corpus.collate(examples, idx, model.cfg, CPU)
+        _, nll, ntok = training.label_smoothed_nll(model(src, prev), target, 0.0, model.cfg.pad_id)
         total += float(nll)
         tokens += ntok
     return total / tokens
 
 
+def curve_point(step, model, valid_examples, pieces, losses, args):
+    """Valid greedy BLEU and NLL, and the mean training loss since the last point."""
+    scores, _ = evaluate_bleu(model, args.data, "valid", pieces, beam=1, limit=args.valid_limit or None,
+                              batch_size=args.eval_batch)
+    window = losses[-args.eval_every:]
+    return {"update": step, "valid_greedy": scores, "valid_greedy_mean": mean_bleu(scores),
+            "valid_nll": valid_nll(model, valid_examples, args.max_tokens),
+            "train_loss": sum(window) / len(window)}
+
+
 def train_one(style, depth, examples, valid_examples, pieces, args, log):
     model = build_model(style, depth, len(pieces.pieces), args)
-    cfg = model.cfg
     init_state = {k: v.clone() for k, v in model.state_dict().items()}
     fingerprint = weights_fingerprint(model)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-8,
                             weight_decay=args.weight_decay)
     torch.manual_seed(args.seed + 1)  # dropout masks: the same stream for every style
     losses, curve = [], []
-    step = tokens = epoch = 0
-    why = None
-    train_seconds = eval_seconds = 0.0
-    while step < args.updates and why is None:
-        for idx in T.make_batches(examples, args.max_tokens, args.seed + epoch):
+    run = {"tokens": 0, "why": None, "train_seconds": 0.0, "eval_seconds": 0.0}
+    name = "%s E%dD%d" % (NAMES[style], depth, depth)
+
+    def after_update(u):
+        run["tokens"] += u.tokens
+        run["train_seconds"] += u.seconds
+        losses.append(u.loss / u.tokens)
+        run["why"] = divergence(losses, args.divergence_window, args.divergence_margin)
+        if run["why"] is not None:
+            log("%s diverged: %s" % (name, run["why"]))
+            return True
+        if u.step % args.eval_every == 0 or u.step == args.updates:
             t0 = time.time()
-            src, prev, target = T.collate(examples, idx, cfg, CPU)
-            model.train()
-            for g in opt.param_groups:
-                g["lr"] = inverse_sqrt_lr(step + 1, args.lr, args.warmup)
-            loss, _, ntok = T.label_smoothed_nll(model(src, prev), target, args.label_smoothing, cfg.pad_id)
-            step += 1
-            tokens += ntok
-            losses.append(float(loss) / ntok)
-            if math.isfinite(losses[-1]):
-                opt.zero_grad(set_to_none=True)
-                (loss / ntok).backward()
-                if args.clip_norm > 0:
-                    torch.nn.utils.clip_grad_norm_(model.parameters(), args.clip_norm)
-                opt.step()
-            train_seconds += time.time() - t0
-            why = divergence(losses, args.divergence_window, args.divergence_margin)
-            if why is not None:
-                log("%s E%dD%d diverged: %s" % (NAMES[style], depth, depth, why))
-                break
-            if step % args.eval_every == 0 or step == args.updates:
-                t0 = time.time()
-                scores, _ = T.evaluate_bleu(model, args.data, "valid", pieces, beam=1, limit=args.valid_limit or None,
-                                            batch_size=args.eval_batch)
-                window = losses[-args.eval_every:]
-                curve.append({"update": step, "valid_greedy": scores, "valid_greedy_mean": mean_bleu(scores),
-                              "valid_nll": valid_nll(model, valid_examples, args.max_tokens),
-                              "train_loss": sum(window) / len(window)})
-                eval_seconds += time.time() - t0
-                log("%s E%dD%d update %d loss %.3f valid nll %.3f greedy BLEU %.2f (train %.0f s, eval %.0f s)" % (
-                    NAMES[style], depth, depth, step, curve[-1]["train_loss"], curve[-1]["valid_nll"],
-                    curve[-1]["valid_greedy_mean"], train_seconds, eval_seconds))
-            if step >= args.updates:
-                break
-        epoch += 1
+            curve.append(curve_point(u.step, model, valid_examples, pieces, losses, args))
+            run["eval_seconds"] += time.time() - t0
+            log("%s update %d loss %.3f valid nll %.3f greedy BLEU %.2f (train %.0f s, eval %.0f s)" % (
+                name, u.step, curve[-1]["train_loss"], curve[-1]["valid_nll"],
+                curve[-1]["valid_greedy_mean"], run["train_seconds"], run["eval_seconds"]))
+        return u.step >= args.updates
+
+    options = training.Options(lr=args.lr, warmup=args.warmup, label_smoothing=args.label_smoothing,
+                               clip_norm=args.clip_norm, skip_nonfinite=True)
+    step = 0
+    if args.updates > 0:
+        step = training.run(model, opt, examples, corpus.Epochs(examples, args.max_tokens, args.seed,
+                                                                 {"epoch": 0, "batch": 0}),
+                            options, after_update=after_update)
+    why, tokens, train_seconds, eval_seconds = run["why"], run["tokens"], run["train_seconds"], run["eval_seconds"]
     result = {"style": style, "depth": depth, "updates": step, "target_tokens": tokens,
               "diverged": why is not None, "divergence": why, "losses": losses, "curve": curve,
               "init_fingerprint": fingerprint, "train_seconds": train_seconds}
@@ -209,8 +205,8 @@ def train_one(style, depth, examples, valid_examples, pieces, args, log):
         t0 = time.time()
         result["bleu_beam"] = {}
         for split, limit in (("valid", None), ("test", args.test_limit or None)):
-            scores, _ = T.evaluate_bleu(model, args.data, split, pieces, beam=args.beam, limit=limit,
-                                        batch_size=args.eval_batch)
+            scores, _ = evaluate_bleu(model, args.data, split, pieces, beam=args.beam, limit=limit,
+                                      batch_size=args.eval_batch)
             result["bleu_beam"][split] = dict(scores, mean=mean_bleu(scores))
         eval_seconds += time.time() - t0
         log("%s E%dD%d beam %d BLEU valid %.2f test %.2f" % (
@@ -333,7 +329,7 @@ def parse_args(argv=None):
     ap.add_argument("--test-limit", type=int, default=73,
                     help="test sentences per direction for the final beam BLEU, the first ones "
                          "(73: the book of Joel; 0: all)")
-    ap.add_argument("--beam", type=int, default=5)
+    ap.add_argument("--beam", type=int, default=R.SEARCH["beam"])
     ap.add_argument("--eval-batch", type=int, default=256, help="sentences per decoding batch")
     ap.add_argument("--divergence-window", type=int, default=20)
     ap.add_argument("--divergence-margin", type=float, default=1.0, help="nats above the starting loss")
@@ -356,12 +352,12 @@ def main(argv=None):
     def log(text):
         print("[%5.0f s] %s" % (time.time() - started, text), flush=True)
 
-    pieces = T.Pieces(os.path.join(args.data, "spm.vocab"))
-    examples = [ex for ex in T.make_examples(args.data, "train", args.max_len)
+    pieces = corpus.Pieces(os.path.join(args.data, "spm.vocab"))
+    examples = [ex for ex in corpus.make_examples(args.data, "train", args.max_len)
                 if not args.source or ex[3] == args.source]
     if not examples:
         sys.exit("no training examples from source %r in %s" % (args.source, args.data))
-    valid_examples = T.make_examples(args.data, "valid", args.max_len)
+    valid_examples = corpus.make_examples(args.data, "valid", args.max_len)
     log("%d training examples (%s, both directions)" % (len(examples), args.source or "all sources"))
     meta = {"settings": settings, "depths": args.depths, "styles": args.styles, "examples": len(examples),
             "machine": machine(), "paper_bleu": PAPER_BLEU}

@@ -20,18 +20,16 @@ Everything runs at the priority and threads given, so it can share the
 machine with the training it measures.
 """
 import argparse
-import glob
 import json
 import os
-import re
 import time
 
 import torch
 
-from . import everyday, paths
+from . import checkpoint, everyday, paths, spm
 from . import reference as R
-from . import train as T
-from .export import SpmDecoder
+from .corpus import has_split
+from .evaluate import evaluate_bleu
 
 # the shipped model (0.3.0 weights, float16, reference without shortlist),
 # beam 5 / greedy, from the model card's "Quality" table
@@ -41,35 +39,14 @@ SHIPPED = {"test": {"beam5": {"es-en": 26.96, "en-es": 23.55}, "greedy": {"es-en
            "modern-valid": {"beam5": {"es-en": 31.54, "en-es": 33.10}, "greedy": {"es-en": 30.91, "en-es": 32.03}}}
 
 
-def snapshot_step(path):
-    m = re.search(r"weights_(\d+)\.pt$", path)
-    return int(m.group(1)) if m else -1
-
-
 def load_run(run, average=1, weights=None):
     """(model, [snapshot paths], state of checkpoint_last.pt)."""
-    ck = torch.load(os.path.join(run, "checkpoint_last.pt"), map_location="cpu")
-    cfg = R.ModelConfig.from_dict(ck["cfg"])
-    state = ck["state"]
-    if weights:
-        snaps = [weights]
-    else:
-        snaps = sorted(glob.glob(os.path.join(run, "weights_*.pt")), key=snapshot_step)[-average:]
-    if not snaps:
-        snaps = [os.path.join(run, "checkpoint_last.pt")]
-    avg = None
-    for p in snaps:
-        sd = torch.load(p, map_location="cpu")
-        if "model" in sd:  # a full checkpoint rather than a weights-only snapshot
-            sd = sd["model"]
-        if avg is None:
-            avg = {k: v.double().clone() for k, v in sd.items()}
-        else:
-            for k in avg:
-                avg[k] += sd[k].double()
-    del ck
+    cfg, state = checkpoint.config_and_state(run)
+    snaps = [weights] if weights else checkpoint.snapshots(run, average)
+    if not snaps:  # a run saved before its first snapshot: its full checkpoint
+        snaps = [os.path.join(run, checkpoint.LAST)]
     model = R.Transformer(cfg)
-    model.load_state_dict({k: (v / len(snaps)).float() for k, v in avg.items()})
+    model.load_state_dict(checkpoint.average(snaps))
     model.eval()
     return model, snaps, state
 
@@ -83,7 +60,7 @@ def main():
     ap.add_argument("--data", default=paths.CORPUS, help="the corpus build (test splits)")
     ap.add_argument("--spm", default=os.path.join(paths.SHIPPED, "spm.model"))
     ap.add_argument("--average", type=int, default=1)
-    ap.add_argument("--beam", type=int, default=5)
+    ap.add_argument("--beam", type=int, default=R.SEARCH["beam"])
     ap.add_argument("--splits", default="test,modern-test")
     ap.add_argument("--everyday", default="dev", help="everyday sets (models/everyday), '' for none")
     ap.add_argument("--threads", type=int, default=1)
@@ -98,7 +75,7 @@ def main():
         print("model directory", args.model_dir, flush=True)
     else:
         model, snaps, state = load_run(args.run, args.average, args.weights)
-        step = max(snapshot_step(p) for p in snaps)
+        step = max(checkpoint.snapshot_step(p) for p in snaps)
     if state:
         print("snapshots %s (checkpoint_last: %d updates, %.0f train minutes, %.1f M target tokens)" % (
             ", ".join(os.path.basename(p) for p in snaps), state["step"], state["train_seconds"] / 60,
@@ -106,14 +83,14 @@ def main():
     results = {"snapshots": [os.path.basename(p) for p in snaps], "step": step, "beam": args.beam,
                "checkpoint_state": state, "bleu": {}, "everyday": {}}
     search = "greedy" if args.beam == 1 else "beam%d" % args.beam
-    pieces = SpmDecoder(args.spm)
+    pieces = spm.Decoder(args.spm)
     lines = ["| set | es→en BLEU | shipped | en→es BLEU | shipped |", "|---|---|---|---|---|"]
     for split in [s for s in args.splits.split(",") if s]:
-        if not os.path.exists(os.path.join(args.data, split + ".es.ids")):
+        if not has_split(args.data, split):
             print("no split %s in %s: skipped" % (split, args.data))
             continue
         t0 = time.time()
-        scores, _ = T.evaluate_bleu(model, args.data, split, pieces, beam=args.beam, limit=args.limit,
+        scores, _ = evaluate_bleu(model, args.data, split, pieces, beam=args.beam, limit=args.limit,
                                     batch_size=args.batch_size)
         results["bleu"][split] = {d: round(v, 2) for d, v in scores.items()}
         ref = SHIPPED.get(split, {}).get(search, {})

@@ -22,6 +22,7 @@ import sys
 import time
 
 from . import bleu, paths
+from . import reference as R
 
 BUILDS = {"plain": [], "relaxed": ["--experimental-wasm-relaxed-simd"]}
 DIRECTIONS = [("es", "en"), ("en", "es")]
@@ -54,7 +55,7 @@ def main():
     ap.add_argument("--int8", required=True, help="its int8 copy (models/quantize.py)")
     ap.add_argument("--data", default=paths.CORPUS)
     ap.add_argument("--splits", nargs="+", default=["test"])
-    ap.add_argument("--beams", nargs="+", type=int, default=[1, 5])
+    ap.add_argument("--beams", nargs="+", type=int, default=[1, R.SEARCH["beam"]])
     ap.add_argument("--builds", nargs="+", default=["plain", "relaxed"], choices=list(BUILDS))
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--json", help="also write the scores here")

@@ -12,6 +12,7 @@ import argparse
 import json
 
 from . import paths
+from . import reference as R
 from .eval_engine import BUILDS, compare
 
 
@@ -21,7 +22,7 @@ def main():
     ap.add_argument("--shortlist", required=True, help="its copy with one (models/shortlist.py)")
     ap.add_argument("--data", default=paths.CORPUS)
     ap.add_argument("--splits", nargs="+", default=["valid", "modern-valid"])
-    ap.add_argument("--beams", nargs="+", type=int, default=[1, 5])
+    ap.add_argument("--beams", nargs="+", type=int, default=[1, R.SEARCH["beam"]])
     ap.add_argument("--builds", nargs="+", default=["plain"], choices=list(BUILDS))
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--json", help="also write the scores here")

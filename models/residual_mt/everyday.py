@@ -33,8 +33,10 @@ import time
 
 import torch
 
-from . import bleu, chrf, paths
+from . import bleu, chrf, paths, spm
 from . import reference as R
+from .evaluate import source_ids
+from .evaluate import translate as translate_ids
 
 EVERYDAY_DIR = paths.EVERYDAY
 CHRF_GOOD = 70.0
@@ -65,28 +67,10 @@ ENGLISH = [
 ]
 
 
-def spm(tool, model, args, lines):
-    out = subprocess.run([tool, "--model=" + model] + args, input="\n".join(lines) + "\n",
-                         capture_output=True, text=True, check=True).stdout
-    return out.split("\n")[:len(lines)]
-
-
-def translate(model, spm_path, texts, target, beam=5, batch_size=48):
-    """texts translated by the reference, in batches of length-sorted
-    sentences (each sentence's result does not depend on its batch)."""
-    cfg = model.cfg
-    ids = [[int(t) for t in line.split()] for line in spm("spm_encode", spm_path, ["--output_format=id"], texts)]
-    prefix = [cfg.languages["target_lang_tokens"][target]]
-    order = sorted(range(len(ids)), key=lambda i: len(ids[i]))
-    out_ids = [None] * len(ids)
-    for k in range(0, len(order), batch_size):
-        idx = order[k:k + batch_size]
-        src = R.pad_batch([prefix + ids[i][:cfg.max_positions - 3] for i in idx], cfg)
-        with torch.no_grad():
-            hyps = R.beam_search(model, src, beam=beam, lenpen=1.0, max_len_a=1.2, max_len_b=10)
-        for i, h in zip(idx, hyps):
-            out_ids[i] = " ".join(str(t) for t in h[0][0] if t != cfg.eos_id)
-    return spm("spm_decode", spm_path, ["--input_format=id"], out_ids)
+def translate(model, spm_path, texts, target, beam=R.SEARCH["beam"], batch_size=48):
+    """texts translated by the reference (evaluate.translate), tokenized by spm."""
+    srcs = [source_ids(model.cfg, ids, target) for ids in spm.encode(spm_path, texts)]
+    return spm.decode(spm_path, translate_ids(model, srcs, beam=beam, batch_size=batch_size))
 
 
 def apertium(texts, target):
@@ -128,7 +112,7 @@ def load(model_dir, checkpoint=None):
     return model
 
 
-def evaluate(model, spm_path, sets, with_apertium=True, beam=5, hyps_dir=None, log=print):
+def evaluate(model, spm_path, sets, with_apertium=True, beam=R.SEARCH["beam"], hyps_dir=None, log=print):
     """{set: {direction: {"model": scores, "apertium": scores}}}."""
     out = {}
     for name in sets:
@@ -174,7 +158,7 @@ def main():
     ap.add_argument("--checkpoint", default=None, help="train.py checkpoint or weights_*.pt to score")
     ap.add_argument("--no-apertium", action="store_true")
     ap.add_argument("--no-model", action="store_true", help="Apertium only")
-    ap.add_argument("--beam", type=int, default=5)
+    ap.add_argument("--beam", type=int, default=R.SEARCH["beam"])
     ap.add_argument("--json", default=None, help="write the scores here")
     ap.add_argument("--hyps", default=None, help="write each system's translations into this directory")
     ap.add_argument("--threads", type=int, default=2)

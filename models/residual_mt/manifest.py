@@ -28,6 +28,16 @@ def manifest_for(directory):
     return {"format": "residual-mt-manifest/1", "files": files}
 
 
+def text_for(directory):
+    return json.dumps(manifest_for(directory), indent=2) + "\n"
+
+
+def write(directory):
+    """directory/manifest.json, for the files as they are now."""
+    with open(os.path.join(directory, "manifest.json"), "w") as f:
+        f.write(text_for(directory))
+
+
 def main(argv):
     check = "--check" in argv
     dirs = [a for a in argv if a != "--check"]
@@ -35,7 +45,7 @@ def main(argv):
         sys.exit(__doc__)
     stale = False
     for directory in dirs:
-        text = json.dumps(manifest_for(directory), indent=2) + "\n"
+        text = text_for(directory)
         path = os.path.join(directory, "manifest.json")
         old = open(path).read() if os.path.exists(path) else None
         if check:

@@ -743,8 +743,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         f.write(json_text(config) + "\n")
     with open(os.path.join(out_dir, "spm.model"), "wb") as f:
         f.write(vocab)
-    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
-        f.write(json.dumps(make_manifest.manifest_for(out_dir), indent=2) + "\n")
+    make_manifest.write(out_dir)
     return config
 
 

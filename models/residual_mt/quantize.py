@@ -80,8 +80,7 @@ def main():
     ref.write_safetensors(os.path.join(args.out, "model.safetensors"), quantized,
                           {"format": ref.FORMAT, "quantization": "int8 weights, one scale per row"})
     if os.path.exists(os.path.join(args.src, "manifest.json")):
-        with open(os.path.join(args.out, "manifest.json"), "w") as f:
-            f.write(json.dumps(make_manifest.manifest_for(args.out), indent=2) + "\n")
+        make_manifest.write(args.out)
     n = sum(1 for name in quantized if name.endswith(".qscale"))
     before = os.path.getsize(os.path.join(args.src, "model.safetensors"))
     after = os.path.getsize(os.path.join(args.out, "model.safetensors"))
