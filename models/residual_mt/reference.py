@@ -1,7 +1,7 @@
 """PyTorch reference implementation of the models residual-mt runs.
 
 This file defines what "correct" means for the C engine: the engine's tests
-compare against numbers this module produces (models/make_fixtures.py), and
+compare against numbers this module produces (tests/fixtures/make_fixtures.py), and
 models/train.py trains this same module.
 
 Architecture: a fairseq-style encoder-decoder Transformer with one of three
