@@ -586,17 +586,7 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     if any(n.startswith("encoder2_") or "_enc2" in n for n in items):
         raise ConversionError("unsupported model: more than one encoder")
     ssru = arch["ssru"]
-    vocab = read_file(vocab_path)
-    if target_vocab and read_file(target_vocab) != vocab:
-        raise ConversionError("unsupported model: separate source and target vocabularies (one spm.model is used)")
-    if re.sub(r"\.gz$", "", vocab_path).endswith((".yml", ".yaml")):
-        # OPUS-MT: Marian's ids come from vocab.yml, the segmentation from the spm models.
-        if not source_spm:
-            raise ConversionError("a vocab.yml needs --source-spm (and --target-spm when the target has its own)")
-        vocab = merged_spm(read_vocab_yml(vocab.decode("utf-8")), read_file(source_spm),
-                           read_file(target_spm) if target_spm else None)
-    elif source_spm or target_spm:
-        raise ConversionError("--source-spm and --target-spm go with a vocab.yml")
+    vocab = read_vocabulary(vocab_path, target_vocab, source_spm, target_spm)
     eos, unk, n_pieces = spm_special_ids(vocab)
 
     used = set()
@@ -710,14 +700,40 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         raise ConversionError(f"unsupported model: parameters this converter does not know: {', '.join(leftover[:8])}"
                               + (" ..." if len(leftover) > 8 else ""))
 
-    config = {
+    config = marian_config(arch, D, F, V, max_positions, eos, unk, shortlist_first, os.path.basename(model_path))
+    if source_language and target_language:
+        config["languages"] = {"source": [source_language], "target": [target_language]}
+    write_model_dir(out_dir, tensors, dtype, config, vocab)
+    return config
+
+
+def read_vocabulary(vocab_path, target_vocab, source_spm, target_spm):
+    """The one spm.model both sides use: the given one, or for OPUS-MT's
+    vocab.yml (Marian's ids) its spm models merged under those ids."""
+    vocab = read_file(vocab_path)
+    if target_vocab and read_file(target_vocab) != vocab:
+        raise ConversionError("unsupported model: separate source and target vocabularies (one spm.model is used)")
+    if re.sub(r"\.gz$", "", vocab_path).endswith((".yml", ".yaml")):
+        # OPUS-MT: Marian's ids come from vocab.yml, the segmentation from the spm models.
+        if not source_spm:
+            raise ConversionError("a vocab.yml needs --source-spm (and --target-spm when the target has its own)")
+        vocab = merged_spm(read_vocab_yml(vocab.decode("utf-8")), read_file(source_spm),
+                           read_file(target_spm) if target_spm else None)
+    elif source_spm or target_spm:
+        raise ConversionError("--source-spm and --target-spm go with a vocab.yml")
+    return vocab
+
+
+def marian_config(arch, D, F, V, max_positions, eos, unk, shortlist_first, file_name):
+    """config.json of a converted model (Post-LN, Marian's positions, decoder start and search)."""
+    return {
         "format": "residual-mt/1",
         "style": "post",
         "d_model": D,
         "ffn_dim": F,
-        "n_heads": heads,
-        "encoder_layers": enc_depth,
-        "decoder_layers": dec_depth,
+        "n_heads": arch["heads"],
+        "encoder_layers": arch["enc_depth"],
+        "decoder_layers": arch["dec_depth"],
         "vocab_size": V,
         "max_positions": max_positions,
         "bos_id": None,
@@ -726,17 +742,18 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
         "unk_id": unk,
         "activation": arch["activation"],
         "ln_eps": 1e-6,
-        "share_embeddings": tied_all,
+        "share_embeddings": arch["tied_all"],
         "output_bias": True,
         "positions": "marian",
         "decoder_start": "zeros",
-        "decoder_self": "ssru" if ssru else "attention",
+        "decoder_self": "ssru" if arch["ssru"] else "attention",
         "search": "marian",
         "shortlist_first": shortlist_first,
-        "converted_from": {"format": "marian", "file": os.path.basename(model_path)},
+        "converted_from": {"format": "marian", "file": file_name},
     }
-    if source_language and target_language:
-        config["languages"] = {"source": [source_language], "target": [target_language]}
+
+
+def write_model_dir(out_dir, tensors, dtype, config, vocab):
     os.makedirs(out_dir, exist_ok=True)
     write_safetensors(os.path.join(out_dir, "model.safetensors"), tensors, dtype)
     with open(os.path.join(out_dir, "config.json"), "w", encoding="utf-8") as f:
@@ -744,7 +761,6 @@ def convert(model_path, vocab_path, out_dir, target_vocab=None, source_language=
     with open(os.path.join(out_dir, "spm.model"), "wb") as f:
         f.write(vocab)
     make_manifest.write(out_dir)
-    return config
 
 
 def js_number(x):

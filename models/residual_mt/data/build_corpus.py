@@ -265,7 +265,11 @@ def install_deps():
         subprocess.run(cmd, env=env, check=True, capture_output=True)
 
 
-def main():
+def package_version(package):
+    return subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True).stdout
+
+
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=paths.CORPUS)
@@ -279,20 +283,13 @@ def main():
                     help="encode with this existing spm.model instead of training one")
     ap.add_argument("--install-deps", action="store_true",
                     help="first install the Debian packages the build needs (root), or name them")
-    args = ap.parse_args()
-    if args.install_deps:
-        install_deps()
-    sources = [s for s in args.sources.split(",") if s]
-    for s in sources:
-        if s not in SOURCES:
-            raise SystemExit("unknown source %r (known: %s)" % (s, ", ".join(SOURCES)))
-    os.makedirs(args.out, exist_ok=True)
-    scratch = args.scratch or os.path.join(args.out, "scratch")
+    return ap.parse_args()
 
-    def log(msg):
-        print(msg, flush=True)
 
-    stats = {"sources": {}, "versions": {}}
+def read_sources(sources, scratch, n_packages, stats, log):
+    """Every source's pairs: (Bible splits, {source: {package: pairs}},
+    dictionary pairs, [(en, es, tag)] of the everyday sources); their
+    licences and package versions go to stats."""
     b = bible.bible_splits() if "bible" in sources else {"train": [], "valid": [], "test": []}
     if "bible" in sources:
         stats["versions"].update(bible.package_versions())
@@ -300,8 +297,8 @@ def main():
     per_package = {}
     if "gettext" in sources:
         packages = gettext_catalogs.read_package_list()
-        if args.packages is not None:
-            packages = packages[:args.packages]
+        if n_packages is not None:
+            packages = packages[:n_packages]
         per_package["gettext"], reasons, versions = gettext_source(scratch, packages, log)
         stats["sources"]["gettext"] = {"licence": gettext_catalogs.LICENCE, "packages_listed": len(packages),
                                        "packages_with_pairs": len(per_package["gettext"]),
@@ -317,8 +314,7 @@ def main():
         dict_pairs = freedict.dictionary_pairs("es", "en") + freedict.dictionary_pairs("en", "es")
         stats["sources"]["freedict"] = {"licence": freedict.LICENCE}
         for p in ("dict-freedict-spa-eng", "dict-freedict-eng-spa"):
-            stats["versions"][p] = subprocess.run(["dpkg-query", "-W", "-f=${Version}", p],
-                                                  capture_output=True, text=True).stdout
+            stats["versions"][p] = package_version(p)
     extra = []
     if "gnome-help" in sources:
         root, version = gnome_help.download(os.path.join(scratch, "gnome-help"))
@@ -341,19 +337,19 @@ def main():
         stats["sources"][tag] = {"licence": licence + "; synthetic side: " + apertium_bt.LICENCE,
                                  "monolingual_sentences": len(mono), "dropped_by_apertium_checks": dropped}
         for p in pkgs + list(apertium_bt.PACKAGES):
-            stats["versions"][p] = subprocess.run(["dpkg-query", "-W", "-f=${Version}", p],
-                                                  capture_output=True, text=True).stdout
+            stats["versions"][p] = package_version(p)
         log("%s: %d sentences, %d pairs" % (tag, len(mono), len(pairs)))
-    everyday = read_everyday()
-    splits = assemble(b, per_package, dict_pairs, extra, everyday)
-    stats["held_out_packages"] = {
-        split: {src: sorted(p for p in per_package.get(src, {}) if held_out(p) == split)
-                for src in ("gettext", "descriptions")} for split in HELD_OUT}
+    return b, per_package, dict_pairs, extra
+
+
+def write_splits(out, splits, stats, log):
+    """Each split's .es, .en and .src files, the Bible lines' .refs.tsv,
+    and its sizes per source in stats."""
     stats["splits"] = {}
     for name, rows in splits.items():
-        write_lines(os.path.join(args.out, name + ".es"), [r[1] for r in rows])
-        write_lines(os.path.join(args.out, name + ".en"), [r[0] for r in rows])
-        write_lines(os.path.join(args.out, name + ".src"), [r[2] for r in rows])
+        write_lines(os.path.join(out, name + ".es"), [r[1] for r in rows])
+        write_lines(os.path.join(out, name + ".en"), [r[0] for r in rows])
+        write_lines(os.path.join(out, name + ".src"), [r[2] for r in rows])
         per_src = {}
         for en, es, s, _ in rows:
             d = per_src.setdefault(s, {"pairs": 0, "words_en": 0, "words_es": 0})
@@ -364,36 +360,65 @@ def main():
         log("%-12s %7d pairs  %s" % (name, len(rows), ", ".join(
             "%s %d" % (s, d["pairs"]) for s, d in sorted(per_src.items()))))
     for name in ("train", "valid", "test"):  # the Bible lines' references, in order
-        write_lines(os.path.join(args.out, name + ".refs.tsv"),
+        write_lines(os.path.join(out, name + ".refs.tsv"),
                     [r[3] for r in splits[name] if r[2] == "bible"])
+
+
+def tokenize(out, splits, spm_model, vocab_size, stats):
+    """Each split's .ids files, by spm_model or by a model trained here."""
+    model = spm_model
+    if model is None:
+        # spm_train stores its input and prefix paths in the model: relative
+        # names, run inside the output directory, keep spm.model byte-identical
+        write_lines(os.path.join(out, "spm_input.txt"), spm_sample(splits["train"]))
+        subprocess.run([
+            "spm_train", "--input=spm_input.txt", "--model_prefix=spm",
+            "--model_type=unigram", "--vocab_size=%d" % vocab_size,
+            "--character_coverage=1.0", "--bos_id=0", "--pad_id=1", "--eos_id=2",
+            "--unk_id=3", "--user_defined_symbols=<2en>,<2es>",
+            "--input_sentence_size=0", "--shuffle_input_sentence=false",
+            "--num_threads=1", "--minloglevel=1",
+        ], check=True, cwd=out)
+        model = os.path.join(out, "spm.model")
+        stats["spm_sha256"] = sha256(model)
+    elif not os.path.exists(os.path.join(out, "spm.vocab")):
+        # train.py reads the pieces from spm.vocab: that of the given model
+        vocab = subprocess.run(["spm_export_vocab", "--model=" + model], capture_output=True,
+                               text=True, check=True).stdout
+        with open(os.path.join(out, "spm.vocab"), "w", encoding="utf-8") as f:
+            f.write(vocab)
+    for name in splits:
+        for lang in ("es", "en"):
+            src = os.path.join(out, "%s.%s" % (name, lang))
+            with open(src, "rb") as fin, open(src + ".ids", "wb") as fout:
+                subprocess.run(["spm_encode", "--model=" + model, "--output_format=id"],
+                               stdin=fin, stdout=fout, check=True)
+
+
+def main():
+    args = parse_args()
+    if args.install_deps:
+        install_deps()
+    sources = [s for s in args.sources.split(",") if s]
+    for s in sources:
+        if s not in SOURCES:
+            raise SystemExit("unknown source %r (known: %s)" % (s, ", ".join(SOURCES)))
+    os.makedirs(args.out, exist_ok=True)
+    scratch = args.scratch or os.path.join(args.out, "scratch")
+
+    def log(msg):
+        print(msg, flush=True)
+
+    stats = {"sources": {}, "versions": {}}
+    b, per_package, dict_pairs, extra = read_sources(sources, scratch, args.packages, stats, log)
+    everyday = read_everyday()
+    splits = assemble(b, per_package, dict_pairs, extra, everyday)
+    stats["held_out_packages"] = {
+        split: {src: sorted(p for p in per_package.get(src, {}) if held_out(p) == split)
+                for src in ("gettext", "descriptions")} for split in HELD_OUT}
+    write_splits(args.out, splits, stats, log)
     if not args.no_spm:
-        model = args.spm_model
-        if model is None:
-            # spm_train stores its input and prefix paths in the model: relative
-            # names, run inside the output directory, keep spm.model byte-identical
-            write_lines(os.path.join(args.out, "spm_input.txt"), spm_sample(splits["train"]))
-            subprocess.run([
-                "spm_train", "--input=spm_input.txt", "--model_prefix=spm",
-                "--model_type=unigram", "--vocab_size=%d" % args.vocab_size,
-                "--character_coverage=1.0", "--bos_id=0", "--pad_id=1", "--eos_id=2",
-                "--unk_id=3", "--user_defined_symbols=<2en>,<2es>",
-                "--input_sentence_size=0", "--shuffle_input_sentence=false",
-                "--num_threads=1", "--minloglevel=1",
-            ], check=True, cwd=args.out)
-            model = os.path.join(args.out, "spm.model")
-            stats["spm_sha256"] = sha256(model)
-        elif not os.path.exists(os.path.join(args.out, "spm.vocab")):
-            # train.py reads the pieces from spm.vocab: that of the given model
-            vocab = subprocess.run(["spm_export_vocab", "--model=" + model], capture_output=True,
-                                   text=True, check=True).stdout
-            with open(os.path.join(args.out, "spm.vocab"), "w", encoding="utf-8") as f:
-                f.write(vocab)
-        for name in splits:
-            for lang in ("es", "en"):
-                src = os.path.join(args.out, "%s.%s" % (name, lang))
-                with open(src, "rb") as fin, open(src + ".ids", "wb") as fout:
-                    subprocess.run(["spm_encode", "--model=" + model, "--output_format=id"],
-                                   stdin=fin, stdout=fout, check=True)
+        tokenize(args.out, splits, args.spm_model, args.vocab_size, stats)
     with open(os.path.join(args.out, "stats.json"), "w") as f:
         json.dump(stats, f, indent=1, sort_keys=True, ensure_ascii=False)
         f.write("\n")
