@@ -1,44 +1,5 @@
 #!/usr/bin/env python3
-"""BLEU of a model with its lexical shortlist against the same model without
-one, both translated by the engine (models/eval_quantized.py's comparison:
-both directions, greedy and beam 5, source cut as models/export.py does,
-corpus BLEU by models/bleu.py). Stdlib only; needs a built dist/.
+"""BLEU of the engine with and without the lexical shortlist: the command line of residual_mt/eval_shortlist.py, kept where the docs call it."""
+from residual_mt.eval_shortlist import main
 
-    /usr/bin/python3 models/shortlist.py --in models/es-en --out /tmp/es-en-sl
-    python3 models/eval_shortlist.py --full models/es-en --shortlist /tmp/es-en-sl \\
-        [--splits valid modern-valid] [--json out.json]
-"""
-import argparse
-import json
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eval_quantized import BUILDS, ROOT, compare  # noqa: E402
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--full", required=True, help="the model directory without a shortlist")
-    ap.add_argument("--shortlist", required=True, help="its copy with one (models/shortlist.py)")
-    ap.add_argument("--data", default=os.path.join(ROOT, "models", "data", "work"))
-    ap.add_argument("--splits", nargs="+", default=["valid", "modern-valid"])
-    ap.add_argument("--beams", nargs="+", type=int, default=[1, 5])
-    ap.add_argument("--builds", nargs="+", default=["plain"], choices=list(BUILDS))
-    ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--json", help="also write the scores here")
-    args = ap.parse_args()
-    results = compare([("full", args.full), ("shortlist", args.shortlist)], args.data, args.splits, args.beams,
-                      args.builds, args.batch)
-    worst = min(r["delta"] for r in results.values())
-    seconds = {k: sum(r[f"{k}_seconds"] for r in results.values()) for k in ("full", "shortlist")}
-    print(f"largest drop: {-worst:.2f} BLEU; engine time (CLI, incl. start-up) full {seconds['full']:.1f} s, "
-          f"shortlist {seconds['shortlist']:.1f} s")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(results, f, indent=1)
-            f.write("\n")
-
-
-if __name__ == "__main__":
-    main()
+main()

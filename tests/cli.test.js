@@ -1,5 +1,5 @@
 // The command-line tool (npx residual-mt) on fixture models, against the
-// PyTorch reference's outputs (models/make_fixtures.py) and the API's own
+// PyTorch reference's outputs (tests/fixtures/make_fixtures.py) and the API's own
 // answers for the same text.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -133,7 +133,7 @@ test('compare_styles.divergence: non-finite loss, or the loss rising above its s
   const r = py(['-c', `
 import sys
 sys.path.insert(0, "models")
-from compare_styles import divergence as d
+from residual_mt.compare_styles import divergence as d
 nan, inf = float("nan"), float("inf")
 print(repr([d([9, 8, 7, 6], 2, 1.0), d([9, 8, nan, 6], 2, 1.0), d([9, 8, 7, inf], 2, 1.0),
             d([9, 9, 10.5, 10.5], 2, 1.0), d([9, 9, 9.9, 9.9], 2, 1.0), d([9, 9, 12], 2, 1.0)]))

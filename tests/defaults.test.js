@@ -1,6 +1,6 @@
 // One home for each policy: the search defaults and limits live in the C
 // engine (src/translation.c), which JavaScript reads rather than repeats, and
-// they are the PyTorch reference's (models/reference.py), which defines
+// they are the PyTorch reference's (models/residual_mt/reference.py), which defines
 // correct: its beam_search() keyword defaults and its Config's max_positions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Engine } from '../js/engine.js';
 
 const root = new URL('..', import.meta.url);
-const reference = readFileSync(new URL('models/reference.py', root), 'utf8');
+const reference = readFileSync(new URL('models/residual_mt/reference.py', root), 'utf8');
 const engine = await Engine.load();
 
 // The keyword defaults of a Python function in reference.py: { name: number }

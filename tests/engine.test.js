@@ -1,5 +1,5 @@
 // The WASM engine against the PyTorch reference fixtures (made by
-// models/make_fixtures.py), and its answers to bad input. The engine is the
+// tests/fixtures/make_fixtures.py), and its answers to bad input. The engine is the
 // runtime's default build (defaults.js) for its default thread count: the
 // threads build here (the plain one on a single processor), the relaxed-SIMD
 // one when tests/relaxed.test.js runs this file again with relaxed SIMD on and

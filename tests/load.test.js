@@ -71,7 +71,7 @@ test('a corrupt model fails create() with the SHA-256 error, in-process and in a
   assert.ok(!stored.some((path) => path.endsWith('model.safetensors')), `cached: ${stored.join(', ')}`);
 });
 
-// Checked against the PyTorch reference (models/make_fixtures.py's
+// Checked against the PyTorch reference (tests/fixtures/make_fixtures.py's
 // reference.json), not against the engine loaded another way: every search
 // of residual-2x2 (beam 1 to 5, n-best lists, length penalties and limits),
 // token ids identical and scores within 1e-4 (float32 rounding: the

@@ -30,7 +30,7 @@ test('every form of special:model.yml in the fixtures maps to the same architect
   assert.deepEqual(files, Object.keys(expected).sort());
   const script = `import json, sys
 sys.path.insert(0, ${JSON.stringify(join(ROOT, 'models'))})
-import convert_marian as c
+from residual_mt import marian as c
 out = {}
 for f in sys.argv[1:]:
     try:

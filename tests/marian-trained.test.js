@@ -1,6 +1,6 @@
 // Parity on trained weights: small Marian-architecture es -> en models
 // trained in PyTorch and written in Marian's own formats by
-// models/make_marian_parity.py (tests/fixtures/marian-trained/: model.bin
+// tests/fixtures/make_marian_parity.py (tests/fixtures/marian-trained/: model.bin
 // float32 and model.intgemm.alphas.bin, for an SSRU decoder and a
 // self-attention one; the SSRU one also as model.npz), translated by Bergamot's WASM build and by ours from
 // models/convert_marian.py's conversions, on held-out sentences (the
@@ -123,7 +123,7 @@ const FLOORS = {
   attention: { 1: { int8shiftAll: 147, int8shiftAlphaAll: 127 } },
 };
 const BLEU_GAP = 1.0;
-// PyTorch's simulations (models/make_marian_parity.py int8_product) of each
+// PyTorch's simulations (tests/fixtures/make_marian_parity.py int8_product) of each
 // engine's int8 match it but for a few near ties (measured 247 and 248 of
 // 250 for ours, per row; 248 and 243 for Bergamot's int8shiftAlphaAll,
 // intgemm with alphas): the floor 235 holds each to what it simulates.

@@ -1,5 +1,5 @@
 // The shipped model in int8 against the reference's int8 simulation
-// (tests/fixtures/shipped-int8-sample.json, made by models/make_int8_sample.py:
+// (tests/fixtures/shipped-int8-sample.json, made by tests/fixtures/make_int8_sample.py:
 // the shipped model quantized as models/quantize.py does, or as it is when it
 // is int8 already). The fixture names the SHA-256 of the model.safetensors it
 // was made from: a new shipped model fails here until the fixture is made again.
@@ -53,7 +53,7 @@ test('the shipped model in int8 translates the test-book sample as the int8 refe
   const sha256 = createHash('sha256').update(weights).digest('hex');
   const config = read('config.json');
   const stale = (file) => `tests/fixtures/shipped-int8-sample.json was made from another ${sample.model}/${file}: ` +
-    'make it again with /usr/bin/python3 models/make_int8_sample.py --data models/data/work';
+    'make it again with /usr/bin/python3 tests/fixtures/make_int8_sample.py --data models/data/work';
   assert.equal(sha256, sample.model_sha256, stale('model.safetensors'));
   assert.equal(createHash('sha256').update(config).digest('hex'), sample.config_sha256, stale('config.json'));
   const engine = await Engine.load();

@@ -1,6 +1,6 @@
 // The shipped model: the WASM engine translates a sample of the test books
 // exactly as the PyTorch reference does (tests/fixtures/shipped-sample.json,
-// made by models/make_shipped_sample.py with spm_encode + reference + spm_decode).
+// made by tests/fixtures/make_shipped_sample.py with spm_encode + reference + spm_decode).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // SentencePiece tokenizer, WASM build: exact parity with spm_encode /
 // spm_decode (sentencepiece 0.1.97) on every model in tests/fixtures/spm/
-// (made by models/tokenizer/make_spm_fixtures.py), invalid UTF-8, corrupt
+// (made by tests/fixtures/make_spm_fixtures.py), invalid UTF-8, corrupt
 // models, and a bounded random-bytes fuzz. RMT_WASM=path tests another build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

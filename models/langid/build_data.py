@@ -4,7 +4,7 @@ Sources (each under its package's licence; see models/langid/README.md):
   gettext       every language's catalogs (*/LC_MESSAGES/*.mo) in the .debs of
                 models/data/gettext-packages.txt (the translation corpus's
                 packages, downloaded with `apt-get download` as
-                models/data/gettext_catalogs.py does); the translations
+                models/residual_mt/data/gettext_catalogs.py does); the translations
                 (msgstr) for each language, the msgids for English.
   descriptions  Debian's package description translations (DDTP's
                 Translation-xx indexes, `apt-get -o Acquire::Languages=...
@@ -37,9 +37,8 @@ import sys
 import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "data"))
-import fortunes  # noqa: E402
-import gettext_catalogs as gc  # noqa: E402
+sys.path.insert(0, os.path.dirname(HERE))  # models/, the package's folder
+from residual_mt.data import fortunes, gettext_catalogs as gc  # noqa: E402
 
 TRAIN_CAP = 40000      # strings per language and source in training
 TEST_CAP = 1500        # per language and source held out
@@ -267,7 +266,7 @@ ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")  # fortunes-zh colours its titles
 
 
 def fortune_texts(path):
-    """One fortune file's texts (models/data/fortunes.py reads the file):
+    """One fortune file's texts (residual_mt.data.fortunes reads the file):
     colour codes and the attribution ("-- Author") out, lines joined; a text
     of more than 400 characters is cut into its sentences (those of at most
     400 kept). Verse and other layouts stay: any text tells its language."""
@@ -361,7 +360,11 @@ def capped(lines, cap):
 
 
 def main():
-    scratch = sys.argv[1] if len(sys.argv) > 1 else "/work/scratch/langid"
+    args = sys.argv[1:]
+    if len(args) > 1 or (args and args[0].startswith("-")):
+        print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
+        sys.exit(0 if args[0] in ("-h", "--help") else 2)
+    scratch = args[0] if args else "/work/scratch/langid"
     os.makedirs(scratch, exist_ok=True)
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     sources = {"gettext": gettext_source(scratch, log), "descriptions": descriptions_source(scratch, log),

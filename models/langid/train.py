@@ -28,8 +28,7 @@ from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-sys.path.insert(0, HERE)
-from features import Featurizer  # noqa: E402
+from features import Featurizer  # noqa: E402  (beside this script, which Python puts on the path)
 
 ORDERS = [0, 1, 2, 3, 4]                       # whole words, then 1- to 4-grams
 BUCKETS = [12000, 3000, 12000, 16000, 16000]  # rows per table: ~0.94 MB of int8 at D = 16

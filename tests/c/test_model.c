@@ -1,5 +1,5 @@
 // The native engine against the PyTorch reference fixtures
-// (tests/fixtures/models/*/reference.json, made by models/make_fixtures.py),
+// (tests/fixtures/models/*/reference.json, made by tests/fixtures/make_fixtures.py),
 // and the loader's and translator's answers to bad input.
 #include "model.h"
 #include "rmt.h"

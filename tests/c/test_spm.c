@@ -1,6 +1,6 @@
 // SentencePiece tokenizer, native build: exact parity with spm_encode /
 // spm_decode (sentencepiece 0.1.97) on every model in tests/fixtures/spm/
-// (made by models/tokenizer/make_spm_fixtures.py), bad models, and a bounded
+// (made by tests/fixtures/make_spm_fixtures.py), bad models, and a bounded
 // random-bytes fuzz of the model parser, encoder and decoder.
 // Run from the repository root. Exits non-zero on any failure.
 #define _DEFAULT_SOURCE

@@ -1,11 +1,11 @@
-"""Hand-checked cases for models/bleu.py (sacreBLEU default algorithm)."""
+"""Hand-checked cases for models/residual_mt/bleu.py (sacreBLEU default algorithm)."""
 import math
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-import bleu  # noqa: E402
+from residual_mt import bleu  # noqa: E402
 
 
 class Tokenize13aTest(unittest.TestCase):

@@ -1,10 +1,10 @@
-"""models/chrf.py against examples checked by hand (stdlib only)."""
+"""models/residual_mt/chrf.py against examples checked by hand (stdlib only)."""
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-import chrf  # noqa: E402
+from residual_mt import chrf  # noqa: E402
 
 
 class ChrfTest(unittest.TestCase):

@@ -1,12 +1,10 @@
-"""Cleaning, parsing, splitting and alignment rules of models/data (stdlib only)."""
+"""Cleaning, parsing, splitting and alignment rules of models/residual_mt/data (stdlib only)."""
 import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "data"))
-import align  # noqa: E402
-import books  # noqa: E402
-import clean  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
+from residual_mt.data import align, books, clean  # noqa: E402
 
 
 class MarkupTest(unittest.TestCase):
@@ -215,8 +213,7 @@ class BuiltCorpusTest(unittest.TestCase):
     def test_back_translations_keep_the_human_side(self):
         """The human side of each back-translated pair is a sentence of its
         monolingual source (Apertium's side is only ever a source)."""
-        sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "data"))
-        import fortunes
+        from residual_mt.data import fortunes
         human_es = set(fortunes.fortune_sentences(fortunes.spanish_files()))
         for en, es, src in zip(self.lines("train.en"), self.lines("train.es"), self.lines("train.src")):
             if src == "fortunes-es-bt:en-es":

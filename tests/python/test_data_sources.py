@@ -1,14 +1,11 @@
-"""Cleaning rules of each training source (models/data), stdlib only."""
+"""Cleaning rules of each training source (models/residual_mt/data), stdlib only."""
 import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "data"))
-import build_corpus  # noqa: E402
-import clean  # noqa: E402
-import descriptions  # noqa: E402
-import freedict  # noqa: E402
-import gettext_catalogs as gt  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
+from residual_mt.data import build_corpus, clean, descriptions, freedict  # noqa: E402
+from residual_mt.data import gettext_catalogs as gt  # noqa: E402
 
 
 class BibleFixesTest(unittest.TestCase):

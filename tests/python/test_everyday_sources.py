@@ -1,16 +1,13 @@
-"""Cleaning rules of the everyday sources (models/data): WordNet examples,
+"""Cleaning rules of the everyday sources (models/residual_mt/data): WordNet examples,
 fortunes, Apertium back-translation, GNOME help; stdlib only (Apertium
 itself is not run here: its output is given as text)."""
 import os
 import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "data"))
-import apertium_bt  # noqa: E402
-import build_corpus  # noqa: E402
-import fortunes  # noqa: E402
-import gnome_help  # noqa: E402
-import wordnet_examples as wn  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
+from residual_mt.data import apertium_bt, build_corpus, fortunes, gnome_help  # noqa: E402
+from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
 class WordnetTest(unittest.TestCase):

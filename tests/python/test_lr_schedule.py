@@ -1,11 +1,11 @@
-"""models/lr_schedule.py: warmup, inverse square root, and the linear cooldown."""
+"""models/residual_mt/schedule.py: warmup, inverse square root, and the linear cooldown."""
 import math
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from lr_schedule import inverse_sqrt_lr, scheduled_lr  # noqa: E402
+from residual_mt.schedule import inverse_sqrt_lr, scheduled_lr  # noqa: E402
 
 
 class ScheduleTest(unittest.TestCase):

@@ -1,7 +1,7 @@
 """PyTorch reference implementation of the models residual-mt runs.
 
 This file defines what "correct" means for the C engine: the engine's tests
-compare against numbers this module produces (models/make_fixtures.py), and
+compare against numbers this module produces (tests/fixtures/make_fixtures.py), and
 models/train.py trains this same module.
 
 Architecture: a fairseq-style encoder-decoder Transformer with one of three
@@ -21,6 +21,7 @@ Tensors are batch-first here ([B, T, C]); fairseq is time-first, which changes
 no number.
 """
 
+import inspect
 import json
 import math
 import os
@@ -595,9 +596,10 @@ def reorder_cache(cache, order):
 
 
 @torch.no_grad()
-def greedy_search(model: Transformer, src_tokens: torch.Tensor, max_len_a: float = 1.2, max_len_b: int = 10,
-                  min_len: int = 1, shortlist: bool = True) -> List[List[int]]:
-    return [hyps[0][0] for hyps in beam_search(model, src_tokens, 1, 1.0, max_len_a, max_len_b, min_len, 1, shortlist)]
+def greedy_search(model: Transformer, src_tokens: torch.Tensor, **search) -> List[List[int]]:
+    """beam_search with beam 1: the best ids per sentence; search: its other
+    keywords (max_len_a, max_len_b, min_len, shortlist)."""
+    return [hyps[0][0] for hyps in beam_search(model, src_tokens, **dict(search, beam=1, lenpen=1.0, nbest=1))]
 
 
 @torch.no_grad()
@@ -679,6 +681,13 @@ def beam_search(model: Transformer, src_tokens: torch.Tensor, beam: int = 5, len
 
 
 # ---------------------------------------------------------------- alignment
+
+
+# The search defaults every script reads: beam_search's keyword defaults,
+# written once in its signature (the engine's are checked against them).
+SEARCH = {name: p.default for name, p in inspect.signature(beam_search).parameters.items()
+          if p.default is not inspect.Parameter.empty}
+
 
 @torch.no_grad()
 def cross_attention(model: Transformer, src_tokens: torch.Tensor, prev_tokens: torch.Tensor) -> torch.Tensor:

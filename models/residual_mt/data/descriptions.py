@@ -16,7 +16,6 @@ then aligned:
     segments, such as names, are skipped); otherwise a paragraph of at most MAX_WORDS words on both
     sides is kept whole; anything else is dropped.
 """
-import os
 import re
 import subprocess
 

@@ -26,7 +26,7 @@ line as "<Book> <chapter>:<verse>: <osis markup>".  Quirks handled here:
 import re
 import unicodedata
 
-from books import CANON
+from .books import CANON
 
 # Longest names first, so "I John" is preferred to "John" at one position.
 _BOOK_ALT = "|".join(re.escape(b) for b in sorted(CANON, key=len, reverse=True))

@@ -13,9 +13,7 @@ English Bible, public domain), read with diatheke.
 """
 import subprocess
 
-import align
-import books
-import clean
+from . import align, books, clean
 
 MODULES = {"es": "spaRV1909eb", "en": "engWEB2015eb"}
 PACKAGES = ("sword-text-sparv", "sword-text-web")

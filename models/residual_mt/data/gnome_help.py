@@ -19,7 +19,7 @@ import os
 import subprocess
 import xml.etree.ElementTree as ET
 
-import descriptions
+from . import descriptions
 
 LICENCE = "CC-BY-SA-3.0 (gnome-user-docs)"
 PACKAGE = "gnome-user-docs"

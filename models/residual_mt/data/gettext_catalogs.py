@@ -28,8 +28,9 @@ import os
 import re
 import subprocess
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PACKAGE_LIST = os.path.join(HERE, "gettext-packages.txt")
+from .. import paths
+
+PACKAGE_LIST = paths.GETTEXT_PACKAGES
 LICENCE = ("each catalog under its package's licence (GPL, LGPL, MPL, BSD, ...; "
            "/usr/share/doc/PKG/copyright in the package)")
 
