@@ -28,9 +28,17 @@ export const RELAXED_THREADS_WASM = 'dist/residual-mt-relaxed-threads.wasm';
 // Threads: by default as many as the runtime reports processors, up to
 // DEFAULT_THREADS_CAP (the model's products are small: past a few threads the
 // hand-offs cost what the extra threads save, and the page has other work);
-// `threads` set by the user may go up to MAX_THREADS.
+// `threads` set by the user may go up to MAX_THREADS: the engine's
+// RMT_THREADS_MAX (src/threads.h), here because `threads` is checked before
+// any engine is loaded (tests/defaults.test.js checks they agree).
 export const DEFAULT_THREADS_CAP = 4;
 export const MAX_THREADS = 16;
+
+// Batches (engine.js planBatches, the one batching policy): at most
+// BATCH_SENTENCES sentences a batch (the API's `batch` option lowers it) and
+// BATCH_ROWS rows (sentences x beam: the decoder's cache grows with rows).
+export const BATCH_SENTENCES = 32;
+export const BATCH_ROWS = 256;
 
 // Input usage one LanguageDetector call may have, in UTF-16 code units (the
 // identifier reads all of a text: this bounds one call's work, ~50 ms).

@@ -39,6 +39,11 @@ RMT_API const char *rmt_search_param_name(int field) {
   return field >= 0 && field < RMT_PARAM_COUNT ? PARAMS[field].name : NULL;
 }
 
+RMT_API int rmt_search_param_integer(int field) {
+  if (field < 0 || field >= RMT_PARAM_COUNT) return rmt_error(RMT_E_INVALID, "unknown search parameter %d", field);
+  return PARAMS[field].integer;
+}
+
 RMT_API double rmt_search_param_get(const rmt_search_params *p, int field) {
   switch (field) {
     case RMT_PARAM_BEAM: return p->beam;
@@ -90,12 +95,20 @@ static int check_params(const rmt_search_params *p) {
   return RMT_OK;
 }
 
+RMT_API const char *rmt_limit_name(int which) {
+  static const char *const names[RMT_LIMIT_COUNT] = {
+      [RMT_LIMIT_BEAM] = "beam", [RMT_LIMIT_TRANSLATION_BYTES] = "translation_bytes", [RMT_LIMIT_LEN] = "len",
+      [RMT_LIMIT_JSON_BYTES] = "json_bytes", [RMT_LIMIT_THREADS] = "threads"};
+  return which >= 0 && which < RMT_LIMIT_COUNT ? names[which] : NULL;
+}
+
 RMT_API int rmt_limit(int which) {
   switch (which) {
     case RMT_LIMIT_BEAM: return RMT_MAX_BEAM;
     case RMT_LIMIT_TRANSLATION_BYTES: return (int)RMT_MAX_TRANSLATION_BYTES;
     case RMT_LIMIT_LEN: return RMT_MAX_LEN;
     case RMT_LIMIT_JSON_BYTES: return RMT_MAX_JSON_BYTES;
+    case RMT_LIMIT_THREADS: return RMT_THREADS_MAX;
     default: return rmt_error(RMT_E_INVALID, "unknown limit %d", which);
   }
 }
@@ -459,6 +472,8 @@ RMT_API void rmt_translation_free(rmt_translation *tr) {
   free(tr->text_at);
   free(tr->carried);
   free(tr->carried_at);
+  free(tr->src_spans);
+  free(tr->view_buf);
   free(tr);
 }
 
