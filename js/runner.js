@@ -9,7 +9,8 @@ import { Engine, nextBatch, planBatches, textSpans } from './engine.js';
 import { LanguageIdentifier } from './langid.js';
 import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
-import { segmentPieces, splitLong } from './segment.js';
+import { engineTarget } from './languages.js';
+import { segmentPieces, splitLong, trimSpan } from './segment.js';
 
 const SLICE_MS = 12;           // longest run of work between two yields
 
@@ -79,13 +80,6 @@ function alignmentLinks(tokens, sentence, output) {
   return links;
 }
 
-// [start, end] of `text` less the whitespace at either end.
-function trimSpan(text, [start, end]) {
-  while (start < end && /\s/u.test(text[start])) start++;
-  while (end > start && /\s/u.test(text[end - 1])) end--;
-  return [start, end];
-}
-
 // Steps tr to its end, pacing between steps (a yield every step when
 // streaming); onStep(), if given, after each step but the last.
 async function stepAll(tr, pace, onStep) {
@@ -137,11 +131,15 @@ function partOffsets(piece, parts) {
 
 // The search options of a translate() call as the engine takes them (its
 // search fields, the target language and the batch size); the API's
-// maxLength is an output length of its own: no term in the source's length.
+// maxLength (checked here, the one place it is read) is an output length of
+// its own: no term in the source's length.
 function engineOptions(options, fields) {
   const search = {};
   for (const key of [...fields, 'targetLanguage', 'batch']) if (options[key] !== undefined) search[key] = options[key];
   if (options.maxLength !== undefined) {
+    if (!Number.isInteger(options.maxLength) || options.maxLength < 1) {
+      throw new RangeError(`residual-mt: maxLength must be a positive integer, got ${options.maxLength}`);
+    }
     search.maxLenA = 0;
     search.maxLenB = options.maxLength;
   }
@@ -316,14 +314,13 @@ export class Runner {
   // fast as the next ones.
   async warmup() {
     try {
-      const tokens = this.model.config.languages?.target_lang_tokens;
-      const targetLanguage = tokens ? Object.keys(tokens)[0] : undefined;
-      await this.translateNow(['Hello, world. Hola, mundo.'], { targetLanguage, maxLength: 8 });
+      await this.translateNow(['Hello, world. Hola, mundo.'], { targetLanguage: engineTarget(this.model.config), maxLength: 8 });
     } catch { /* only a warm-up */ }
   }
 
+  // searchOptions: the engine's search options (what a translator passes on).
   info() {
-    return { config: this.model.config, threads: this.engine.threads };
+    return { config: this.model.config, threads: this.engine.threads, searchOptions: this.engine.searchFields.map((f) => f.option) };
   }
 
   // Runs fn alone: the engine never sees two jobs interleaved.

@@ -221,6 +221,14 @@ export function segmentText(text, options = {}) {
   return Array.from(segmentPieces(text, options));
 }
 
+// [start, end] of `text` less the whitespace at either end (alignment spans
+// as they are shown: runner.js, html.js).
+export function trimSpan(text, [start, end]) {
+  while (start < end && /\s/u.test(text[start])) start++;
+  while (end > start && /\s/u.test(text[end - 1])) end--;
+  return [start, end];
+}
+
 // Splits a sentence that is too long for the model at word boundaries.
 // countTokens(text) gives its length in tokens, countMany(texts) the lengths
 // of many at once (the engine's: one call for all of a sentence's words);
