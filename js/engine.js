@@ -8,6 +8,8 @@ import { timeStep } from './env.js';
 import { BATCH_ROWS, BATCH_SENTENCES, threadCount } from './defaults.js';
 import { loadWasm } from './wasm.js';
 
+const SHA256_BYTES = 32; // rmt_sha256_start's digest
+
 const camelCase = (name) => name.replace(/_(.)/g, (_, c) => c.toUpperCase());
 
 // Names the engine numbers (its search parameters, its limits): name(i) for
@@ -198,7 +200,7 @@ export class Engine {
         done();
       }
       if (digest) {
-        digestPtr = w.malloc(32);
+        digestPtr = w.malloc(SHA256_BYTES);
         w.exports.rmt_sha256_start(weightsPtr, weightsLength, digestPtr);
       } else {
         done = timeStep('copy weights', steps);
@@ -215,7 +217,7 @@ export class Engine {
         done = timeStep('sha256 weights', steps); // what is left of it once the model is in
         w.exports.rmt_sha256_wait();
         done();
-        onWeights({ sha256: hexDigest(w.u8.subarray(digestPtr, digestPtr + 32)), size: weightsLength });
+        onWeights({ sha256: hexDigest(w.u8.subarray(digestPtr, digestPtr + SHA256_BYTES)), size: weightsLength });
       }
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
@@ -359,6 +361,7 @@ export class Model {
   beginSources(sources, which, options = {}) {
     sources.checkAlive();
     if (!Array.isArray(which) || which.length === 0) throw new Error('residual-mt: empty input: no texts');
+    if (!which.every(Number.isInteger)) throw new TypeError('residual-mt: sentences are numbered by integers');
     const w = this.wasm;
     const params = this.params(options);
     const [langPtr, whichPtr] = this.stage(w.encoder.encode(options.targetLanguage ?? ''), which);
@@ -606,10 +609,9 @@ export class Translation {
   }
 
   // fill(ptr, cap) writes up to cap items of `width` int32 each and returns
-  // how many there are: asked once for the count, once for the items.
-  readIds(fill, width = 1) {
+  // how many there are: asked once for the count (unless given: n), once for the items.
+  readIds(fill, width = 1, n = fill(0, 0)) {
     const w = this.wasm;
-    const n = fill(0, 0);
     if (n < 0) throw w.error();
     const ptr = this.model.scratch(Math.max(1, n * width) * 4);
     if (fill(ptr, n) < 0) throw w.error();
@@ -685,7 +687,7 @@ export class Translation {
       const n = w.exports.rmt_translation_hyp(this.ptr, s, k, 0, 0, 0, 0);
       if (n < 0) throw w.error();
       spans = this.readIds((ptr, cap) => w.exports.rmt_translation_hyp_alignment_text(this.ptr, this.model.spm, s, k, textPtr,
-        source.length, ptr, cap), 4);
+        source.length, ptr, cap), 4, n);
     } finally {
       w.free(textPtr);
     }

@@ -36,17 +36,19 @@ const OPTIONS = { sourceLanguage: 'es', targetLanguage: 'en', beam: 1 };
 // Counts the calls into the engine's exports while count() runs (every call
 // of the binding goes through wasm.exports; outside count() they are the
 // engine's own, so the timings pay nothing for the counting).
+// Returns { calls, steps }: all of them, and those that decode one token
+// (rmt_translation_step, one a token of the longest sentence of a batch).
 async function countCalls(wasm, count) {
   const exports = wasm.exports;
-  let calls = 0;
-  wasm.exports = Object.fromEntries(Object.entries(exports).map(([name, value]) =>
-    [name, typeof value === 'function' ? (...a) => { calls++; return value(...a); } : value]));
+  const counts = { calls: 0, steps: 0 };
+  wasm.exports = Object.fromEntries(Object.entries(exports).map(([name, value]) => [name, typeof value !== 'function' ? value
+    : (...a) => { counts.calls++; if (name === 'rmt_translation_step') counts.steps++; return value(...a); }]));
   try {
     await count();
   } finally {
     wasm.exports = exports;
   }
-  return calls;
+  return counts;
 }
 
 async function side(dir) {
@@ -86,7 +88,7 @@ for (let round = 0; round < rounds; round++) {
 for (const s of sides) {
   const wasm = s.runner.engine.wasm;
   s.oneCalls = await countCalls(wasm, () => s.runner.translate([texts[0]], OPTIONS));
-  s.batchedCalls = await countCalls(wasm, () => s.runner.translate(texts, OPTIONS)) / texts.length;
+  s.batchedCalls = await countCalls(wasm, () => s.runner.translate(texts, OPTIONS));
   s.engineCalls = await countCalls(wasm, () => s.runner.model.translateTexts([texts[0]], OPTIONS));
 }
 
@@ -97,8 +99,9 @@ for (const [label] of passes(sides[0])) {
   console.log(`${label.padEnd(26)} ${row.join('   ')}${ratio}`);
 }
 for (const s of sides) {
-  console.log(`${s.dir}: calls into the exports: ${s.oneCalls} per translate() of one sentence, ` +
-    `${s.batchedCalls.toFixed(1)} per sentence of the batched call, ${s.engineCalls} per translateTexts of one sentence`);
+  const per = (c, n = 1) => `${(c.calls / n).toFixed(n > 1 ? 1 : 0)} (${((c.calls - c.steps) / n).toFixed(n > 1 ? 1 : 0)} besides the steps)`;
+  console.log(`${s.dir}: calls into the exports: ${per(s.oneCalls)} per translate() of one sentence, ` +
+    `${per(s.batchedCalls, texts.length)} per sentence of the batched call, ${per(s.engineCalls)} per translateTexts of one sentence`);
 }
 if (sides.length === 2) {
   const same = Object.keys(outputs[0]).every((label) => JSON.stringify(outputs[0][label]) === JSON.stringify(outputs[1][label]));
