@@ -6,7 +6,7 @@
 #                                   binaryen's wasm-opt from node_modules),
 #           dist/residual-mt-threads.wasm (plain SIMD128 with threads: shared memory and
 #                                   atomics, the same tools over Emscripten's threaded libc), and
-#           dist/shell.json         (the demo's app shell for its service worker: js/shell.js)
+#           dist/shell.json         (the demo's app shell for its service worker: scripts/shell.js)
 #   native  build/native/           (gcc/clang + SIMDe for the wasm intrinsics):
 #           librmt.a, the CLI tool rmt, and one executable per tests/c/test_*.c
 #   sanitize build/sanitize/        the same under ASan + UBSan
@@ -229,12 +229,12 @@ build_wasm_relaxed_threads() {
 }
 
 # dist/demo.js, dist/worker.js, dist/pool-worker.js: the demo's modules
-# bundled (js/bundle.js, esbuild from the devDependencies), and
-# dist/shell.json: what the demo's service worker may cache (js/shell.js);
+# bundled (scripts/bundle.js, esbuild from the devDependencies), and
+# dist/shell.json: what the demo's service worker may cache (scripts/shell.js);
 # written every time, since web/ and js/ change without a rebuild.
 write_shell() {
-  node js/bundle.js
-  node js/shell.js >/dev/null
+  node scripts/bundle.js
+  node scripts/shell.js >/dev/null
 }
 
 # The native tests again under AddressSanitizer and UndefinedBehaviorSanitizer.

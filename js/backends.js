@@ -3,8 +3,9 @@
 // offer start(), loadEngine(engine), load(files), loadDetector(files),
 // call(type, payload, onPartial) -> { promise, cancel(reason) } and dispose().
 
-import { browserWorkerUrl, isNode, replaySteps, workerExecArgv } from './env.js';
+import { replaySteps } from './env.js';
 import { reviveError, unknownError } from './errors.js';
+import { startWorker } from './port.js';
 
 export class InProcessBackend {
   async start() {
@@ -71,7 +72,7 @@ export class WorkerBackend {
       if (msg.type === 'partial') { job.onPartial?.(msg.text); return; }
       if (msg.type === 'weights') { job.onPartial?.(msg.weights); return; }
       this.pending.delete(msg.id);
-      if (!this.pending.size) this.worker.unref?.();
+      if (!this.pending.size) this.worker.unref();
       if (msg.type === 'done') job.resolve(msg.value);
       else job.reject(reviveError(msg.error));
     };
@@ -86,22 +87,10 @@ export class WorkerBackend {
       this.failed = error;
       this.onDead?.();
     };
-    if (isNode()) {
-      const { Worker } = await import('node:worker_threads');
-      this.worker = new Worker(url, { execArgv: workerExecArgv() });
-      this.worker.on('message', onMessage);
-      this.worker.on('error', onFailure);
-      this.worker.on('exit', (code) => onFailure(new Error(`exited with code ${code}`)));
-      this.terminate = () => this.worker.terminate();
-    } else {
-      this.worker = new Worker(browserWorkerUrl(url), { type: 'module', name: 'residual-mt' });
-      this.worker.onmessage = (event) => onMessage(event.data);
-      this.worker.onerror = (event) => { event.preventDefault?.(); onFailure(new Error(event.message || 'could not start (see the console)')); };
-      this.worker.onmessageerror = () => onFailure(new Error('a message could not be read'));
-      this.terminate = () => this.worker.terminate();
-    }
+    this.worker = await startWorker(url, 'residual-mt');
+    this.worker.listen(onMessage, onFailure);
     await ready;
-    this.worker.unref?.();
+    this.worker.unref();
   }
 
   send(message, transfer, onPartial) {
@@ -109,8 +98,8 @@ export class WorkerBackend {
     const id = this.nextId++;
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onPartial }));
     // Node: an idle worker does not keep the process alive (no destroy() needed to exit).
-    this.worker.ref?.();
-    this.worker.postMessage({ ...message, id }, transfer ?? []);
+    this.worker.ref();
+    this.worker.post({ ...message, id }, transfer);
     return { id, promise };
   }
 
@@ -138,7 +127,7 @@ export class WorkerBackend {
     const { id, promise } = this.send({ type, ...payload }, [], onPartial);
     return {
       promise,
-      cancel: (why) => this.worker.postMessage({ type: 'cancel', target: id, message: why?.message }),
+      cancel: (why) => this.worker.post({ type: 'cancel', target: id, message: why?.message }),
     };
   }
 
@@ -149,5 +138,9 @@ export class WorkerBackend {
       await reply;
     } catch { /* the worker goes anyway */ }
     this.terminate();
+  }
+
+  terminate() {
+    this.worker?.terminate();
   }
 }

@@ -14,7 +14,8 @@
 
 import { makeError } from './errors.js';
 import { canonicalTag, languagePairs, sameLanguage } from './languages.js';
-import { readConfig, readJsonFile, toLocation, toUrl } from './loader.js';
+import { readJsonFile, toLocation, toUrl } from './files.js';
+import { readConfig } from './loader.js';
 
 // The language a pivot goes through (as Firefox Translations does).
 export const PIVOT_LANGUAGE = 'en';

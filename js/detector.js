@@ -18,13 +18,15 @@ import { checkDocument, isNode } from './env.js';
 import { abortError, makeError, notSupported, quotaExceeded } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { canonicalTag, sameLanguage } from './languages.js';
-import { resolveModelPackage } from './loader.js';
+import { resolveModelPackage } from './discover.js';
 import { JobQueue } from './queue.js';
 import { callSignal, onAbort } from './streams.js';
 
 // The spec's cut: languages are listed, most likely first, until their
 // confidences add up to this; one less likely than "not a language it knows" never.
 const CUMULATIVE = 0.99;
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // ---------------------------------------------------------------- the model file
 
@@ -137,24 +139,45 @@ export async function detectorAvailability(options = {}) {
 // ---------------------------------------------------------------- results
 
 // The spec's list: the languages by confidence until they add up to 0.99,
-// none below `unknown`, then 'und' with `unknown`.
+// none at 0 or below `unknown` (the model's "none of these"), then 'und'
+// with the rest: 1 minus what the list holds, so that all add up to 1.
 export function rankLanguages(languages, probabilities, unknown = 0) {
   const order = probabilities.map((p, i) => i).sort((a, b) => probabilities[b] - probabilities[a]);
   const results = [];
   let cumulative = 0;
   for (const i of order) {
     // (float32 probabilities may add up to a hair over 1: never past it here)
-    const confidence = Math.min(probabilities[i], 1 - unknown - cumulative);
+    const confidence = Math.min(probabilities[i], 1 - cumulative);
     if (confidence <= 0 || confidence < unknown) break;
     results.push({ detectedLanguage: languages[i], confidence });
     cumulative += confidence;
     if (cumulative >= CUMULATIVE) break;
   }
-  results.push({ detectedLanguage: 'und', confidence: unknown });
+  results.push({ detectedLanguage: 'und', confidence: Math.max(0, 1 - cumulative) });
   return results;
 }
 
+// A call's answer, given in a later task as the API's are (its work runs in
+// parallel): a signal aborted before then rejects the call, as it would have
+// stopped the work.
+function answerLater(signal, value) {
+  return new Promise((resolve, reject) => {
+    const off = onAbort(signal, reject);
+    setTimeout(() => {
+      off();
+      if (signal.aborted) reject(signal.reason);
+      else resolve(value);
+    }, 0);
+  });
+}
+
 // ---------------------------------------------------------------- the detector
+
+// The text is a required argument (the API's IDL): a call without one
+// rejects, as the built-in's does, rather than detecting "undefined".
+function requireInput(count, method) {
+  if (count === 0) throw new TypeError(`residual-mt: LanguageDetector.${method}() needs the text to read (1 argument required, 0 given)`);
+}
 
 export class LanguageDetector {
   #engine;
@@ -175,25 +198,26 @@ export class LanguageDetector {
     return callSignal(this.#destruction.signal, options);
   }
 
-  // [{ detectedLanguage, confidence }], most likely first, 'und' last (its
-  // confidence 1 for a text with no letters, else 0: the model knows no
-  // "other language").
+  // [{ detectedLanguage, confidence }], most likely first, 'und' last with
+  // the confidence the list leaves (1 for a text with no letters).
   async detect(input, options = {}) {
+    requireInput(arguments.length, 'detect');
     const signal = this.#signal(options);
     const text = String(input);
-    const usage = await this.measureInputUsage(text, options);
-    if (usage > this.inputQuota) throw quotaExceeded(usage, this.inputQuota);
-    if (!text) return [{ detectedLanguage: 'und', confidence: 1 }];
+    if (text.length > this.inputQuota) throw quotaExceeded(text.length, this.inputQuota);
+    const nothing = [{ detectedLanguage: 'und', confidence: 1 }];
+    if (!text) return answerLater(signal, nothing);
     const { features, probabilities } = await this.#engine.queue.push('detect', { text }, { signal });
     signal.throwIfAborted();
-    if (!features) return [{ detectedLanguage: 'und', confidence: 1 }];
+    if (!features) return nothing;
     return rankLanguages(this.#engine.languages, probabilities);
   }
 
   // Input usage: the text's length in UTF-16 code units (what the model reads).
   async measureInputUsage(input, options = {}) {
-    this.#signal(options);
-    return String(input).length;
+    requireInput(arguments.length, 'measureInputUsage');
+    const signal = this.#signal(options);
+    return answerLater(signal, String(input).length);
   }
 
   // Ends running and later calls (an AbortError, or `reason`); the engine is
@@ -238,6 +262,10 @@ export async function createLanguageDetector(options = {}) {
     const engine = await (abortedPromise ? Promise.race([ready, abortedPromise]) : ready);
     signal?.throwIfAborted();
     progressReporter(monitorTarget, signal).finish();
+    // The detector comes a task after the last progress event, as a built-in's
+    // would: a signal aborted from that event's handler still aborts the create.
+    await (abortedPromise ? Promise.race([nextTask(), abortedPromise]) : nextTask());
+    signal?.throwIfAborted();
     return new LanguageDetector(engine, release, { expectedInputLanguages: wanted, createSignal: signal });
   } catch (err) {
     release();

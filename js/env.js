@@ -110,21 +110,3 @@ export async function processorCount() {
 export function canBlock() {
   return isNode() || typeof WorkerGlobalScope !== 'undefined';
 }
-
-// The flags a Node worker_thread starts with: the process's, less those a
-// worker refuses ("invalid execArgv flags"): `node -e`'s --input-type, and
-// V8's wasm flags (such as --experimental-wasm-relaxed-simd), which are the
-// whole process's anyway.
-export function workerExecArgv() {
-  return process.execArgv.filter((arg) => !/^--(input-type|experimental-wasm-|(no-)?wasm-)/.test(arg));
-}
-
-// A page may not start a worker from another origin (the package on a CDN):
-// then the worker is a same-origin blob that imports the real one (CORS).
-// Used for the translation worker (backends.js) and the engine's threads (threads.js).
-export function browserWorkerUrl(url) {
-  const origin = globalThis.location?.origin;
-  if (!origin || origin === 'null' || url.origin === origin) return url;
-  const source = `import ${JSON.stringify(url.href)};`;
-  return URL.createObjectURL(new Blob([source], { type: 'text/javascript' }));
-}

@@ -6,7 +6,8 @@ import { InProcessBackend, WorkerBackend } from './backends.js';
 import { replaySteps, timeStep } from './env.js';
 import { WEIGHTS, defaultWasmUrl } from './defaults.js';
 import { makeError } from './errors.js';
-import { keptCopyFailed, loadFiles } from './loader.js';
+import { keptCopyFailed } from './copies.js';
+import { loadFiles } from './loader.js';
 import { JobQueue } from './queue.js';
 import { onAbort } from './streams.js';
 

@@ -231,7 +231,7 @@ export class LanguageDetector {
   /** The built-in this one replaced (residual-mt/polyfill/replace), if any. */
   static readonly builtin?: unknown;
   private constructor();
-  /** Most likely first, confidences summing to at most 1, 'und' last. */
+  /** Most likely first, 'und' last with what the others leave: the confidences add up to 1. */
   detect(input: string, options?: { signal?: AbortSignal }): Promise<LanguageDetectionResult[]>;
   /** The input's length in UTF-16 code units. */
   measureInputUsage(input: string, options?: { signal?: AbortSignal }): Promise<number>;

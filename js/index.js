@@ -8,7 +8,8 @@
 // The modules, by concern: translator.js (the Translator, create,
 // availability), host.js (models shared by translators), backends.js (worker
 // or in-process engine), queue.js (one job at a time), languages.js (BCP 47
-// tags), events.js (download progress), loader.js and cache.js (files),
+// tags), events.js (download progress), loader.js (a model's files: read by
+// files.js, checked by verify.js, kept by cache.js, found by discover.js),
 // runner.js (sentences, batches and streaming, next to the engine),
 // detector.js (the LanguageDetector) over langid.js (the engine's identifier), html.js
 // and html-tree.js (markup kept: format 'html'), page.js (a page in place).

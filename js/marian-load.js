@@ -14,7 +14,8 @@
 import { cached, modelStore, sha256Hex } from './cache.js';
 import { WEIGHTS } from './defaults.js';
 import { makeError } from './errors.js';
-import { givenEngine, openUrl, startEngine, toUrl } from './loader.js';
+import { givenEngine, startEngine } from './engine-fetch.js';
+import { openUrl, toUrl } from './files.js';
 import { convertMarian } from './marian.js';
 import { gunzipped } from './marian-files.js';
 

@@ -6,15 +6,8 @@
 // and then works in rmt_thread_run until the engine stops the pool, or until
 // its instance traps: it then tells the pool and says { type: 'lost', message }.
 
+import { connect } from './port.js';
 import { Wasm, makeImports } from './wasm.js';
-
-async function connect() {
-  if (typeof WorkerGlobalScope !== 'undefined') {
-    return { post: (message) => self.postMessage(message), listen: (handler) => { self.onmessage = (event) => handler(event.data); } };
-  }
-  const { parentPort } = await import('node:worker_threads');
-  return { post: (message) => parentPort.postMessage(message), listen: (handler) => parentPort.once('message', handler) };
-}
 
 const port = await connect();
 port.listen(({ module, memory, index, stackTop }) => {

@@ -1,59 +1,64 @@
-// One job in the engine at a time: calls wait in order, an aborted one leaves
-// the queue (or stops between two decoding steps when it is running).
+// One job in the engine at a time. JobLock is the one place jobs wait for
+// each other: the engine's side takes it for every job (runner.js: the
+// calls of translators and detectors, the load's warm-up, dispose), so jobs
+// never interleave inside the engine, whichever thread sends them. JobQueue
+// is a page's end of it: each call goes to the engine at once, and leaves at
+// once when its signal aborts (the engine then skips it, or stops it between
+// two decoding steps when it is running).
 
 import { onAbort } from './streams.js';
+
+export class JobLock {
+  constructor() {
+    this.last = Promise.resolve();
+  }
+
+  // Runs fn once every job taken before has ended; resolves with its value.
+  run(fn) {
+    const job = this.last.then(fn);
+    this.last = job.catch(() => {});
+    return job;
+  }
+}
 
 export class JobQueue {
   constructor(backend) {
     this.backend = backend;
-    this.jobs = [];
-    this.running = null;
+    this.sent = new Set(); // the engine's answers still to come
   }
 
   // Resolves with the job's value; rejects at once when `signal` aborts, even
-  // while the engine is still finishing (the next job waits for it).
+  // while the engine is still finishing (the next job waits for it there).
+  // onPartial(text): the job's partial results until it settles.
   push(type, payload, { signal, onPartial }) {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      if (signal?.aborted) { reject(signal.reason); return; }
-      const job = { type, payload, onPartial, resolve, reject, signal, settled: false };
-      job.settle = (fn, value) => {
-        if (job.settled) return;
-        job.settled = true;
-        job.off?.();
+      let settled = false, off = null;
+      const settle = (fn, value) => {
+        if (settled) return;
+        settled = true;
+        off?.();
         fn(value);
       };
-      job.off = signal && onAbort(signal, (reason) => this.abort(job, reason));
-      this.jobs.push(job);
-      this.pump();
+      let call;
+      try {
+        call = this.backend.call(type, payload, (text) => { if (!settled) onPartial?.(text); });
+      } catch (err) {
+        settle(reject, err);
+        return;
+      }
+      off = signal && onAbort(signal, (reason) => {
+        call.cancel(reason);
+        settle(reject, reason);
+      });
+      const answer = call.promise.then((value) => settle(resolve, value), (err) => settle(reject, err));
+      this.sent.add(answer);
+      answer.finally(() => this.sent.delete(answer));
     });
   }
 
-  abort(job, reason) {
-    if (job === this.running) job.cancel?.(reason);
-    else this.jobs = this.jobs.filter((j) => j !== job);
-    job.settle(job.reject, reason);
-  }
-
-  async pump() {
-    if (this.running || !this.jobs.length) return;
-    const job = this.jobs.shift();
-    this.running = job;
-    try {
-      const { promise, cancel } = this.backend.call(job.type, job.payload, (text) => { if (!job.settled) job.onPartial?.(text); });
-      job.cancel = cancel;
-      job.settle(job.resolve, await promise);
-    } catch (err) {
-      job.settle(job.reject, err);
-    } finally {
-      this.running = null;
-      if (this.idle && !this.jobs.length) this.idle();
-      this.pump();
-    }
-  }
-
-  // Resolves when nothing runs or waits.
-  drained() {
-    if (!this.running && !this.jobs.length) return Promise.resolve();
-    return new Promise((resolve) => { this.idle = resolve; });
+  // Resolves when the engine has answered every job sent to it.
+  async drained() {
+    while (this.sent.size) await Promise.all(this.sent);
   }
 }

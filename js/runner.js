@@ -10,6 +10,7 @@ import { LanguageIdentifier } from './langid.js';
 import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
 import { engineTarget } from './languages.js';
+import { JobLock } from './queue.js';
 import { segmentPieces, splitLong, trimSpan } from './segment.js';
 
 const SLICE_MS = 12;           // longest run of work between two yields
@@ -255,7 +256,7 @@ class Assembly {
 export class Runner {
   constructor() {
     this.model = null;
-    this.lock = Promise.resolve();
+    this.lock = new JobLock();
   }
 
   // Loads the engine (a compiled WebAssembly.Module or its bytes) on
@@ -325,9 +326,7 @@ export class Runner {
 
   // Runs fn alone: the engine never sees two jobs interleaved.
   exclusive(fn) {
-    const run = this.lock.then(fn);
-    this.lock = run.catch(() => {});
-    return run;
+    return this.lock.run(fn);
   }
 
   // The pieces of `text`, each piece to translate tokenized once into

@@ -43,6 +43,18 @@ export function onAbort(signal, callback) {
   return () => { callbacks.delete(callback); };
 }
 
+// `promise`, or signal.reason once the signal aborts (work shared by several
+// callers goes on for the others).
+export function untilAborted(promise, signal) {
+  if (!signal) return promise;
+  let off = null;
+  const aborted = new Promise((_, reject) => {
+    signal.throwIfAborted();
+    off = onAbort(signal, reject);
+  });
+  return Promise.race([promise, aborted]).finally(() => off?.());
+}
+
 export function anySignal(signals) {
   const list = signals.filter(Boolean);
   if (list.length <= 1) return list[0];

@@ -8,32 +8,17 @@
 // A worker that fails or ends after it started is reported to the pool
 // (rmt_thread_lost: thread 0 waits for it no more) and to onLost.
 
-import { browserWorkerUrl, isNode, workerExecArgv } from './env.js';
+import { startWorker } from './port.js';
 
 const WORKER_URL = new URL('./pool-worker.js', import.meta.url);
 
 // Starts one worker and resolves with it once it is about to enter
 // rmt_thread_run; rejects if it fails first. afterStart(message): its failure later.
-async function startWorker(start, afterStart) {
-  let worker, listen;
-  if (isNode()) {
-    const { Worker } = await import('node:worker_threads');
-    worker = new Worker(WORKER_URL, { execArgv: workerExecArgv() });
-    listen = (onMessage, onFailure) => {
-      worker.on('message', onMessage);
-      worker.on('error', onFailure);
-      worker.on('exit', (code) => onFailure(new Error(`exited with code ${code}`)));
-    };
-  } else {
-    worker = new Worker(browserWorkerUrl(WORKER_URL), { type: 'module', name: `residual-mt-thread-${start.index}` });
-    listen = (onMessage, onFailure) => {
-      worker.onmessage = (event) => onMessage(event.data);
-      worker.onerror = (event) => { event.preventDefault?.(); onFailure(new Error(event.message || 'could not start')); };
-    };
-  }
+async function startThread(start, afterStart) {
+  const worker = await startWorker(WORKER_URL, `residual-mt-thread-${start.index}`);
   let settled = false;
   await new Promise((resolve, reject) => {
-    listen((msg) => {
+    worker.listen((msg) => {
       if (settled) return afterStart(msg.message);
       settled = true;
       if (msg.type === 'ready') resolve();
@@ -43,12 +28,12 @@ async function startWorker(start, afterStart) {
       settled = true;
       reject(err);
     });
-    worker.postMessage(start);
+    worker.post(start);
   }).catch((err) => {
     worker.terminate();
     throw new Error(`residual-mt: engine thread ${start.index} failed: ${err.message}`);
   });
-  worker.unref?.();
+  worker.unref();
   return worker;
 }
 
@@ -74,7 +59,7 @@ export async function startThreads(wasm, module, n, onLost = () => {}) {
     onLost(`engine thread ${index} failed (${message})`);
   };
   try {
-    const started = await Promise.allSettled(Array.from({ length: n - 1 }, (_, k) => startWorker({
+    const started = await Promise.allSettled(Array.from({ length: n - 1 }, (_, k) => startThread({
       module, memory: wasm.memory, index: k + 1, stackTop: x.rmt_thread_stack_top(k + 1),
     }, lost(k + 1))));
     for (const s of started) if (s.status === 'fulfilled') workers.push(s.value);

@@ -12,7 +12,8 @@ import { abortError, makeError, notSupported } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { acquireHost, hostState, loadedConfig } from './host.js';
 import { canonicalTag, describePairs, engineTarget, languagePairs, resolvePair, sameLanguage } from './languages.js';
-import { isCached, prepareEngine, readConfig, resolveDefaultModel, toLocation } from './loader.js';
+import { isCached, readConfig, resolveDefaultModel, toLocation } from './loader.js';
+import { prepareEngine } from './engine-fetch.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
 import { PivotTranslator } from './pivot.js';
 import { hasTranslatable, wellFormed } from './segment.js';
@@ -335,7 +336,7 @@ export async function createTranslator(options) {
   const hostOptions = { wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache, threads: await threadCount(threads) };
   // In a browser (where no user gesture is asked for first), the load does
   // not wait for what it can do without: the default engine compiles while
-  // the model is found (loader.js prepareEngine), and the model loads (its
+  // the model is found (engine-fetch.js prepareEngine), and the model loads (its
   // worker starts) while its config is read; a model that turns out not to
   // translate this pair stops loading then.
   const early = !isNode() && !activationRequired;

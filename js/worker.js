@@ -19,28 +19,13 @@
 // its lock (see holdLifeLock): the page need not wait for that to send work.
 
 import { abortError, serializeError } from './errors.js';
+import { connect } from './port.js';
 import { Runner } from './runner.js';
 // Named here too so that all modules are fetched at once, not one level at a time.
 import './engine.js';
 import './env.js';
 import './wasm.js';
 import './segment.js';
-
-async function connect() {
-  if (typeof WorkerGlobalScope !== 'undefined' && typeof self !== 'undefined') {
-    return {
-      post: (message, transfer) => self.postMessage(message, transfer ?? []),
-      listen: (handler) => { self.onmessage = (event) => handler(event.data); },
-      close: () => self.close(),
-    };
-  }
-  const { parentPort } = await import('node:worker_threads');
-  return {
-    post: (message, transfer) => parentPort.postMessage(message, transfer ?? []),
-    listen: (handler) => parentPort.on('message', handler),
-    close: () => parentPort.close(),
-  };
-}
 
 // Browsers tell a page nothing when its worker dies (closed, crashed): the
 // page learns it from this lock, which is released with the worker. Resolves

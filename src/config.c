@@ -115,23 +115,17 @@ static int parse_languages(const rmt_json *json, rmt_config *config) {
   return RMT_OK;
 }
 
-int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
-  memset(config, 0, sizeof *config);
-  if (len > RMT_MAX_JSON_BYTES) {
-    return rmt_error(RMT_E_LIMIT, "config.json has %zu bytes, more than a config may have (%d): not a model's config", len,
-                     RMT_MAX_JSON_BYTES);
-  }
-  rmt_json json;
-  int err = rmt_json_parse(&json, text, len, "config.json");
-  if (err) return err;
-
+// What a config that does not say otherwise has (models/reference.py's defaults).
+static void set_defaults(rmt_config *config) {
   config->bos_id = 0, config->pad_id = 1, config->eos_id = 2, config->unk_id = 3;
-  config->max_positions = 256;  // as models/reference.py
+  config->max_positions = 256;
   config->ln_eps = 1e-5f, config->final_ln_eps = 1e-7f;
   config->res_scale = config->enc_alpha = config->dec_alpha = 1.0f;
   config->share_embeddings = 1;
   config->shortlist_first = -1;
+}
 
+static int parse_numbers(const rmt_json *json, rmt_config *config) {
   const int_field ints[] = {
       {"d_model", &config->d_model, 1, 1, 1 << 16, 0},
       {"ffn_dim", &config->ffn_dim, 1, 1, 1 << 18, 0},
@@ -151,82 +145,95 @@ int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
       {"res_scale", &config->res_scale}, {"enc_alpha", &config->enc_alpha},
       {"dec_alpha", &config->dec_alpha},
   };
-  err = parse_ints(&json, ints, sizeof ints / sizeof ints[0]);
-  if (!err) err = parse_floats(&json, floats, sizeof floats / sizeof floats[0]);
-  if (err) goto done;
+  int err = parse_ints(json, ints, sizeof ints / sizeof ints[0]);
+  return err ? err : parse_floats(json, floats, sizeof floats / sizeof floats[0]);
+}
 
-  int tok = rmt_json_find(&json, 0, "format");
-  if (tok >= 0 && !rmt_json_equals(&json, tok, "residual-mt/1")) {
-    err = rmt_error(RMT_E_FORMAT, "config.json: unsupported \"format\" (expected \"residual-mt/1\")");
-    goto done;
+static int parse_style(const rmt_json *json, rmt_config *config) {
+  int tok = rmt_json_find(json, 0, "format");
+  if (tok >= 0 && !rmt_json_equals(json, tok, "residual-mt/1")) {
+    return rmt_error(RMT_E_FORMAT, "config.json: unsupported \"format\" (expected \"residual-mt/1\")");
   }
-  tok = rmt_json_find(&json, 0, "style");
-  if (tok < 0) {
-    err = rmt_error(RMT_E_FORMAT, "config.json: missing \"style\"");
-    goto done;
-  }
-  if (rmt_json_equals(&json, tok, "post")) config->style = RMT_STYLE_POST;
-  else if (rmt_json_equals(&json, tok, "pre")) config->style = RMT_STYLE_PRE;
-  else if (rmt_json_equals(&json, tok, "residual")) config->style = RMT_STYLE_RESIDUAL;
-  else {
-    err = rmt_error(RMT_E_FORMAT, "config.json: \"style\" must be \"post\", \"pre\" or \"residual\"");
-    goto done;
-  }
+  tok = rmt_json_find(json, 0, "style");
+  if (tok < 0) return rmt_error(RMT_E_FORMAT, "config.json: missing \"style\"");
+  if (rmt_json_equals(json, tok, "post")) config->style = RMT_STYLE_POST;
+  else if (rmt_json_equals(json, tok, "pre")) config->style = RMT_STYLE_PRE;
+  else if (rmt_json_equals(json, tok, "residual")) config->style = RMT_STYLE_RESIDUAL;
+  else return rmt_error(RMT_E_FORMAT, "config.json: \"style\" must be \"post\", \"pre\" or \"residual\"");
+  return RMT_OK;
+}
+
+// The architecture's named choices (activation, positions, decoder, search, output layer).
+static int parse_choices(const rmt_json *json, rmt_config *config) {
   static const char *const activations[] = {"relu", "swish"}, *const positions[] = {"fairseq", "marian"},
                            *const starts[] = {"eos", "zeros"}, *const selfs[] = {"attention", "ssru"},
                            *const searches[] = {"fairseq", "marian"}, *const output_layers[] = {"float", "int16"};
-  int activation = RMT_ACT_RELU, marian_positions = 0, search = RMT_SEARCH_FAIRSEQ;
-  if ((err = parse_choice(&json, "activation", activations, 2, &activation)) ||
-      (err = parse_choice(&json, "positions", positions, 2, &marian_positions)) ||
-      (err = parse_choice(&json, "decoder_start", starts, 2, &config->decoder_start_zero)) ||
-      (err = parse_choice(&json, "decoder_self", selfs, 2, &config->ssru)) ||
-      (err = parse_choice(&json, "search", searches, 2, &search)) ||
-      (err = parse_bool(&json, "share_embeddings", &config->share_embeddings)) ||
-      (err = parse_bool(&json, "output_bias", &config->output_bias)) ||
-      (err = parse_choice(&json, "output_layer", output_layers, 2, &config->output_int16))) {
-    goto done;
+  int activation = RMT_ACT_RELU, marian_positions = 0, search = RMT_SEARCH_FAIRSEQ, err;
+  if ((err = parse_choice(json, "activation", activations, 2, &activation)) ||
+      (err = parse_choice(json, "positions", positions, 2, &marian_positions)) ||
+      (err = parse_choice(json, "decoder_start", starts, 2, &config->decoder_start_zero)) ||
+      (err = parse_choice(json, "decoder_self", selfs, 2, &config->ssru)) ||
+      (err = parse_choice(json, "search", searches, 2, &search)) ||
+      (err = parse_bool(json, "share_embeddings", &config->share_embeddings)) ||
+      (err = parse_bool(json, "output_bias", &config->output_bias)) ||
+      (err = parse_choice(json, "output_layer", output_layers, 2, &config->output_int16))) {
+    return err;
   }
   config->activation = (rmt_activation)activation;
   config->search = (rmt_search_kind)search;
   if (!marian_positions && config->pad_id < 0) {
-    err = rmt_error(RMT_E_FORMAT, "config.json: fairseq positions count from pad_id + 1: \"pad_id\" is required");
-    goto done;
+    return rmt_error(RMT_E_FORMAT, "config.json: fairseq positions count from pad_id + 1: \"pad_id\" is required");
   }
   config->position_offset = marian_positions ? 0 : config->pad_id + 1;
+  return RMT_OK;
+}
+
+// Shapes and ids that parse one by one but not together.
+static int check_consistent(rmt_config *config) {
   if (config->d_model % config->n_heads) {
-    err = rmt_error(RMT_E_FORMAT, "config.json: d_model %d is not divisible by n_heads %d", config->d_model,
-                    config->n_heads);
-    goto done;
+    return rmt_error(RMT_E_FORMAT, "config.json: d_model %d is not divisible by n_heads %d", config->d_model,
+                     config->n_heads);
   }
   if (config->d_model < 4) {  // the sinusoidal table divides by d_model / 2 - 1
-    err = rmt_error(RMT_E_FORMAT, "config.json: d_model must be at least 4");
-    goto done;
+    return rmt_error(RMT_E_FORMAT, "config.json: d_model must be at least 4");
   }
   config->head_dim = config->d_model / config->n_heads;
   int ids[] = {config->bos_id, config->pad_id, config->eos_id, config->unk_id};
   for (int i = 0; i < 4; i++) {
     if (ids[i] < 0) continue;  // none
     if (ids[i] >= config->vocab_size) {
-      err = rmt_error(RMT_E_FORMAT, "config.json: special token id %d is outside the vocabulary (%d)", ids[i],
-                      config->vocab_size);
-      goto done;
+      return rmt_error(RMT_E_FORMAT, "config.json: special token id %d is outside the vocabulary (%d)", ids[i],
+                       config->vocab_size);
     }
     // Search tells these apart by id (pad is masked, eos ends a hypothesis):
     // pad_id == eos_id would mask every ending.
     for (int j = 0; j < i; j++) {
       if (ids[i] == ids[j]) {
-        err = rmt_error(RMT_E_FORMAT, "config.json: special token ids must differ (bos_id %d, pad_id %d, eos_id %d, "
-                        "unk_id %d)", ids[0], ids[1], ids[2], ids[3]);
-        goto done;
+        return rmt_error(RMT_E_FORMAT, "config.json: special token ids must differ (bos_id %d, pad_id %d, eos_id %d, "
+                         "unk_id %d)", ids[0], ids[1], ids[2], ids[3]);
       }
     }
   }
   if (!(config->ln_eps > 0) || !(config->final_ln_eps > 0)) {
-    err = rmt_error(RMT_E_FORMAT, "config.json: layer norm eps must be positive");
-    goto done;
+    return rmt_error(RMT_E_FORMAT, "config.json: layer norm eps must be positive");
   }
-  err = parse_languages(&json, config);
-done:
+  return RMT_OK;
+}
+
+int rmt_config_parse(rmt_config *config, const char *text, size_t len) {
+  memset(config, 0, sizeof *config);
+  if (len > RMT_MAX_JSON_BYTES) {
+    return rmt_error(RMT_E_LIMIT, "config.json has %zu bytes, more than a config may have (%d): not a model's config", len,
+                     RMT_MAX_JSON_BYTES);
+  }
+  rmt_json json;
+  int err = rmt_json_parse(&json, text, len, "config.json");
+  if (err) return err;
+  set_defaults(config);
+  if (!(err = parse_numbers(&json, config)) && !(err = parse_style(&json, config)) &&
+      !(err = parse_choices(&json, config)) && !(err = check_consistent(config))) {
+    err = parse_languages(&json, config);
+  }
   rmt_json_free(&json);
   return err;
 }

@@ -48,9 +48,8 @@ void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const floa
 // ((float)sum * a_scale[m]) * w_scale[n] + bias[n] in float32, in that order.
 // Two kernels, computing the same numbers:
 //   __wasmsimd    any activations, stored as int16: i32x4.dot_i16x8_s over
-//                 pairs of k, the weights widened to int16 once, at load
-//                 (rmt_pack_weight_i8_wide), and run by the 16-bit kernel
-//                 (rmt_gemm_i16_4x8);
+//                 pairs of k, the int8 weights widened to int16 as the loop
+//                 loads them (rmt_gemm_w8a16_4x8);
 //   __wasmrelaxed i32x4.relaxed_dot_i8x16_i7x16_add_s over groups of 4 k,
 //                 activations as bytes: activations >= 0 (a ReLU's output)
 //                 as q (0..127), the 7-bit operand it computes exactly on
@@ -102,11 +101,6 @@ int rmt_relaxed_dot_u8_exact(void);
 void rmt_weight_offset_sums(int32_t *offset_sum, const int8_t *weight, int N, int K);
 size_t rmt_packed_weight_i8_bytes(int N, int K, int kr);
 void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr);
-// An int8 weight packed for the 16-bit kernel (rmt_gemm_i16_4x8), its values
-// -127..127 as int16 (rmt_packed_weight_i16_bytes): the __wasmsimd layers,
-// whose loop then widens nothing (dot_i16x8 and the adds fill the vector
-// units; the GEMM runs ~8% faster for twice the bytes).
-void rmt_pack_weight_i8_wide(int16_t *packed, const int8_t *weight, int N, int K);
 // rmt_gather_packed_weight for an int8 weight packed with k groups of kr.
 void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr);
 int rmt_quantized_row_len(int K, int kr);
@@ -127,8 +121,8 @@ void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_sc
 // "int16"): int16 weights, one scale per row, and int16 activations, both
 // quantized to rmt_qmax_w16(K) levels each way (the largest q <= RMT_QMAX_I16
 // with q * q * K < 2^31: exact int32 sums; 2,896 for K = 256), weights packed
-// in pairs of k as RMT_GEMM_I8_KR_DOT16 int8 ones are; the __wasmsimd kernel
-// loads them without widening. Otherwise as the int8 GEMM.
+// in pairs of k as RMT_GEMM_I8_KR_DOT16 int8 ones are (twice the bytes).
+// Otherwise as the int8 GEMM.
 int rmt_qmax_w16(int K);
 size_t rmt_packed_weight_i16_bytes(int N, int K);
 // A float weight (N, K) quantized per row to [-qmax, qmax] (rmt_weight_scale)
@@ -139,20 +133,23 @@ void rmt_gemm_i16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scal
                                 const float *w_scale, const float *bias, int M, int N, int K);
 void rmt_gemm_i16_cols(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
                        const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels);
+// int8 weights packed with kr RMT_GEMM_I8_KR_DOT16 against int16 activations.
+void rmt_gemm_w8a16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
+                                  const float *w_scale, const float *bias, int M, int N, int K);
 // Both steps for float activations A (M, K): quantize per row into Aq / a_scale
 // (scratch of rmt_quantized_row_len(K, kr) int16 per row, and M floats), then
-// the kernel for k groups of kr: __wasmrelaxed (int8 weights, packed with kr
-// RMT_GEMM_I8_KR_RELAXED) or the 16-bit one (int16 weights: rmt_pack_weight_i8_wide).
+// the kernel for int8 weights packed with k groups of kr: __wasmrelaxed
+// (RMT_GEMM_I8_KR_RELAXED) or rmt_gemm_w8a16_4x8 (RMT_GEMM_I8_KR_DOT16).
 // qmax: RMT_QMAX_I8, or up to rmt_qmax_i16(K) with kr RMT_GEMM_I8_KR_DOT16.
-void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const void *packed_weight, int kr,
+void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
                    int qmax, int offset, const float *w_scale, const int32_t *offset_sum, const float *bias, int M,
                    int N, int K);
 // The two steps apart, for threads (threads.h): the quantization for kernel kr,
 // then panels first_panel .. first_panel + n_panels - 1 of the product (each
-// value as the whole product computes it): __wasmrelaxed's here, the 16-bit
-// kernel's rmt_gemm_i16_cols.
+// value as the whole product computes it): int8 weights packed with kr here
+// (as rmt_linear_i8), 16-bit ones in rmt_gemm_i16_cols.
 void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax, int offset);
-void rmt_gemm_i8_cols(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
+void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
                       const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N, int K,
                       int first_panel, int n_panels);
 // A weight row's quantization (models/reference.py quantize_weight): scale =

@@ -27,12 +27,10 @@ RMT_API int rmt_kernel_i8_relaxed_dot(void) {
   return rmt_gemm_i8_kr(0) == RMT_GEMM_I8_KR_RELAXED ? 2 : rmt_gemm_i8_kr(1) == RMT_GEMM_I8_KR_RELAXED;
 }
 
-// As the model packs an int8 weight: bytes for the relaxed kernel (then
-// the offset sums after them where its activations have an offset), widened
-// to int16 for the 16-bit one (kernels.h rmt_pack_weight_i8_wide).
+// As the model packs an int8 weight: bytes in k groups of the kernel's kr,
+// then the offset sums where the relaxed kernel's activations have an offset.
 RMT_API size_t rmt_kernel_packed_weight_i8_bytes(int N, int K, int nonneg) {
   int kr = rmt_gemm_i8_kr(nonneg);
-  if (kr != RMT_GEMM_I8_KR_RELAXED) return rmt_packed_weight_i16_bytes(N, K);
   size_t sums = rmt_gemm_i8_offset(nonneg) ? rmt_size_mul((size_t)N, sizeof(int32_t)) : 0;
   return rmt_size_add(rmt_packed_weight_i8_bytes(N, K, kr), sums);
 }
@@ -43,12 +41,7 @@ static int32_t *offset_sums(void *packed, int N, int K, int nonneg) {
 }
 
 RMT_API void rmt_kernel_pack_weight_i8(void *packed, const int8_t *weight, int N, int K, int nonneg) {
-  int kr = rmt_gemm_i8_kr(nonneg);
-  if (kr != RMT_GEMM_I8_KR_RELAXED) {
-    rmt_pack_weight_i8_wide(packed, weight, N, K);
-    return;
-  }
-  rmt_pack_weight_i8(packed, weight, N, K, kr);
+  rmt_pack_weight_i8(packed, weight, N, K, rmt_gemm_i8_kr(nonneg));
   if (rmt_gemm_i8_offset(nonneg)) rmt_weight_offset_sums(offset_sums(packed, N, K, nonneg), weight, N, K);
 }
 

@@ -1,8 +1,9 @@
 // int8 GEMM kernels (kernels.h): activations quantized per row on the fly,
 // int8 weights packed at load, exact int32 sums, a float32 epilogue. Two
 // inner products, one per build:
-//   __wasmsimd    i32x4.dot_i16x8_s: weights and activations stored as int16
-//                 (int8 weights widened once, at load), pairs of k;
+//   __wasmsimd    i32x4.dot_i16x8_s over pairs of k: activations stored as
+//                 int16, int8 weights widened to int16 as they are loaded
+//                 (16-bit weights, an "int16" output layer's, as stored);
 //   __wasmrelaxed i32x4.relaxed_dot_i8x16_i7x16_add_s (rmt_i32x4_dot_i8x16_u8x16_add,
 //                 simd.h): weights int8, activations as bytes, groups of 4 k:
 //                 q (0..127) for inputs >= 0, q + 128 for any input where the
@@ -193,21 +194,6 @@ void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int 
   }
 }
 
-// Packed in the upper half of the 16-bit buffer, then widened forward in
-// place: each step loads its 16 bytes before its stores (32 bytes at 2i)
-// reach them, and never reaches bytes a later step reads (from n + i + 16).
-void rmt_pack_weight_i8_wide(int16_t *packed, const int8_t *weight, int N, int K) {
-  size_t n = rmt_packed_weight_i8_bytes(N, K, RMT_GEMM_I8_KR_DOT16), i = 0;
-  int8_t *bytes = (int8_t *)packed + n;
-  rmt_pack_weight_i8(bytes, weight, N, K, RMT_GEMM_I8_KR_DOT16);
-  for (; i + 16 <= n; i += 16) {
-    v128_t b = wasm_v128_load(bytes + i);
-    wasm_v128_store(packed + i, wasm_i16x8_extend_low_i8x16(b));
-    wasm_v128_store(packed + i + 8, wasm_i16x8_extend_high_i8x16(b));
-  }
-  for (; i < n; i++) packed[i] = bytes[i];
-}
-
 void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr) {
   int panels = (n + RMT_GEMM_NR - 1) / RMT_GEMM_NR, Kp = rmt_quantized_row_len(K, kr);
   for (int p = 0; p < panels; p++) {
@@ -393,20 +379,25 @@ static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a
   rmt_store_f32x8_clipped(dst, lo, hi, cols);
 }
 
+// The three inner products: int8 weights with byte activations (the relaxed
+// dot), int8 weights with int16 activations, int16 weights with int16 ones.
+enum { W8_A8_RELAXED, W8_A16, W16_A16 };
+
 // Rows m..m+R-1 (R = 4 or 1, a constant after inlining) against panel p, 8
-// accumulators at most. relaxed: 4 k per step, activations bytes (offset_sum:
-// stored with an offset), weights int8; otherwise 2 k per step, activations and weights int16 (a
-// widening in this loop would cost ~8%: dot_i16x8 and the adds fill the
-// vector units).
+// accumulators at most. W8_A8_RELAXED: 4 k per step, activations bytes
+// (offset_sum: stored with an offset); otherwise 2 k per step, activations
+// int16, weights int16 (W16_A16) or int8 widened as they are loaded
+// (v128.load8x8_s, one instruction as a plain load is): a quarter of
+// float32's memory, where widening them at load took half.
 static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int m, int p,
-                                  int N, int K, int R, int relaxed) {
-  int kr = relaxed ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16, Kp = rmt_quantized_row_len(K, kr);
-  size_t weight_bytes = relaxed ? sizeof(int8_t) : sizeof(int16_t);
+                                  int N, int K, int R, int mode) {
+  int kr = mode == W8_A8_RELAXED ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16, Kp = rmt_quantized_row_len(K, kr);
+  size_t weight_bytes = mode == W16_A16 ? sizeof(int16_t) : sizeof(int8_t);
   const int8_t *w = (const int8_t *)packed_weight + (size_t)p * RMT_GEMM_NR * Kp * weight_bytes;
   v128_t c[4][2];
   for (int r = 0; r < R; r++) c[r][0] = c[r][1] = wasm_i32x4_splat(0);
-  if (relaxed) {
+  if (mode == W8_A8_RELAXED) {
     const uint8_t *a = (const uint8_t *)Aq + (size_t)m * Kp;
     for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_RELAXED, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_RELAXED) {
       v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);
@@ -419,7 +410,12 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   } else {
     const int16_t *a = (const int16_t *)Aq + (size_t)m * Kp;
     for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_DOT16, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16 * weight_bytes) {
-      v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);
+      v128_t w0, w1;
+      if (mode == W16_A16) {
+        w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);
+      } else {  // features 0-3's pairs in the first 8 bytes, 4-7's in the next: loads that widen
+        w0 = wasm_i16x8_load8x8(w), w1 = wasm_i16x8_load8x8(w + 8);
+      }
       for (int r = 0; r < R; r++) {
         v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
         c[r][0] = wasm_i32x4_add(c[r][0], wasm_i32x4_dot_i16x8(x, w0));
@@ -439,36 +435,42 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
 // first_panel .. first_panel + n_panels - 1.
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
-                                  int K, int first_panel, int n_panels, int relaxed) {
+                                  int K, int first_panel, int n_panels, int mode) {
   int end = first_panel + n_panels, m = 0;
   for (; m + RMT_GEMM_MR <= M; m += RMT_GEMM_MR) {
     for (int p = first_panel; p < end; p++) {
-      tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 4, relaxed);
+      tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 4, mode);
     }
   }
   for (int p = first_panel; p < end && m < M; p++) {
     // Each a call with a constant row count, so that the tile's loops unroll.
-    if (M - m == 3) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 3, relaxed);
-    else if (M - m == 2) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 2, relaxed);
-    else tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, relaxed);
+    if (M - m == 3) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 3, mode);
+    else if (M - m == 2) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 2, mode);
+    else tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, mode);
   }
 }
+
+static int panels_of(int N) { return (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR; }
 
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
                                   int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR,
-          1);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, 0, panels_of(N), W8_A8_RELAXED);
+}
+
+void rmt_gemm_w8a16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
+                                  const float *w_scale, const float *bias, int M, int N, int K) {
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, panels_of(N), W8_A16);
 }
 
 void rmt_gemm_i16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
                                 const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, 0);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, panels_of(N), W16_A16);
 }
 
 void rmt_gemm_i16_cols(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
                        const float *w_scale, const float *bias, int M, int N, int K, int first_panel, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, first_panel, n_panels, 0);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, first_panel, n_panels, W16_A16);
 }
 
 void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, int K, int kr, int qmax, int offset) {
@@ -476,19 +478,16 @@ void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, in
   else rmt_quantize_rows_i16__wasmsimd(Aq, a_scale, A, M, K, qmax);
 }
 
-void rmt_gemm_i8_cols(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
+void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
                       const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N, int K,
                       int first_panel, int n_panels) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, first_panel, n_panels, 1);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, first_panel, n_panels,
+          kr == RMT_GEMM_I8_KR_RELAXED ? W8_A8_RELAXED : W8_A16);
 }
 
-void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const void *packed_weight, int kr,
+void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const int8_t *packed_weight, int kr,
                    int qmax, int offset, const float *w_scale, const int32_t *offset_sum, const float *bias, int M,
                    int N, int K) {
   rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr, qmax, offset);
-  if (kr == RMT_GEMM_I8_KR_RELAXED) {
-    rmt_gemm_i8_4x8__wasmrelaxed(C, (const uint8_t *)Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K);
-  } else {
-    rmt_gemm_i16_4x8__wasmsimd(C, Aq, a_scale, packed_weight, w_scale, bias, M, N, K);
-  }
+  rmt_gemm_i8_cols(C, Aq, a_scale, packed_weight, kr, w_scale, offset_sum, bias, M, N, K, 0, panels_of(N));
 }

@@ -152,10 +152,11 @@ static int load_embedding(loader *ld, rmt_embedding *emb, const char *name, int 
   return err;
 }
 
-// An int8 Linear weight (is_int8), packed for the int8 GEMM kernel that its
-// input calls for (kernels.h): 16-bit activations (lin->act_qmax set above
-// RMT_QMAX_I8 by the caller: an int8 output projection) dot_i16x8's, 8-bit
-// ones the fastest this runtime computes exactly. Unpacked in scratch on the way.
+// An int8 Linear weight (is_int8), kept in 8 bits and packed for the int8
+// GEMM kernel that its input calls for (kernels.h): 16-bit activations
+// (lin->act_qmax set above RMT_QMAX_I8 by the caller: an int8 output
+// projection) dot_i16x8's, 8-bit ones the fastest this runtime computes
+// exactly. Unpacked in scratch on the way.
 static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *info, int n_out, int n_in,
                           float *scratch) {
   if (n_in > RMT_GEMM_I8_MAX_K) {
@@ -169,10 +170,7 @@ static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *in
     lin->kr = rmt_gemm_i8_kr(lin->relu_input);
     lin->act_offset = rmt_gemm_i8_offset(lin->relu_input);
   }
-  // The dot_i16x8 kernel's weights are stored widened (kernels.h rmt_pack_weight_i8_wide).
-  int wide = lin->kr == RMT_GEMM_I8_KR_DOT16;
-  if (wide) lin->weight_i16 = (int16_t *)take_bytes(ld, rmt_packed_weight_i16_bytes(n_out, n_in));
-  else lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
+  lin->weight_i8 = take_bytes(ld, rmt_packed_weight_i8_bytes(n_out, n_in, lin->kr));
   lin->weight_scale = take_floats(ld, (size_t)n_out);
   if (lin->act_offset) lin->weight_offset_sum = take_ints(ld, (size_t)n_out);
   if (!ld->arena) {
@@ -180,16 +178,14 @@ static int pack_tensor_i8(loader *ld, rmt_linear *lin, const rmt_tensor_info *in
     need_scratch(ld, info, (size_t)n_out, (size_t)n_in);
     return RMT_OK;
   }
-  if (!(wide ? (void *)lin->weight_i16 : (void *)lin->weight_i8) || !lin->weight_scale ||
-      (lin->act_offset && !lin->weight_offset_sum)) {
+  if (!lin->weight_i8 || !lin->weight_scale || (lin->act_offset && !lin->weight_offset_sum)) {
     return arena_exhausted();
   }
   int8_t *unpacked = (int8_t *)scratch;
   int err = read_int8(ld, info, unpacked, lin->weight_scale, scratch, n_out, n_in);
   if (err) return err;
   if (lin->act_offset) rmt_weight_offset_sums(lin->weight_offset_sum, unpacked, n_out, n_in);
-  if (wide) rmt_pack_weight_i8_wide(lin->weight_i16, unpacked, n_out, n_in);
-  else rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, lin->kr);
+  rmt_pack_weight_i8(lin->weight_i8, unpacked, n_out, n_in, lin->kr);
   return RMT_OK;
 }
 

@@ -54,11 +54,9 @@ int rmt_config_parse(rmt_config *config, const char *json, size_t len);
 // with one scale per row (models/quantize.py), float32 otherwise.
 typedef struct {
   float *weight;         // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h); NULL when int8
-  int8_t *weight_i8;     // (N, K) int8, packed for rmt_gemm_i8_4x8__wasmrelaxed (kr RMT_GEMM_I8_KR_RELAXED);
-                         //   NULL otherwise
-  int16_t *weight_i16;   // (N, K) int16, packed for rmt_gemm_i16_4x8: int8 weights widened (kr
-                         //   RMT_GEMM_I8_KR_DOT16, kernels.h rmt_pack_weight_i8_wide), or the output projection of
-                         //   a model with "output_layer": "int16" (weight_scale as for int8); NULL otherwise
+  int8_t *weight_i8;     // (N, K) int8, packed with k groups of kr for rmt_linear_i8 (kernels.h); NULL otherwise
+  int16_t *weight_i16;   // (N, K) int16, packed for rmt_gemm_i16_4x8: the output projection of a model with
+                         //   "output_layer": "int16" (weight_scale as for int8); NULL otherwise
   float *weight_scale;   // (N) int8: each output feature's scale (weight = q * scale)
   int32_t *weight_offset_sum;  // (N) with act_offset: kernels.h rmt_weight_offset_sums; NULL otherwise
   float *bias;           // (N)

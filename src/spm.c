@@ -334,29 +334,27 @@ RMT_API void rmt_spm_free(rmt_spm *spm) {
 
 static const char *const default_special[4] = {"<unk>", "<s>", "</s>", "<pad>"};
 
-static int setup(rmt_spm *spm, spm_proto *m) {
-  int rc;
-  spm->pieces = m->pieces;
-  spm->n_pieces = m->n_pieces;
-  spm->strings = m->strings.data;
-  m->pieces = NULL;
-  m->strings.data = NULL;
-  if (spm->n_pieces == 0) return rmt_error(RMT_E_FORMAT, "spm: the model has no pieces");
-  if (m->model_type != SPM_UNIGRAM && m->model_type != SPM_BPE)
-    return rmt_error(RMT_E_FORMAT, "spm: model type %d is not supported (only unigram and BPE)",
-                     m->model_type);
-  spm->model_type = m->model_type;
-  spm->byte_fallback = m->byte_fallback;
-  spm->norm.treat_whitespace_as_suffix = m->treat_whitespace_as_suffix;
-  if ((rc = build_trie(spm))) return rc;
+// One byte piece's byte: its text exactly <0xXX> (upper case), byte_fallback on.
+static int read_byte_piece(const rmt_spm *spm, spm_piece *p, const char *s) {
+  unsigned byte = 256;
+  char name[16] = "";
+  if (!spm->byte_fallback) return rmt_error(RMT_E_FORMAT, "spm: byte piece %.64s but byte_fallback is off", s);
+  if (p->len == 6 && sscanf(s, "<0x%2X>", &byte) == 1 && byte < 256) snprintf(name, sizeof name, "<0x%02X>", byte);
+  if (strcmp(name, s) != 0) return rmt_error(RMT_E_FORMAT, "spm: byte piece %.64s is invalid", s);
+  p->byte = (uint8_t)byte;
+  return RMT_OK;
+}
 
+// What each piece's type tells the encoder: the normal pieces' score range,
+// the user-defined pieces' first bytes, unk's id, the bytes' pieces.
+static int scan_pieces(rmt_spm *spm, bool byte_seen[256]) {
   spm->unk_id = -1;
   spm->min_score = FLT_MAX;
   spm->max_score = FLT_MIN;
-  bool byte_seen[256] = {false};
   for (int i = 0; i < spm->n_pieces; i++) {
     spm_piece *p = &spm->pieces[i];
     const char *s = spm->strings + p->offset;
+    int rc;
     switch (p->type) {
       case RMT_SPM_NORMAL:
         if (p->score < spm->min_score) spm->min_score = p->score;
@@ -371,40 +369,34 @@ static int setup(rmt_spm *spm, spm_proto *m) {
         if (spm->unk_id >= 0) return rmt_error(RMT_E_FORMAT, "spm: unk is defined twice");
         spm->unk_id = i;
         break;
-      case RMT_SPM_BYTE: {
-        unsigned byte = 256;
-        char name[16] = "";
-        if (!spm->byte_fallback)
-          return rmt_error(RMT_E_FORMAT, "spm: byte piece %.64s but byte_fallback is off", s);
-        if (p->len == 6 && sscanf(s, "<0x%2X>", &byte) == 1 && byte < 256)
-          snprintf(name, sizeof name, "<0x%02X>", byte);
-        if (strcmp(name, s) != 0)  // exactly <0xXX>, upper case
-          return rmt_error(RMT_E_FORMAT, "spm: byte piece %.64s is invalid", s);
-        byte_seen[byte] = true;
-        p->byte = (uint8_t)byte;
+      case RMT_SPM_BYTE:
+        if ((rc = read_byte_piece(spm, p, s))) return rc;
+        byte_seen[p->byte] = true;
         break;
-      }
       default: break;
     }
   }
-  if (spm->unk_id < 0) return rmt_error(RMT_E_FORMAT, "spm: unk is not defined");
-  if (spm->byte_fallback) {
-    for (int b = 0; b < 256; b++) {
-      char name[8];
-      snprintf(name, sizeof name, "<0x%02X>", b);
-      if (!byte_seen[b])
-        return rmt_error(RMT_E_FORMAT, "spm: byte_fallback is on but piece %s is missing", name);
-      spm->byte_id[b] = piece_to_id(spm, name, 6);
-    }
+  return spm->unk_id < 0 ? rmt_error(RMT_E_FORMAT, "spm: unk is not defined") : RMT_OK;
+}
+
+// With byte_fallback every byte needs its piece; a unigram model needs a piece it can choose.
+static int check_coverage(rmt_spm *spm, const bool byte_seen[256]) {
+  for (int b = 0; spm->byte_fallback && b < 256; b++) {
+    char name[8];
+    snprintf(name, sizeof name, "<0x%02X>", b);
+    if (!byte_seen[b]) return rmt_error(RMT_E_FORMAT, "spm: byte_fallback is on but piece %s is missing", name);
+    spm->byte_id[b] = piece_to_id(spm, name, 6);
   }
-  if (spm->model_type == SPM_UNIGRAM) {
-    bool any = false;
-    for (int i = 0; i < spm->n_pieces && !any; i++) {
-      int t = spm->pieces[i].type;
-      any = t == RMT_SPM_NORMAL || t == RMT_SPM_USER_DEFINED || t == RMT_SPM_UNUSED;
-    }
-    if (!any) return rmt_error(RMT_E_FORMAT, "spm: the unigram model has no normal pieces");
+  if (spm->model_type != SPM_UNIGRAM) return RMT_OK;
+  for (int i = 0; i < spm->n_pieces; i++) {
+    int t = spm->pieces[i].type;
+    if (t == RMT_SPM_NORMAL || t == RMT_SPM_USER_DEFINED || t == RMT_SPM_UNUSED) return RMT_OK;
   }
+  return rmt_error(RMT_E_FORMAT, "spm: the unigram model has no normal pieces");
+}
+
+// Each piece's canonical id (the first piece of its text), the special ids, unk's surface.
+static int set_ids(rmt_spm *spm, spm_proto *m) {
   spm->canon_id = malloc((size_t)spm->n_pieces * sizeof *spm->canon_id);
   if (!spm->canon_id) return rmt_error(RMT_E_NOMEM, "spm: out of memory");
   for (int i = 0; i < spm->n_pieces; i++)
@@ -422,17 +414,42 @@ static int setup(rmt_spm *spm, spm_proto *m) {
     if (!spm->unk_surface) return rmt_error(RMT_E_NOMEM, "spm: out of memory");
     memcpy(spm->unk_surface, " \xE2\x81\x87 ", sizeof " \xE2\x81\x87 ");
   }
+  return RMT_OK;
+}
+
+static int set_normalizers(rmt_spm *spm, const spm_proto *m) {
+  int rc;
   if (m->charsmap_size &&
       (rc = spm_normalizer_set_charsmap(&spm->norm, m->charsmap, m->charsmap_size, "normalizer")))
     return rc;
   // SentencePiece applies a denormalizer only when it has a charsmap.
   if (m->has_denorm && m->denorm_charsmap_size) {
     spm->has_denorm = true;
-    if ((rc = spm_normalizer_set_charsmap(&spm->denorm, m->denorm_charsmap,
-                                          m->denorm_charsmap_size, "denormalizer")))
-      return rc;
+    return spm_normalizer_set_charsmap(&spm->denorm, m->denorm_charsmap, m->denorm_charsmap_size, "denormalizer");
   }
   return RMT_OK;
+}
+
+static int setup(rmt_spm *spm, spm_proto *m) {
+  int rc;
+  spm->pieces = m->pieces;
+  spm->n_pieces = m->n_pieces;
+  spm->strings = m->strings.data;
+  m->pieces = NULL;
+  m->strings.data = NULL;
+  if (spm->n_pieces == 0) return rmt_error(RMT_E_FORMAT, "spm: the model has no pieces");
+  if (m->model_type != SPM_UNIGRAM && m->model_type != SPM_BPE)
+    return rmt_error(RMT_E_FORMAT, "spm: model type %d is not supported (only unigram and BPE)",
+                     m->model_type);
+  spm->model_type = m->model_type;
+  spm->byte_fallback = m->byte_fallback;
+  spm->norm.treat_whitespace_as_suffix = m->treat_whitespace_as_suffix;
+  bool byte_seen[256] = {false};
+  if ((rc = build_trie(spm)) || (rc = scan_pieces(spm, byte_seen)) || (rc = check_coverage(spm, byte_seen)) ||
+      (rc = set_ids(spm, m))) {
+    return rc;
+  }
+  return set_normalizers(spm, m);
 }
 
 RMT_API rmt_spm *rmt_spm_load(const uint8_t *data, size_t size) {

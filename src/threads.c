@@ -68,8 +68,8 @@ static void part_panels(const gemm_job *g, const rmt_gemm_part *p, int first, in
     rmt_gemm_i16_cols(p->C, g->Aq, g->a_scale, p->packed_weight_i16, p->w_scale, p->bias, g->M, p->N, g->K, first,
                       end - first);
   } else {
-    rmt_gemm_i8_cols(p->C, (const uint8_t *)g->Aq, g->a_scale, p->packed_weight_i8, p->w_scale, p->w_offset_sum,
-                     p->bias, g->M, p->N, g->K, first, end - first);
+    rmt_gemm_i8_cols(p->C, g->Aq, g->a_scale, p->packed_weight_i8, p->kr, p->w_scale, p->w_offset_sum, p->bias, g->M,
+                     p->N, g->K, first, end - first);
   }
   if (p->scale == 1.0f && !p->relu) return;
   for (int m = 0; m < g->M; m++) {

@@ -198,9 +198,10 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
     if (o->weight) {
       TAKE(out_layer.weight, float, rmt_packed_weight_floats(n_out, o->n_in));
     } else {
-      // An integer output layer is 16-bit (model.c: int8 weights widened, as its input
-      // is 16-bit): int16 values where int8 ones have bytes (kernels.h).
-      TAKE(out_layer.weight_i16, int16_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, RMT_GEMM_I8_KR_DOT16));
+      // An integer output layer's rows, as the model keeps them: int8 (its input
+      // 16-bit, kr RMT_GEMM_I8_KR_DOT16) or, for "output_layer": "int16", int16.
+      if (o->weight_i16) TAKE(out_layer.weight_i16, int16_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
+      else TAKE(out_layer.weight_i8, int8_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
       TAKE(out_layer.weight_scale, float, d->n_out);
     }
     if (o->bias) TAKE(out_layer.bias, float, d->n_out);
@@ -293,7 +294,8 @@ static void gather_output_layer(rmt_translation *tr) {
   if (full->weight) {
     rmt_gather_packed_weight(out->weight, full->weight, tr->out_ids, n, K);
   } else {
-    rmt_gather_packed_weight_i16(out->weight_i16, full->weight_i16, tr->out_ids, n, K);
+    if (full->weight_i16) rmt_gather_packed_weight_i16(out->weight_i16, full->weight_i16, tr->out_ids, n, K);
+    else rmt_gather_packed_weight_i8(out->weight_i8, full->weight_i8, tr->out_ids, n, K, full->kr);
     for (int i = 0; i < n; i++) out->weight_scale[i] = full->weight_scale[tr->out_ids[i]];
   }
   for (int i = 0; full->bias && i < n; i++) out->bias[i] = full->bias[tr->out_ids[i]];

@@ -14,10 +14,10 @@ import { createTranslator, availability, modelInfo, languagePairs, segmentText }
 import { ruleSentences, splitLong } from '../js/segment.js';
 import { loadFiles, toLocation } from '../js/loader.js';
 import { loadWasm } from '../js/wasm.js';
-import { createStaticServer } from '../js/serve.js';
+import { createStaticServer } from '../scripts/serve.js';
 import { DEFAULT_MODEL, INPUT_QUOTA, MANIFEST, MODEL_FILES } from '../js/defaults.js';
-import { demoBundles } from '../js/bundle.js';
-import { SHELL, SHELL_FORMAT, SHELL_MANIFEST, shellManifest } from '../js/shell.js';
+import { demoBundles } from '../scripts/bundle.js';
+import { SHELL, SHELL_FORMAT, SHELL_MANIFEST, shellManifest } from '../scripts/shell.js';
 import { stepCounter } from './lib/steps.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -442,7 +442,7 @@ test('the service worker precaches every module the demo and its worker import, 
   const seen = new Set([...moduleGraph('/web/app.js'), ...moduleGraph('/js/worker.js')]);
   for (const path of seen) {
     const served = path.startsWith('/web/') ? path.slice(4) : path;
-    assert.ok(shell.has(served) || shell.has(path), `${path} is not in js/shell.js's SHELL`);
+    assert.ok(shell.has(served) || shell.has(path), `${path} is not in scripts/shell.js's SHELL`);
   }
   assert.ok(seen.has('/js/runner.js') && seen.has('/js/wasm.js'));
   // It has no copy of the model-directory names: the manifest's comes in shell.json, from js/defaults.js.
@@ -452,7 +452,7 @@ test('the service worker precaches every module the demo and its worker import, 
   assert.ok(shell.has('/dist/residual-mt.wasm'));
 });
 
-test('the demo page loads one bundled module (dist/demo.js, js/bundle.js), as built from web/ and js/ now, and its worker one', async () => {
+test('the demo page loads one bundled module (dist/demo.js, scripts/bundle.js), as built from web/ and js/ now, and its worker one', async () => {
   const html = readFileSync(`${root}web/index.html`, 'utf8');
   const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
   assert.deepEqual(scripts, ['<script type="importmap">', '<script type="module" src="../dist/demo.js">']);
@@ -470,8 +470,8 @@ test('the demo page loads one bundled module (dist/demo.js, js/bundle.js), as bu
   assert.match(files['demo.js'], /new URL\("\.\.\/",\s*import\.meta\.url\)/);
 });
 
-test('npm start\'s server (js/serve.js) prints its URL and honours PORT', async () => {
-  const child = spawn(process.execPath, [`${root}js/serve.js`], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+test('npm start\'s server (scripts/serve.js) prints its URL and honours PORT', async () => {
+  const child = spawn(process.execPath, [`${root}scripts/serve.js`], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const url = await new Promise((resolve, reject) => {
       let out = '';
@@ -486,7 +486,7 @@ test('npm start\'s server (js/serve.js) prints its URL and honours PORT', async 
     const page = await fetch(url);
     assert.equal(page.status, 200);
     assert.equal(page.headers.get('cross-origin-embedder-policy'), 'require-corp');
-    assert.ok(JSON.parse(readFileSync(`${root}package.json`, 'utf8')).scripts.start.includes('js/serve.js'));
+    assert.ok(JSON.parse(readFileSync(`${root}package.json`, 'utf8')).scripts.start.includes('scripts/serve.js'));
   } finally {
     child.kill();
   }

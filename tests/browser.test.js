@@ -16,8 +16,8 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLES } from '../js/bundle.js';
-import { DEMO_CSP, demoMounts } from '../js/serve.js';
+import { BUNDLES } from '../scripts/bundle.js';
+import { DEMO_CSP, demoMounts } from '../scripts/serve.js';
 import { withServer } from './lib/server.js';
 import { catalogSite } from './lib/catalog.js';
 import { DEFAULT_MODEL, createTranslator, modelInfo } from '../js/index.js';
@@ -201,6 +201,13 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await page.fill('[data-testid=source]', source[3]);
       await page.click('[data-testid=translate]');
       await shows(await inNode(pair, source[3]));
+      // The language detector's model comes from the offline copy too: the other language turns the direction.
+      const [otherSource] = other.split('-');
+      const otherText = otherSource === 'en' ? 'The file could not be opened because another program is using it.'
+        : 'No se pudo abrir el archivo porque otro programa lo está usando.';
+      await page.fill('[data-testid=source]', otherText);
+      await shows(await inNode(other, otherText));
+      assert.equal(await direction(), other);
       await context.setOffline(false);
 
       // The kept weights damaged (a byte flipped): the engine loads them while the page checks
@@ -249,6 +256,8 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       // which the page's caches.match finds first): the engine loads it while it is checked, the
       // check fails, and the load starts again through the network.
       await keptNoted();
+      // (After the service worker's precache of this visit, which would put the deleted copy back.)
+      await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 30_000 });
       await page.evaluate(async () => {
         await caches.delete('residual-mt.models/1');
         await (await navigator.storage.getDirectory()).removeEntry('residual-mt.models', { recursive: true });
@@ -874,7 +883,8 @@ test('the demo: swap the direction, copy the translation, what the model was tra
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base.replace(/\/$/, '') });
       // The first download of the weights fails (as on a dropped connection).
       let failed = 0;
-      await page.route('**/model.safetensors', (route) => (failed++ === 0 ? route.abort('connectionreset') : route.continue()));
+      // (The translation model's weights: the language detector's model is another model.safetensors.)
+      await page.route('**/es-en/model.safetensors', (route) => (failed++ === 0 ? route.abort('connectionreset') : route.continue()));
       await page.goto(`${base}?beam=1&sw=0`);
       await page.waitForFunction(() => !document.querySelector('[data-testid=error]').hidden);
       assert.match(await page.textContent('[data-testid=error]'), /tried again on your next action/);
@@ -908,6 +918,75 @@ test('the demo: swap the direction, copy the translation, what the model was tra
       assert.equal(await page.inputValue('[data-testid=source]'), samples[1]);
       await target(await inNode('en-es', samples[1]));
       assert.deepEqual(errors.filter((e) => !/model\.safetensors/.test(e)), []);
+    });
+  } finally {
+    await close();
+  }
+});
+
+test('the demo follows the language typed: English turns the direction to en-es, Spanish back, debounced; a direction chosen by hand stays until the text is cleared', { skip, timeout: 120_000 }, async () => {
+  const { context, close } = await launch();
+  try {
+    await withServer({}, async (base) => {
+      const page = context.pages()[0] ?? await context.newPage();
+      const errors = await watchConsole(page);
+      await page.goto(`${base}?beam=1&sw=0`);
+      await page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 30_000 });
+      const direction = () => page.$eval('[data-testid=direction]', (select) => select.value);
+      const detected = () => page.textContent('[data-testid=detected]');
+      // Until the page shows `pair` and Node's translation of `text` in it.
+      const shows = async (pair, text) => {
+        const want = await inNode(pair, text);
+        await page.waitForFunction(([p, w]) => document.querySelector('[data-testid=direction]').value === p &&
+          document.querySelector('[data-testid=target]').textContent === w, [pair, want], { timeout: 30_000 })
+          .catch(async (err) => {
+            throw new Error(`the page shows ${await direction()} "${await page.textContent('[data-testid=target]')}", want ${pair} "${want}": ${err.message}`);
+          });
+      };
+      assert.equal(await direction(), 'es-en');
+
+      // English typed into the Spanish → English page: the direction turns, the text is translated into Spanish.
+      const english = 'The file could not be opened because another program is using it.';
+      await page.fill('[data-testid=source]', english);
+      await shows('en-es', english);
+      assert.equal(await detected(), 'detected: English');
+      // Spanish again: back to es-en.
+      const spanish = 'No se pudo abrir el archivo porque otro programa lo está usando.';
+      await page.fill('[data-testid=source]', spanish);
+      await shows('es-en', spanish);
+      assert.equal(await detected(), 'detected: Spanish');
+      // Too short to tell (under 8 letters): the direction stays.
+      await page.fill('[data-testid=source]', 'Hi all');
+      await shows('es-en', 'Hi all');
+
+      // Debounced: key by key, the detector runs once the typing pauses, not at each key.
+      await page.fill('[data-testid=source]', '');
+      const before = Number(await page.getAttribute('[data-testid=source]', 'data-detections') ?? 0);
+      const typed = 'Please open the file now.';
+      await page.type('[data-testid=source]', typed, { delay: 30 });
+      await shows('en-es', typed);
+      const runs = Number(await page.getAttribute('[data-testid=source]', 'data-detections')) - before;
+      assert.ok(runs >= 1 && runs <= 3, `${runs} detections for ${typed.length} keys`);
+
+      // Chosen by hand: Spanish text no longer turns it.
+      await page.selectOption('[data-testid=direction]', 'en-es');
+      assert.equal(await detected(), 'chosen by you');
+      const water = 'El agua del río está muy fría por la mañana.';
+      await page.fill('[data-testid=source]', water);
+      await shows('en-es', water);
+      await page.waitForTimeout(600); // past the detection's delay: still as chosen
+      assert.equal(await direction(), 'en-es');
+      // Swapping is choosing too.
+      await page.click('[data-testid=swap]');
+      assert.equal(await direction(), 'es-en');
+      await page.fill('[data-testid=source]', english);
+      await shows('es-en', english);
+      // A cleared text starts afresh: the next text's language chooses again.
+      await page.fill('[data-testid=source]', '');
+      await page.fill('[data-testid=source]', english);
+      await shows('en-es', english);
+      assert.equal(await detected(), 'detected: English');
+      assert.deepEqual(errors, []);
     });
   } finally {
     await close();

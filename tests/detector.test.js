@@ -33,7 +33,8 @@ function checkShape(results) {
     if (detectedLanguage !== 'und') assert.equal(Intl.getCanonicalLocales(detectedLanguage)[0], detectedLanguage, 'canonical');
     sum += confidence;
   }
-  assert.ok(sum <= 1 + 1e-6, `sum ${sum}`);
+  assert.ok(Math.abs(sum - 1) < 1e-9, `sum ${sum}: und holds what the list leaves`);
+  assert.ok(results.at(-1).confidence > 0 || results.length > 1, 'a text with no letters is und with 1');
 }
 
 test('detect(): the language of whole sentences, spec-shaped results', async () => {
@@ -49,12 +50,18 @@ test('detect(): the language of whole sentences, spec-shaped results', async () 
   detector.destroy();
 });
 
-test('rankLanguages: stops at 0.99, drops what is below unknown, und last', () => {
-  assert.deepEqual(rankLanguages(['a', 'b', 'c'], [0.2, 0.795, 0.005]),
-    [{ detectedLanguage: 'b', confidence: 0.795 }, { detectedLanguage: 'a', confidence: 0.2 }, { detectedLanguage: 'und', confidence: 0 }]);
-  assert.deepEqual(rankLanguages(['a', 'b'], [0.995, 0.005]), [{ detectedLanguage: 'a', confidence: 0.995 }, { detectedLanguage: 'und', confidence: 0 }]);
-  assert.deepEqual(rankLanguages(['a', 'b'], [0.5, 0.1], 0.4), [{ detectedLanguage: 'a', confidence: 0.5 }, { detectedLanguage: 'und', confidence: 0.4 }]);
-  assert.deepEqual(rankLanguages(['a', 'b'], [0, 0], 1), [{ detectedLanguage: 'und', confidence: 1 }]);
+test('rankLanguages: stops at 0.99, drops what is below unknown, und last with the rest', () => {
+  const close = (results, want) => {
+    assert.deepEqual(results.map((r) => r.detectedLanguage), want.map(([tag]) => tag));
+    results.forEach((r, i) => assert.ok(Math.abs(r.confidence - want[i][1]) < 1e-12, `${r.detectedLanguage} ${r.confidence}`));
+    assert.equal(results.reduce((sum, r) => sum + r.confidence, 0), 1, 'the list and und add up to 1');
+  };
+  close(rankLanguages(['a', 'b', 'c'], [0.2, 0.795, 0.005]), [['b', 0.795], ['a', 0.2], ['und', 0.005]]);
+  close(rankLanguages(['a', 'b'], [0.995, 0.005]), [['a', 0.995], ['und', 0.005]]);
+  // A language less likely than "none of these" is left to und.
+  close(rankLanguages(['a', 'b'], [0.5, 0.1], 0.4), [['a', 0.5], ['und', 0.5]]);
+  close(rankLanguages(['a', 'b'], [0, 0], 1), [['und', 1]]);
+  close(rankLanguages(['a', 'b', 'c'], [0.6, 0.4, 0]), [['a', 0.6], ['b', 0.4], ['und', 0]]);
 });
 
 test('expectedInputLanguages: canonical, frozen, or null; availability by the model\'s languages', async () => {
@@ -97,6 +104,57 @@ test('abort and destroy: AbortError or the reason, before and during; later call
   const d2 = await LanguageDetector.create({ signal: later.signal });
   later.abort();
   await assert.rejects(d2.detect('hola'), { name: 'AbortError' });
+});
+
+test('calls answer in a later task: a signal aborted (or destroy()) right after the call still rejects it', async () => {
+  const detector = await LanguageDetector.create();
+  for (const call of [(signal) => detector.measureInputUsage('hola', { signal }), (signal) => detector.detect('', { signal }),
+    (signal) => detector.detect('Buenos días a todos', { signal })]) {
+    const plain = new AbortController();
+    const pending = call(plain.signal);
+    plain.abort();
+    await assert.rejects(pending, { name: 'AbortError' });
+    const reason = new Error('changed my mind');
+    const custom = new AbortController();
+    const pending2 = call(custom.signal);
+    custom.abort(reason);
+    await assert.rejects(pending2, (err) => err === reason);
+  }
+  // The text is required: none is a TypeError, not the word "undefined" (given, it is that word).
+  await assert.rejects(detector.detect(), TypeError);
+  await assert.rejects(detector.measureInputUsage(), TypeError);
+  assert.equal(await detector.measureInputUsage(undefined), 'undefined'.length);
+  const measuring = detector.measureInputUsage('hola');
+  const detecting = detector.detect('');
+  detector.destroy();
+  await assert.rejects(measuring, { name: 'AbortError' });
+  await assert.rejects(detecting, { name: 'AbortError' });
+  await assert.rejects(detector.measureInputUsage('hola'), { name: 'AbortError' });
+  // create()'s signal aborted later, right after calls: they reject with its reason.
+  const owner = new AbortController();
+  const d2 = await LanguageDetector.create({ signal: owner.signal });
+  const calls = [d2.measureInputUsage('x'), d2.detect('Bonjour à tous')];
+  const reason = new Error('page closed');
+  owner.abort(reason);
+  for (const p of [...calls, d2.measureInputUsage('x')]) await assert.rejects(p, (err) => err === reason);
+});
+
+test('create(): aborted from its monitor\'s progress handler (at 0 or at 1), it rejects with the reason', async () => {
+  for (const at of [0, 1]) {
+    const controller = new AbortController();
+    const reason = new Error(`stop at ${at}`);
+    const seen = [];
+    const creating = LanguageDetector.create({
+      signal: controller.signal,
+      monitor: (m) => m.addEventListener('downloadprogress', (e) => {
+        seen.push(e.loaded);
+        // As a page would: in a later microtask than the event itself.
+        if (e.loaded === at) Promise.resolve().then(() => controller.abort(reason));
+      }),
+    });
+    await assert.rejects(creating, (err) => err === reason);
+    assert.equal(seen.filter((loaded) => loaded === at).length, 1, `one event at ${at}: ${seen}`);
+  }
 });
 
 test('input quota: measureInputUsage is the length; over the quota a QuotaExceededError', async () => {

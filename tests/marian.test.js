@@ -299,10 +299,11 @@ test('intgemm8 weights kept as int8 (the default) are computed in int8, in less 
   assert.ok(ratio < 0.4, `size ratio ${ratio}`);
   const ma = loadDir(a), mc = loadDir(c);
   try {
-    // In memory: int8 matrices (widened to int16 for dot_i16x8 in this build: kernels.h), float32 biases,
-    // LayerNorms and positions; this model's matrices are small, so those weigh more than in a real one.
+    // In memory: int8 matrices in 8 bits (kernels.h: every int8 kernel loads bytes), float32 biases,
+    // LayerNorms and positions; this model's matrices are small, so those weigh more than in a real one
+    // (measured: 47 %; 64 % when the plain build widened its int8 matrices to int16 at load).
     const memory = mc.bytes / ma.bytes;
-    assert.ok(memory < 0.7, `engine memory ${mc.bytes} vs ${ma.bytes} bytes`);
+    assert.ok(memory < 0.55, `engine memory ${mc.bytes} vs ${ma.bytes} bytes`);
     // The same weights, but activations quantized per row (kernels.h): outputs
     // differ where two words are near a tie (random weights have many; measured:
     // 5 of 6 texts identical at beam 1 and 4, their scores within 0.012).

@@ -58,7 +58,7 @@ test('npm pack of residual-mt: under 560 KB, no model, no demo server, every mod
   const files = new Set(info.files.map((f) => f.path));
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);
   assert.ok(info.size <= PACKED_LIMIT, `${info.size} bytes packed, over ${PACKED_LIMIT}`);
-  for (const path of files) assert.doesNotMatch(path, /^(models|tests|web|fuzz|src)\/|serve\.js$|shell\.js$/, path);
+  for (const path of files) assert.doesNotMatch(path, /^(models|tests|web|fuzz|src|scripts)\/|(serve|shell|bundle)\.js$/, path);
   for (const path of ['LICENSE', 'README.md', 'package.json', 'dist/residual-mt.wasm', 'dist/residual-mt-relaxed.wasm',
     'dist/residual-mt-threads.wasm', 'dist/residual-mt-relaxed-threads.wasm']) assert.ok(files.has(path), path);
   const targets = Object.values(pkg.exports).flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)));

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createTranslator, segmentText } from '../js/index.js';
 import { Engine } from '../js/engine.js';
-import { DEMO_CSP, createStaticServer } from '../js/serve.js';
+import { DEMO_CSP, createStaticServer } from '../scripts/serve.js';
 import { rewriteWeights } from './lib/weights.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

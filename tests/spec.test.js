@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { Translator, availability, createTranslator } from '../js/index.js';
 import { Engine } from '../js/engine.js';
 import { INPUT_QUOTA, MODEL_FILES, defaultWasmUrl, threadCount } from '../js/defaults.js';
-import { createStaticServer } from '../js/serve.js';
+import { createStaticServer } from '../scripts/serve.js';
 import { withServer } from './lib/server.js';
 import { rewriteWeights } from './lib/weights.js';
 

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { Engine } from '../js/engine.js';
 import { DEFAULT_THREADS_CAP, DEFAULT_WASM, MAX_THREADS, THREADS_WASM, defaultWasmUrl, packageUrl, threadCount } from '../js/defaults.js';
 import { createTranslator } from '../js/index.js';
-import { THREADS_BUILD_MEMORY, importedMemory } from '../js/wasm.js';
+import { THREADS_BUILD_MEMORY, importedMemory } from '../js/wasm-binary.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = `${root}tests/fixtures/models/`;

@@ -2,10 +2,12 @@
 // type, shows latency and tokens/s, swaps the direction, copies the result,
 // says what the model was trained on, translates a sample page in place
 // (links, lists, emphasis and a table kept; the original restorable), and
-// works offline after the first visit (sw.js). An error (a failed load, a failed translation) is shown
+// works offline after the first visit (sw.js). The direction follows the
+// language of what the visitor types (LanguageDetector, debounced) until the
+// visitor picks one by hand. An error (a failed load, a failed translation) is shown
 // until the next success; a failed load is tried again on the next action.
 // Query parameters for testing: ?model=URL, ?beam=N, ?worker=0, ?sw=0.
-import { createTranslator, modelInfo, restoreElement, translateElement } from '../js/index.js';
+import { LanguageDetector, createTranslator, modelInfo, restoreElement, translateElement } from '../js/index.js';
 import { missingFeatures } from '../js/env.js';
 
 performance.mark('rmt-app'); // the modules are loaded (for tests/bench/load_bench.js)
@@ -16,7 +18,7 @@ const ui = {
   stream: $('stream'), translate: $('translate'), swap: $('swap'), copy: $('copy'), source: $('source'),
   target: $('target'), stats: $('stats'), error: $('error'), trained: $('trained'), modelName: $('model-name'),
   textMode: $('text-mode'), pageMode: $('page-mode'), sample: $('sample'), translatePage: $('translate-page'),
-  restorePage: $('restore-page'), samples: $('samples'),
+  restorePage: $('restore-page'), samples: $('samples'), detected: $('detected'),
 };
 const params = new URLSearchParams(location.search);
 const options = {
@@ -46,6 +48,11 @@ let debounce = 0;
 let info = null;               // modelInfo() once it has been read
 let ready = false;
 let starting = null;           // the load in progress
+let detector = null;           // Promise<LanguageDetector | null>, once asked for
+let detectorReady = false;     // created: translations wait for the detection before them
+let byHand = false;            // the visitor chose the direction: detection leaves it alone
+let detection = Promise.resolve(); // the latest detection of the source's language
+let detectTimer = 0;
 
 function setStatus(text, isError = false) {
   ui.status.textContent = text;
@@ -147,8 +154,14 @@ async function start() {
   clearError();
   document.documentElement.dataset.ready = 'true';
   // Not awaited: a translation asked for now (it awaits load()) must not wait
-  // for the service worker, whose registration may take seconds, or never end.
-  offerOffline(info.url);
+  // for the language detector or the service worker, whose registration may
+  // take seconds, or never end. The detector loads once the translator is
+  // ready (not to slow its first load). On a first visit the service worker
+  // starts after it, and then keeps the detector's model from the HTTP cache
+  // (no second download); a later visit's worker has the model already.
+  const detecting = detectorFor();
+  if (navigator.serviceWorker?.controller) offerOffline(info.url);
+  else detecting.then(() => offerOffline(info.url));
 }
 
 // The service worker starts once the page is ready, so that it does not
@@ -178,6 +191,9 @@ async function translateNow() {
   const started = performance.now();
   try {
     await load();
+    flushDetection(false);
+    if (detectorReady) await detection;
+    if (controller !== current) return; // the detection changed the direction and translated again
     const translator = await translatorFor(selectedPair());
     if (ui.stream.checked) {
       let first = 0;
@@ -212,6 +228,116 @@ async function translateNow() {
   } finally {
     if (controller === current) current = null;
   }
+}
+
+// ---- the direction follows the language typed (until one is chosen by hand)
+
+// A short text is often unsure (a word can be Spanish, Galician and
+// Catalan at once), so the direction changes only when the text has some
+// letters, and the detector puts one of the model's source languages well
+// ahead of the others (which it need not put first: "Hola, mundo." may look
+// like Interlingua too, but it is not English).
+const DETECT_DELAY_MS = 250;   // after the last keystroke; under the translation's 300
+const DETECT_MIN_LETTERS = 8;
+const DETECT_MIN_CONFIDENCE = 0.1;
+const DETECT_LEAD = 4;         // times the next source language's confidence
+const primary = (tag) => tag.split('-')[0].toLowerCase();
+
+// The detector, created once (its model ships with the library: nothing to
+// download from elsewhere); null where it cannot load: the page works without.
+function detectorFor() {
+  detector ??= LanguageDetector.create({ worker: options.worker }).then((created) => {
+    detectorReady = true;
+    return created;
+  }, (err) => {
+    console.warn(`residual-mt demo: no language detection (${err.message})`);
+    return null;
+  });
+  return detector;
+}
+
+function showDetected(text) {
+  ui.detected.textContent = text;
+}
+
+// The model's source language the text is in, or null when unsure.
+function sourceLanguageOf(results) {
+  const sources = [...new Set(info.pairs.map(([s]) => s))];
+  const confidence = (source) => results.find((r) => primary(r.detectedLanguage) === primary(source))?.confidence ?? 0;
+  const ranked = sources.map((source) => [source, confidence(source)]).sort((a, b) => b[1] - a[1]);
+  const [[best, top], [, next] = [null, 0]] = ranked;
+  return top >= DETECT_MIN_CONFIDENCE && top >= DETECT_LEAD * next ? best : null;
+}
+
+// The direction from `source` that keeps the target where it can (else
+// swaps, else the first the model has).
+function directionFrom(source) {
+  const [s, t] = selectedPair();
+  const has = (pair) => info.pairs.some(([a, b]) => `${a}-${b}` === pair);
+  return [`${source}-${t}`, `${source}-${s}`].find((pair) => primary(source) !== primary(pair.split('-')[1]) && has(pair))
+    ?? info.pairs.filter(([a]) => a === source).map((pair) => pair.join('-'))[0];
+}
+
+// retranslate: whether a change of direction translates the text again (a
+// translation that waits for this detection needs not).
+async function followLanguage(retranslate) {
+  const text = ui.source.value;
+  if (byHand || !info || pageMode() || (text.match(/\p{L}/gu) ?? []).length < DETECT_MIN_LETTERS) return;
+  const created = await detectorFor();
+  if (!created || byHand) return;
+  let results;
+  ui.source.dataset.detections = Number(ui.source.dataset.detections ?? 0) + 1; // for tests/browser.test.js
+  try {
+    results = await created.detect(text);
+  } catch (err) {
+    console.warn(`residual-mt demo: language detection failed (${err.message})`);
+    return;
+  }
+  const source = sourceLanguageOf(results);
+  if (!source || byHand || text !== ui.source.value) return; // unsure, chosen meanwhile, or a newer text
+  showDetected(`detected: ${languageName(source)}`);
+  if (primary(selectedPair()[0]) === primary(source)) return;
+  const pair = directionFrom(source);
+  if (!pair) return;
+  ui.direction.value = pair;
+  ui.direction.dataset.detected = source;
+  showDirection();
+  // The translation already shown (or under way) was of the other direction.
+  if (retranslate && (ui.live.checked || ui.target.textContent)) {
+    clearTimeout(debounce);
+    translateNow();
+  }
+}
+
+function scheduleDetection() {
+  clearTimeout(detectTimer);
+  if (!ui.source.value) {
+    // A new text: the next one's language chooses again.
+    byHand = false;
+    showDetected('');
+    return;
+  }
+  detectTimer = setTimeout(() => detectNow(true), DETECT_DELAY_MS);
+}
+
+function detectNow(retranslate) {
+  detectTimer = 0;
+  detection = followLanguage(retranslate).catch((err) => console.warn(`residual-mt demo: ${err.message}`));
+}
+
+// A translation asked for before the detection was due: detect now.
+function flushDetection(retranslate) {
+  if (!detectTimer) return;
+  clearTimeout(detectTimer);
+  detectNow(retranslate);
+}
+
+function chosenByHand() {
+  byHand = true;
+  clearTimeout(detectTimer);
+  detectTimer = 0;
+  delete ui.direction.dataset.detected;
+  showDetected('chosen by you');
 }
 
 // ---- a page: the sample article in the source language, translated in place
@@ -297,6 +423,7 @@ function showDirection() {
 
 // The other direction, with the translation as the new source.
 function swap() {
+  chosenByHand();
   const [s, t] = selectedPair();
   ui.direction.value = `${t}-${s}`;
   if (ui.target.textContent) ui.source.value = ui.target.textContent;
@@ -318,8 +445,12 @@ async function main() {
   }
   setStatus('loading…');
   ui.translate.addEventListener('click', () => { clearTimeout(debounce); translateNow(); });
-  ui.source.addEventListener('input', () => { if (ui.live.checked) schedule(); });
+  ui.source.addEventListener('input', () => {
+    scheduleDetection();
+    if (ui.live.checked) schedule();
+  });
   ui.direction.addEventListener('change', () => {
+    chosenByHand();
     showDirection();
     if (pageMode()) showSample();
     else if (ui.source.value) schedule();

@@ -33,7 +33,7 @@ const PREFIX = 'residual-mt-';
 const STATE_CACHE = `${PREFIX}state`;
 const STATE_KEY = new URL('./__residual-mt-state__', self.location).href;
 const PINS_KEY = new URL('./__residual-mt-pins__', self.location).href;
-const SHELL_MANIFEST = new URL('../dist/shell.json', self.location).href; // as in js/shell.js
+const SHELL_MANIFEST = new URL('../dist/shell.json', self.location).href; // as in scripts/shell.js
 const SHELL_FORMAT = 'residual-mt-shell/1';
 const INDEX = new URL('./', self.location).href;
 // Absolute, or relative to the package root (the parent of js/).
@@ -61,7 +61,7 @@ async function sha256Hex(data) {
 
 // A copy of `response` to cache, if its bytes match the entry { sha256, size }; else null.
 // Without a Link header: the server's preload of the model for a first visit
-// (js/serve.js), which the HTTP cache may have kept with the page, must not
+// (scripts/serve.js), which the HTTP cache may have kept with the page, must not
 // come with the copy later visits get (they read the model from the cache).
 async function verified(response, entry) {
   if (!response.ok || !entry) return null;

@@ -1,4 +1,4 @@
-// How fast the demo page (web/) gets ready in Chromium, served by js/serve.js
+// How fast the demo page (web/) gets ready in Chromium, served by scripts/serve.js
 // on a free localhost port, and where the time goes:
 //   - cold: a fresh browser profile (no HTTP cache, no service worker, no
 //     Cache Storage, no compiled code): navigation to "ready";
@@ -23,8 +23,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { writeDemoBundles } from '../../js/bundle.js';
-import { writeShellManifest } from '../../js/shell.js';
+import { writeDemoBundles } from '../../scripts/bundle.js';
+import { writeShellManifest } from '../../scripts/shell.js';
 import { withServer } from '../lib/server.js';
 import { SENTENCE_20_WORDS } from './measure.js';
 

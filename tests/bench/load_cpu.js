@@ -37,8 +37,8 @@ function cpuMs(profile) {
 async function open(dir) {
   const root = resolve(dir);
   const { withServer } = await import(pathToFileURL(`${root}/tests/lib/server.js`).href);
-  await (await import(pathToFileURL(`${root}/js/bundle.js`).href)).writeDemoBundles();
-  (await import(pathToFileURL(`${root}/js/shell.js`).href)).writeShellManifest();
+  await (await import(pathToFileURL(`${root}/scripts/bundle.js`).href)).writeDemoBundles();
+  (await import(pathToFileURL(`${root}/scripts/shell.js`).href)).writeShellManifest();
   const { context, close, profile } = await launchChromium();
   let stop;
   const served = new Promise((ready) => {

@@ -12,7 +12,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { cpus, release, totalmem, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { demoMounts } from '../../js/serve.js';
+import { demoMounts } from '../../scripts/serve.js';
 import { hasRelaxedSimd } from '../../js/env.js';
 import { MODEL_FILES } from '../../js/defaults.js';
 import { withServer } from '../lib/server.js';

@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoMounts } from '../../js/serve.js';
+import { demoMounts } from '../../scripts/serve.js';
 import { withServer } from '../lib/server.js';
 import { launchChromium } from './load_bench.js';
 

@@ -26,7 +26,7 @@ import { loadavg } from 'node:os';
 import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_WASM, THREADS_WASM } from '../../js/defaults.js';
-import { demoMounts } from '../../js/serve.js';
+import { demoMounts } from '../../scripts/serve.js';
 import { withServer } from '../lib/server.js';
 import { launchChromium } from './load_bench.js';
 import { BATCH } from './measure.js';

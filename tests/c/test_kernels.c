@@ -378,14 +378,13 @@ static void test_attention(void) {
 
 static int8_t rand_i8(void) { return (int8_t)(randf() * 127.5f); }  // -127..127
 
-// The int8 product as the model runs it: relaxed, int8 weights (packed8,
-// offset_sum with activations stored with an offset); else the 16-bit
-// kernel on the same weights widened (wide).
+// The int8 product as the model runs it on int8 weights (packed8): relaxed
+// (offset_sum with activations stored with an offset), or int16 activations.
 static void gemm_q(int relaxed, float *C, const uint8_t *aq8, const int16_t *aq16, const float *a_scale,
-                   const int8_t *packed8, const int32_t *offset_sum, const int16_t *wide, const float *w_scale,
-                   const float *bias, int M, int N, int K) {
+                   const int8_t *packed8, const int32_t *offset_sum, const float *w_scale, const float *bias, int M,
+                   int N, int K) {
   if (relaxed) rmt_gemm_i8_4x8__wasmrelaxed(C, aq8, a_scale, packed8, w_scale, offset_sum, bias, M, N, K);
-  else rmt_gemm_i16_4x8__wasmsimd(C, aq16, a_scale, wide, w_scale, bias, M, N, K);
+  else rmt_gemm_w8a16_4x8__wasmsimd(C, aq16, a_scale, packed8, w_scale, bias, M, N, K);
 }
 
 // One kernel (relaxed or not: qmax 127, and A >= 0 unless offset, the
@@ -400,7 +399,6 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
   uint8_t *aq8 = malloc((size_t)M * Kp);
   size_t n_packed = rmt_packed_weight_i8_bytes(N, K, kr);
   int8_t *packed = malloc(n_packed);
-  int16_t *wide = malloc(rmt_packed_weight_i16_bytes(N, K));
   float *C = malloc(sizeof(float) * (M * N + 1)), *C_ref = malloc(sizeof(float) * M * N);
   float *ones = malloc(sizeof(float) * (M > N ? M : N));
   for (int i = 0; i < (M > N ? M : N); i++) ones[i] = 1.0f;
@@ -431,17 +429,9 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
     CHECK(sums_ok, "weight_offset_sums N=%d K=%d: wrong", N, K);
     ok &= sums_ok;
   }
-  if (!relaxed) {  // widened at load: the int8 packing's values, every one written
-    memset(wide, 0x5a, rmt_packed_weight_i16_bytes(N, K));
-    rmt_pack_weight_i8_wide(wide, W, N, K);
-    int wide_ok = 1;
-    for (size_t i = 0; i < n_packed; i++) wide_ok &= wide[i] == packed[i];
-    CHECK(wide_ok, "pack_weight_i8_wide N=%d K=%d: not the int8 packing's values", N, K);
-    ok &= wide_ok;
-  }
   // Integer part: unit scales, no bias; the exact sum converted to float as the kernel converts its int32.
   C[M * N] = 42.0f;
-  gemm_q(relaxed, C, aq8, aq16, ones, packed, offset_sum, wide, ones, NULL, M, N, K);
+  gemm_q(relaxed, C, aq8, aq16, ones, packed, offset_sum, ones, NULL, M, N, K);
   int sums_ok = 1;
   for (int m = 0; m < M && sums_ok; m++) {
     for (int n = 0; n < N && sums_ok; n++) {
@@ -456,7 +446,7 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
   ok &= sums_ok;
   // Scaled, with bias: bitwise the reference (same float32 operations in the
   // same order).
-  gemm_q(relaxed, C, aq8, aq16, a_scale_simd, packed, offset_sum, wide, w_scale, bias, M, N, K);
+  gemm_q(relaxed, C, aq8, aq16, a_scale_simd, packed, offset_sum, w_scale, bias, M, N, K);
   rmt_gemm_i8__ref(C_ref, q, a_scale, W, w_scale, bias, M, N, K);
   int same = memcmp(C, C_ref, sizeof(float) * M * N) == 0;
   CHECK(same, "gemm_i8 (%s) M=%d N=%d K=%d bias=%d: differs from the reference", relaxed ? "relaxed" : "dot16", M, N, K,
@@ -465,28 +455,25 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
   ok &= same;
   if (rows) {  // gathered rows (a lexical shortlist's output layer): the full GEMM's values of those columns
     int8_t *gathered = malloc(rmt_packed_weight_i8_bytes(n_rows, K, kr));
-    int16_t *gathered_wide = malloc(rmt_packed_weight_i16_bytes(n_rows, K));
     float *P = malloc(sizeof(float) * M * n_rows), *scale = malloc(sizeof(float) * n_rows), *b = NULL;
     int32_t *sums = malloc(sizeof(int32_t) * n_rows);
     for (int i = 0; i < n_rows; i++) sums[i] = offset_sum ? offset_sum[rows[i]] : 0;
-    if (relaxed) rmt_gather_packed_weight_i8(gathered, packed, rows, n_rows, K, kr);
-    else rmt_gather_packed_weight_i16(gathered_wide, wide, rows, n_rows, K);
+    rmt_gather_packed_weight_i8(gathered, packed, rows, n_rows, K, kr);
     for (int i = 0; i < n_rows; i++) scale[i] = w_scale[rows[i]];
     if (bias) {
       b = malloc(sizeof(float) * n_rows);
       for (int i = 0; i < n_rows; i++) b[i] = bias[rows[i]];
     }
-    gemm_q(relaxed, P, aq8, aq16, a_scale_simd, gathered, offset_sum ? sums : NULL, gathered_wide, scale, b, M, n_rows,
-           K);
+    gemm_q(relaxed, P, aq8, aq16, a_scale_simd, gathered, offset_sum ? sums : NULL, scale, b, M, n_rows, K);
     for (int m = 0; m < M; m++) {
       for (int i = 0; i < n_rows; i++) {
         float got = P[(size_t)m * n_rows + i], want = C[(size_t)m * N + rows[i]];
         CHECK(memcmp(&got, &want, sizeof got) == 0, "gemm_i8 of gathered rows: C[%d][%d] = %.9g, expected %.9g", m, rows[i], got, want);
       }
     }
-    free(gathered), free(gathered_wide), free(P), free(scale), free(b), free(sums);
+    free(gathered), free(P), free(scale), free(b), free(sums);
   }
-  free(q), free(a_scale), free(a_scale_simd), free(aq16), free(aq8), free(packed), free(wide), free(C), free(C_ref);
+  free(q), free(a_scale), free(a_scale_simd), free(aq16), free(aq8), free(packed), free(C), free(C_ref);
   free(offset_sum);
   free(ones);
   return ok;
@@ -565,11 +552,11 @@ static void test_gemm_i8(void) {
     float *row = malloc(sizeof(float) * K), one = 1.0f, out;
     int16_t *aq = malloc(sizeof(int16_t) * Kp);
     int8_t *w = malloc((size_t)K);
-    int16_t *packed = malloc(rmt_packed_weight_i16_bytes(1, K));
+    int8_t *packed = malloc(rmt_packed_weight_i8_bytes(1, K, RMT_GEMM_I8_KR_DOT16));
     for (int k = 0; k < K; k++) row[k] = 0.25f, w[k] = RMT_QMAX_I8;
     rmt_quantize_rows_i16__wasmsimd(aq, &scale16, row, 1, K, qmax);
-    rmt_pack_weight_i8_wide(packed, w, 1, K);
-    rmt_gemm_i16_4x8__wasmsimd(&out, aq, &one, packed, &one, NULL, 1, 1, K);
+    rmt_pack_weight_i8(packed, w, 1, K, RMT_GEMM_I8_KR_DOT16);
+    rmt_gemm_w8a16_4x8__wasmsimd(&out, aq, &one, packed, &one, NULL, 1, 1, K);
     float want = (float)((int64_t)RMT_QMAX_I8 * qmax * K);
     CHECK(aq[0] == qmax && out == want, "K=%d qmax=%d: extreme sum %.0f", K, qmax, out);
     free(row), free(aq), free(w), free(packed);

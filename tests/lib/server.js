@@ -1,6 +1,6 @@
-// A js/serve.js static server on a free localhost port for the length of
+// A scripts/serve.js static server on a free localhost port for the length of
 // fn(baseUrl, server): the browser tests and benchmarks serve the demo with it.
-import { createStaticServer } from '../../js/serve.js';
+import { createStaticServer } from '../../scripts/serve.js';
 
 export async function withServer(options, fn) {
   const server = createStaticServer(options);

@@ -14,7 +14,7 @@
 // three files load the modules in js/ instead: slower, the same page.
 // build.sh writes them (bash build.sh wasm), and so does `npm start`.
 //
-//   node js/bundle.js      writes dist/demo.js, dist/worker.js, dist/pool-worker.js
+//   node scripts/bundle.js      writes dist/demo.js, dist/worker.js, dist/pool-worker.js
 
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -64,7 +64,7 @@ export async function demoBundles() {
       continue;
     }
     const result = await esbuild.build({ ...ESBUILD_OPTIONS, entryPoints: [fileURLToPath(new URL(entry, ROOT))], outfile: name });
-    out[name] = `// Built by js/bundle.js from ${entry}: edit that, not this.\n${result.outputFiles[0].text}`;
+    out[name] = `// Built by scripts/bundle.js from ${entry}: edit that, not this.\n${result.outputFiles[0].text}`;
   }
   return { files: out, bundled: !!esbuild };
 }
@@ -79,5 +79,5 @@ export async function writeDemoBundles() {
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const bundled = await writeDemoBundles();
-  if (!bundled) console.error('js/bundle.js: esbuild not found (npm install): dist/demo.js loads the unbundled modules');
+  if (!bundled) console.error('scripts/bundle.js: esbuild not found (npm install): dist/demo.js loads the unbundled modules');
 }

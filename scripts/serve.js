@@ -5,14 +5,14 @@
 // Content-Security-Policy, ETags. Only files inside a mount are served: no
 // "..", no symbolic link that leads out of it; a malformed request gets a 400.
 //
-//   node js/serve.js [--port 8080] [--host 127.0.0.1]     (PORT overrides the default)
+//   node scripts/serve.js [--port 8080] [--host 127.0.0.1]     (PORT overrides the default)
 
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEFAULT_MODEL, MANIFEST, MODEL_FILES } from './defaults.js';
+import { DEFAULT_MODEL, MANIFEST, MODEL_FILES } from '../js/defaults.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -203,7 +203,7 @@ async function main() {
     console.error(`residual-mt serve: ${err.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT)` : err.message}`);
     process.exit(1);
   });
-  const { resolveDefaultModel } = await import('./loader.js');
+  const { resolveDefaultModel } = await import('../js/loader.js');
   try {
     // The page's bundled modules, and the shell the service worker caches
     // (only as listed here), as js/ and web/ are now.

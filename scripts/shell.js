@@ -5,25 +5,28 @@
 // shell.json after each build, and `npm start` before serving (edit web/ or
 // js/, restart, and the worker picks the change up on the next visit).
 //
-//   node js/shell.js      writes dist/shell.json
+//   node scripts/shell.js      writes dist/shell.json
 
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MANIFEST } from './defaults.js';
+import { MANIFEST } from '../js/defaults.js';
 
 // Paths relative to web/ (where sw.js is served from); './' is index.html.
 export const SHELL = Object.freeze([
   './', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
-  '../js/index.js', '../js/translator.js', '../js/catalog.js', '../js/pivot.js', '../js/host.js', '../js/backends.js', '../js/queue.js', '../js/languages.js',
-  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/cache.js',
-  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/segment.js', '../js/defaults.js',
+  '../js/index.js', '../js/translator.js', '../js/catalog.js', '../js/pivot.js', '../js/host.js', '../js/backends.js', '../js/port.js', '../js/queue.js', '../js/languages.js',
+  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/files.js', '../js/verify.js', '../js/copies.js',
+  '../js/discover.js', '../js/engine-fetch.js', '../js/cache.js',
+  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/defaults.js',
   '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',
-  // Imported only for a Marian model (js/bundle.js leaves them out of the bundles).
+  // Imported only for a Marian model (scripts/bundle.js leaves them out of the bundles).
   '../js/marian-load.js', '../js/marian.js', '../js/marian-files.js', '../js/marian-vocab.js',
   '../dist/demo.js', '../dist/worker.js', '../dist/pool-worker.js', '../dist/residual-mt.wasm', '../dist/residual-mt-relaxed.wasm', '../dist/residual-mt-threads.wasm',
   '../dist/residual-mt-relaxed-threads.wasm',
+  // The language detector's model (the demo's direction follows the language typed, offline too).
+  '../models/langid/package.json', '../models/langid/model.safetensors',
 ]);
 export const SHELL_MANIFEST = '../dist/shell.json'; // relative to web/, as the paths above
 export const SHELL_FORMAT = 'residual-mt-shell/1';
