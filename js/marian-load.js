@@ -156,7 +156,7 @@ async function convertedModel(m, { store, signal, counted, verify, cachedCopies,
   const files = Object.fromEntries(await Promise.all(m.files.map(async (f, i) => [f.role, await gunzipped(inputs[i])])));
   const model = m.files.find((f) => f.role === 'model');
   const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage });
-  const converted = { CONFIG: new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, TOKENIZER: out.spm };
+  const converted = { [CONFIG]: new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, [TOKENIZER]: out.spm };
   // Kept before the engine has them (its worker takes the weights' memory).
   if (store) await keep(store, converted, [key, `${FORMAT}:${m.href}`]).catch(() => {});
   return { config: out.config, weights: out.weights, spm: out.spm };
