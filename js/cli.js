@@ -6,29 +6,51 @@
 import { readFile, access, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { canonicalTag, describePairs, languagePairs, sameLanguage } from './languages.js';
+import { canonicalTag, describePairs, engineTarget, languagePairs, sameLanguage } from './languages.js';
 import { loadFiles, resolveDefaultModel, toLocation } from './loader.js';
 import { Runner } from './runner.js';
-import { DEFAULT_THREADS_CAP, MAX_JSON_BYTES } from './defaults.js';
+import { BATCH_SENTENCES, CONFIG, DEFAULT_THREADS_CAP, MAX_JSON_BYTES, TOKENIZER, WEIGHTS } from './defaults.js';
 
-const USAGE = `usage:
+// What each search option does, by the engine's name for it; its default
+// and the option list are the engine's (a field without a line here gets
+// one that gives its default).
+const SEARCH_HELP = {
+  beam: (d) => `beam size (default ${d}; 1 = greedy)`,
+  nbest: (d) => `hypotheses printed per input line (default ${d}; at most the beam)`,
+  lenpen: (d) => `length penalty: score / length^X (default ${d})`,
+  max_len_a: (d) => `max output length = X * (source length + 1) + max-len-b (default ${d})`,
+  max_len_b: (d) => `(default ${d})`,
+  min_len: (d) => `(default ${d})`,
+};
+// The order the usage lists them in; shortlist is --no-shortlist (its own line).
+const SEARCH_ORDER = ['beam', 'nbest', 'lenpen', 'max_len_a', 'max_len_b', 'min_len'];
+
+const cliName = (field) => field.name.replaceAll('_', '-');
+const numberFields = (engine) => engine.searchFields.filter((f) => f.name !== 'shortlist')
+  .sort((a, b) => (SEARCH_ORDER.indexOf(a.name) + 1 || Infinity) - (SEARCH_ORDER.indexOf(b.name) + 1 || Infinity));
+
+function searchUsage(engine) {
+  return numberFields(engine).map((field) => {
+    const value = engine.defaults[field.option];
+    const shown = field.integer || !Number.isInteger(value) ? String(value) : value.toFixed(1);
+    const flag = `--${cliName(field)} ${field.integer ? 'N' : 'X'}`;
+    return `  ${flag.padEnd(18)}${SEARCH_HELP[field.name]?.(shown) ?? `(default ${shown})`}`;
+  }).join('\n');
+}
+
+const usage = (engine) => `usage:
   residual-mt [--model DIR] [--from LANG] [--to LANG] [options] [TEXT ...]   translate text (lines of stdin, or TEXT arguments)
   residual-mt --ids [--model DIR] [options]                                 translate lines of space-separated token ids
   residual-mt tokenize [--model DIR]                                        text lines -> space-separated ids
   residual-mt detokenize [--model DIR]                                      id lines -> text
 
 options (--name value or --name=value; -- ends the options):
-  --model DIR       model directory or URL (config.json, model.safetensors, spm.model); default: the shipped model
+  --model DIR       model directory or URL (${CONFIG}, ${WEIGHTS}, ${TOKENIZER}); default: the shipped model
   --from LANG       source language (default: the model's, from --to)
   --to LANG         target language (default: the model's first pair)
-  --beam N          beam size (default 5; 1 = greedy)
-  --nbest N         hypotheses printed per input line (default 1; at most the beam)
-  --lenpen X        length penalty: score / length^X (default 1.0)
-  --max-len-a X     max output length = X * (source length + 1) + max-len-b (default 1.2)
-  --max-len-b N     (default 10)
-  --min-len N       (default 1)
+${searchUsage(engine)}
   --scores          prefix each output line with its score and a tab (text: the sum over its sentences)
-  --batch N         most sentences translated together (default 32)
+  --batch N         most sentences translated together (default ${BATCH_SENTENCES})
   --no-shortlist    score every output word, not only the model's lexical shortlist (slower; a model without one ignores it)
   --threads N       threads to translate on (default: the processors, up to ${DEFAULT_THREADS_CAP}; 1: one thread)
   --verbose         say on stderr which model is loaded and how many threads the engine runs on
@@ -39,24 +61,37 @@ Output: --nbest lines (default 1) per input line, in order; an empty input line 
 A line of text is split into sentences as the API splits text; its n-th output line joins
 each sentence's n-th hypothesis.`;
 
+// The CLI's own options; the search options are the engine's (numbers).
 const OPTIONS = {
   model: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'boolean' },
-  beam: { type: 'string' }, nbest: { type: 'string' }, lenpen: { type: 'string' }, 'max-len-a': { type: 'string' },
-  'max-len-b': { type: 'string' }, 'min-len': { type: 'string' }, scores: { type: 'boolean' }, batch: { type: 'string' },
+  scores: { type: 'boolean' }, batch: { type: 'string' },
   threads: { type: 'string' }, verbose: { type: 'boolean' }, 'no-shortlist': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
 };
-// Search options: CLI name -> [API name, integer?]. Ranges are the engine's.
-const NUMBERS = {
-  beam: ['beam', true], nbest: ['nbest', true], lenpen: ['lenpen', false], 'max-len-a': ['maxLenA', false],
-  'max-len-b': ['maxLenB', true], 'min-len': ['minLen', true], batch: ['batch', true],
-};
+
+// Numeric options: CLI name -> [API name, integer?], the engine's search
+// fields (--max-len-a for max_len_a) and --batch. Ranges are the engine's.
+function numbers(engine) {
+  return {
+    ...Object.fromEntries(numberFields(engine).map((field) => [cliName(field), [field.option, field.integer]])),
+    batch: ['batch', true],
+  };
+}
 
 class UsageError extends Error {}
 
-function parse(argv) {
+// --threads, read before the engine is loaded on that many threads (which
+// checks its range); parse() says what is wrong with one that is not a number.
+function threadsOption(argv) {
+  const { values } = parseArgs({ args: argv, options: { threads: { type: 'string' } }, allowPositionals: true, strict: false });
+  return typeof values.threads === 'string' && /^\d+$/.test(values.threads.trim()) ? Number(values.threads) : undefined;
+}
+
+function parse(argv, engine) {
+  const NUMBERS = numbers(engine);
+  const options = { ...OPTIONS, ...Object.fromEntries(Object.keys(NUMBERS).map((name) => [name, { type: 'string' }])) };
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true, tokens: true });
   } catch (err) {
     throw new UsageError(err.message);
   }
@@ -116,10 +151,10 @@ async function modelFiles(base, needTokenizer) {
     }
   };
   // One file after the other, so that a missing directory is always reported as its config.json.
-  const config = await read('config.json');
-  const weights = await read('model.safetensors');
-  const hasSpm = needTokenizer || await access(new URL('spm.model', base)).then(() => true, () => false);
-  return { config, weights, spm: hasSpm ? await read('spm.model') : undefined };
+  const config = await read(CONFIG);
+  const weights = await read(WEIGHTS);
+  const hasSpm = needTokenizer || await access(new URL(TOKENIZER, base)).then(() => true, () => false);
+  return { config, weights, spm: hasSpm ? await read(TOKENIZER) : undefined };
 }
 
 // The pair to translate: --from and --to as given, the missing one from the
@@ -150,20 +185,33 @@ function format(hyps, nbest, scores, body) {
   });
 }
 
-async function main() {
-  const { values, command, search, threads, texts } = parse(process.argv.slice(2));
+async function main(runner) {
+  const argv = process.argv.slice(2);
+  // The engine first: the options and their defaults are its own.
+  runner.loadEngine({ threads: threadsOption(argv) });
+  await runner.engineReady;
+  const { engine } = runner;
+  let parsed;
+  try {
+    parsed = parse(argv, engine);
+  } catch (err) {
+    if (err instanceof UsageError) err.usage = usage(engine);
+    throw err;
+  }
+  const { values, command, search, threads, texts } = parsed;
   if (values.help) {
-    console.log(USAGE);
+    console.log(usage(engine));
     return;
   }
   if (values.version) {
     console.log(JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).version);
     return;
   }
-  if (!texts.length && process.stdin.isTTY) throw new UsageError('no TEXT and no input on stdin (pipe lines in, or give TEXT)');
+  if (!texts.length && process.stdin.isTTY) {
+    throw Object.assign(new UsageError('no TEXT and no input on stdin (pipe lines in, or give TEXT)'), { usage: usage(engine) });
+  }
   const base = values.model === undefined ? await resolveDefaultModel() : await toLocation(values.model);
   const files = await modelFiles(base, command !== 'translate' || !values.ids);
-  const runner = new Runner();
   await runner.load({ ...files, threads, warmup: false });
   const model = runner.model;
   if (values.verbose) {
@@ -187,9 +235,8 @@ async function main() {
     out = hyps.flatMap((list) => format(list, nbest, values.scores, (h) => h.ids.join(' ')));
   } else {
     const pair = choosePair(model.config, base, values.from, values.to);
-    const tokens = model.config.languages?.target_lang_tokens;
     const options = { ...search, nbest, sourceLanguage: pair?.sourceLanguage,
-      targetLanguage: tokens && pair && pair.targetLanguage in tokens ? pair.targetLanguage : undefined };
+      targetLanguage: pair?.targetLanguage === undefined ? undefined : engineTarget(model.config, pair.targetLanguage) };
     let results;
     try {
       results = pair?.identity ? lines.map((text) => [{ text, score: null }]) : await runner.translate(lines, options);
@@ -203,11 +250,11 @@ async function main() {
     out = results.flatMap((list) => format(list, nbest, values.scores, (h) => h.text));
   }
   process.stdout.write(out.map((line) => `${line}\n`).join(''));
-  runner.dispose();
 }
 
-main().catch((err) => {
+const runner = new Runner();
+main(runner).catch((err) => {
   console.error(`residual-mt: ${err.message.replace(/^residual-mt: /, '')}`);
-  if (err instanceof UsageError) console.error(USAGE);
+  if (err.usage) console.error(err.usage);
   process.exitCode = 1;
-});
+}).finally(() => runner.dispose());

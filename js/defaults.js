@@ -28,17 +28,36 @@ export const RELAXED_THREADS_WASM = 'dist/residual-mt-relaxed-threads.wasm';
 // Threads: by default as many as the runtime reports processors, up to
 // DEFAULT_THREADS_CAP (the model's products are small: past a few threads the
 // hand-offs cost what the extra threads save, and the page has other work);
-// `threads` set by the user may go up to MAX_THREADS.
+// `threads` set by the user may go up to MAX_THREADS: the engine's
+// RMT_THREADS_MAX (src/threads.h), here because `threads` is checked before
+// any engine is loaded (tests/defaults.test.js checks they agree).
 export const DEFAULT_THREADS_CAP = 4;
 export const MAX_THREADS = 16;
+
+// Batches (engine.js planBatches, the one batching policy): at most
+// BATCH_SENTENCES sentences a batch (the API's `batch` option lowers it) and
+// BATCH_ROWS rows (sentences x beam: the decoder's cache grows with rows).
+export const BATCH_SENTENCES = 32;
+export const BATCH_ROWS = 256;
+
+// Runs of a page or of streamed HTML go to the engine a group at a time
+// (html.js groupRuns): a page's PAGE_WORDS words a call (enough for the
+// engine to batch sentences, few enough that the first translated text shows
+// soon); streamed HTML's first group STREAM_FIRST_WORDS, each next one twice
+// as large, up to STREAM_WORDS (larger batches decode faster).
+export const PAGE_WORDS = 200;
+export const STREAM_FIRST_WORDS = 16;
+export const STREAM_WORDS = 256;
 
 // Input usage one LanguageDetector call may have, in UTF-16 code units (the
 // identifier reads all of a text: this bounds one call's work, ~50 ms).
 export const DETECTOR_INPUT_QUOTA = 1 << 20;
 
 // The files a model directory holds; manifest.json lists their SHA-256 and size.
+export const CONFIG = 'config.json';
 export const WEIGHTS = 'model.safetensors';
-export const MODEL_FILES = Object.freeze(['config.json', WEIGHTS, 'spm.model']);
+export const TOKENIZER = 'spm.model';
+export const MODEL_FILES = Object.freeze([CONFIG, WEIGHTS, TOKENIZER]);
 export const MANIFEST = 'manifest.json';
 
 // The language identifier (LanguageDetector's model): a package of its own,

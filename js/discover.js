@@ -3,7 +3,7 @@
 // checkout: npm start, the tests and the CLI run offline), or its pinned
 // version on an npm CDN.
 
-import { DEFAULT_MODEL, packageUrl } from './defaults.js';
+import { CONFIG, DEFAULT_MODEL, packageUrl } from './defaults.js';
 import { isNode, timeStep } from './env.js';
 import { open, readJson } from './files.js';
 import { untilAborted } from './streams.js';
@@ -48,7 +48,7 @@ async function findModelPackageNode(desc, probe) {
   return new URL(desc.url);
 }
 
-const findDefaultModelNode = () => findModelPackageNode(DEFAULT_MODEL, 'config.json');
+const findDefaultModelNode = () => findModelPackageNode(DEFAULT_MODEL, CONFIG);
 
 async function findDefaultModelHttp() {
   const done = timeStep('find the default model');
@@ -86,7 +86,7 @@ export const probedConfig = (href) => probedConfigs.get(href);
 // config.json is in every model directory (manifest.json may not be); the
 // probe's copy is kept for readConfig.
 function findDefaultModelHttpOnce() {
-  return findModelPackageHttp(DEFAULT_MODEL, 'config.json', async (file, url) => {
+  return findModelPackageHttp(DEFAULT_MODEL, CONFIG, async (file, url) => {
     try {
       probedConfigs.set(url.href, { bytes: await readJson(file, url), contentType: file.contentType });
     } catch (err) {

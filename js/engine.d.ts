@@ -23,6 +23,8 @@ export interface Hypothesis {
   hitMaxLength: boolean;
   /** With text (translateTexts, results(true)). */
   text?: string;
+  /** With spans (read, results(true, true)): per token [source begin, end, target begin, end] in UTF-8 bytes. */
+  spans?: Int32Array;
 }
 
 export class Engine {
@@ -38,6 +40,10 @@ export class Engine {
   dispose(): void;
   /** The engine's search defaults. */
   readonly defaults: Readonly<Required<Omit<SearchOptions, 'targetLanguage' | 'batch'>>>;
+  /** The engine's limits (rmt_limit): the most beam, bytes of one translation, min_len and max_len_b, bytes of a JSON file, threads. */
+  readonly limits: Readonly<{ beam: number; translationBytes: number; len: number; jsonBytes: number; threads: number }>;
+  /** The search fields: their C names, JS options and whether they take only integers. */
+  readonly searchFields: readonly { index: number; name: string; option: string; integer: boolean }[];
   /**
    * Loads a model. One whose matrices are int8 (models/quantize.py) computes in int8 as it is;
    * `int8: true` quantizes a float model as it loads, exactly as models/quantize.py would.
@@ -54,6 +60,12 @@ export class Model {
   begin(sentences: ArrayLike<number>[], options?: SearchOptions): Translation;
   /** Starts a translation of texts (tokenized in the engine). */
   beginText(texts: string[], options?: SearchOptions): Translation;
+  /** Sentences to tokenize once and translate later (beginSources). */
+  sources(): Sources;
+  /** Starts a translation of the sentences of `sources` numbered `which`, as beginText of their texts. */
+  beginSources(sources: Sources, which: number[], options?: SearchOptions): Translation;
+  /** The number of source ids (as sourceIds) of each text, in one call. */
+  countIds(texts: string[]): number[];
   /** The most ids of text one sentence may have with these options. */
   maxSourceIds(options?: SearchOptions): number;
   /** Per text, its n-best list, best first. */
@@ -67,6 +79,14 @@ export class Model {
   dispose(): void;
 }
 
+export class Sources {
+  /** How many sentences were added; the next one gets this number. */
+  readonly count: number;
+  /** Tokenizes a sentence and keeps it; returns its number of ids (0: nothing to translate). */
+  add(text: string): number;
+  free(): void;
+}
+
 export class Translation {
   /** One decoding step for every unfinished sentence; returns how many are left. */
   step(): number;
@@ -75,7 +95,10 @@ export class Translation {
   stableText(s: number): string;
   /** The best hypothesis so far of sentence s. */
   partial(s: number): number[];
-  results(withText?: boolean): Hypothesis[][];
+  /** Hypothesis k of sentence s in one call: with text its text, with spans its alignment in text (raw bytes). */
+  read(s: number, k: number, options?: { text?: boolean; spans?: boolean }): Hypothesis;
+  /** Per sentence its n-best list; withSpans: the best hypothesis's spans too. */
+  results(withText?: boolean, withSpans?: boolean): Hypothesis[][];
   /**
    * Per token of hypothesis k of sentence s, the source position (in its ids) the last decoder
    * layer's encoder attention, heads averaged, weighted most when the token was chosen (-1: none).

@@ -5,30 +5,46 @@
 
 import { hexDigest } from './cache.js';
 import { timeStep } from './env.js';
-import { threadCount } from './defaults.js';
+import { BATCH_ROWS, BATCH_SENTENCES, threadCount } from './defaults.js';
 import { loadWasm } from './wasm.js';
 
-// The search parameters as the engine defines them (src/translation.c): the
-// JS option of each field is its C name in camelCase ("max_len_a" -> maxLenA).
-function searchFields(wasm) {
+const SHA256_BYTES = 32; // rmt_sha256_start's digest
+
+const camelCase = (name) => name.replace(/_(.)/g, (_, c) => c.toUpperCase());
+
+// Names the engine numbers (its search parameters, its limits): name(i) for
+// i = 0, 1, ... until it returns NULL, each as { index, name, option: its camelCase }.
+function namedFields(wasm, name) {
   const fields = [];
   for (let i = 0; ; i++) {
-    const ptr = wasm.exports.rmt_search_param_name(i);
+    const ptr = name(i);
     if (!ptr) return fields;
-    fields.push({ index: i, option: wasm.readString(ptr).replace(/_(.)/g, (_, c) => c.toUpperCase()) });
+    const cName = wasm.readString(ptr);
+    fields.push({ index: i, name: cName, option: camelCase(cName) });
   }
 }
 
+// The search parameters as the engine defines them (src/translation.c): the
+// JS option of each field is its C name in camelCase ("max_len_a" -> maxLenA);
+// integer: whether it takes only integers.
+function searchFields(wasm) {
+  return namedFields(wasm, wasm.exports.rmt_search_param_name).map((field) =>
+    ({ ...field, integer: wasm.exports.rmt_search_param_integer(field.index) === 1 }));
+}
+
+// The engine's limits (rmt_limit): { beam, translationBytes, len, jsonBytes, threads }.
+function engineLimits(wasm) {
+  return Object.freeze(Object.fromEntries(namedFields(wasm, wasm.exports.rmt_limit_name).map(({ index, option }) =>
+    [option, wasm.exports.rmt_limit(index) >>> 0])));
+}
+
 // The one batching policy. Sentences are decoded in batches of at most `most`
-// sentences (32) and MAX_BATCH_ROWS rows (sentences x beam: the cache is
-// sized by rows and by the batch's longest sentence), sorted by length so
+// sentences (BATCH_SENTENCES) and BATCH_ROWS rows (sentences x beam: the cache
+// is sized by rows and by the batch's longest sentence), sorted by length so
 // that a batch holds sentences of similar length, or kept in their order
 // (streaming shows them in order). Returns lists of sentence indices.
-const MAX_BATCH = 32;
-const MAX_BATCH_ROWS = 256;
-
-export function planBatches(lengths, { beam, most = MAX_BATCH, keepOrder = false }) {
-  const perBatch = Math.max(1, Math.min(most, Math.floor(MAX_BATCH_ROWS / beam)));
+export function planBatches(lengths, { beam, most = BATCH_SENTENCES, keepOrder = false }) {
+  const perBatch = Math.max(1, Math.min(most, Math.floor(BATCH_ROWS / beam)));
   const order = lengths.map((_, i) => i);
   if (!keepOrder) order.sort((a, b) => lengths[a] - lengths[b]);
   const batches = [];
@@ -86,29 +102,47 @@ export class Engine {
   constructor(wasm) {
     this.wasm = wasm;
     this.searchFields = searchFields(wasm);
+    this.limits = engineLimits(wasm);
+    // rmt_hyp_view's byte offset of each field (Translation.read).
+    this.hypView = Object.freeze(Object.fromEntries(namedFields(wasm, wasm.exports.rmt_hyp_view_field).map(({ index, name }) =>
+      [name, wasm.exports.rmt_hyp_view_offset(index)])));
     this.defaults = Object.freeze(this.withParams({}, (ptr) => Object.fromEntries(this.searchFields.map(
       ({ index, option }) => [option, wasm.exports.rmt_search_param_get(ptr, index)]))));
   }
 
   // Calls use(ptr) with an rmt_search_params holding the engine's defaults
-  // and `options` (beam, nbest, minLen, maxLenA, maxLenB, lenpen, shortlist),
-  // each checked by the engine (a RangeError names the option and its range).
-  // A boolean is 1 or 0 (shortlist: false).
+  // and `options` (fillParams).
   withParams(options, use) {
     const w = this.wasm;
     const ptr = w.malloc(w.exports.rmt_search_params_size());
     try {
-      w.exports.rmt_search_params_default(ptr);
-      for (const { index, option } of this.searchFields) {
-        if (options[option] === undefined) continue;
-        const given = options[option];
-        const value = typeof given === 'number' ? given : typeof given === 'boolean' ? Number(given) : NaN;
-        if (w.exports.rmt_search_param_set(ptr, index, value) < 0) throw w.error();
-      }
+      this.fillParams(ptr, this.paramValues(options));
       return use(ptr);
     } finally {
       w.free(ptr);
     }
+  }
+
+  // The value of each search field in `options` (beam, nbest, minLen,
+  // maxLenA, maxLenB, lenpen, shortlist), in the engine's order: undefined
+  // where not given, a boolean as 1 or 0 (shortlist: false), NaN for what is
+  // not a number (which the engine refuses).
+  paramValues(options) {
+    return this.searchFields.map(({ option }) => {
+      const given = options[option];
+      return given === undefined ? undefined : typeof given === 'number' ? given : typeof given === 'boolean' ? Number(given) : NaN;
+    });
+  }
+
+  // Writes the engine's defaults and `values` (paramValues) into the
+  // rmt_search_params at ptr, each checked by the engine (a RangeError names
+  // the option and its range).
+  fillParams(ptr, values) {
+    const w = this.wasm;
+    w.exports.rmt_search_params_default(ptr);
+    values.forEach((value, index) => {
+      if (value !== undefined && w.exports.rmt_search_param_set(ptr, index, value) < 0) throw w.error();
+    });
   }
 
   // source: wasm bytes, a URL, or nothing for the default build (defaults.js).
@@ -166,7 +200,7 @@ export class Engine {
         done();
       }
       if (digest) {
-        digestPtr = w.malloc(32);
+        digestPtr = w.malloc(SHA256_BYTES);
         w.exports.rmt_sha256_start(weightsPtr, weightsLength, digestPtr);
       } else {
         done = timeStep('copy weights', steps);
@@ -183,7 +217,7 @@ export class Engine {
         done = timeStep('sha256 weights', steps); // what is left of it once the model is in
         w.exports.rmt_sha256_wait();
         done();
-        onWeights({ sha256: hexDigest(w.u8.subarray(digestPtr, digestPtr + 32)), size: weightsLength });
+        onWeights({ sha256: hexDigest(w.u8.subarray(digestPtr, digestPtr + SHA256_BYTES)), size: weightsLength });
       }
       if (!modelPtr) throw w.error('cannot load the model: ');
       if (spm) {
@@ -217,7 +251,65 @@ export class Model {
     this.ptr = ptr;
     this.spm = spm;
     this.config = config;
-    this.translations = new Set(); // freed with the model
+    this.translations = new Set(); // freed with the model, as are its sources
+    this.sourceSets = new Set();
+    this.paramsPtr = 0;    // one rmt_search_params, filled again only when the options change
+    this.paramsKey = null;
+    this.scratchPtr = 0;   // memory for what a call hands the engine or reads back, grown as needed
+    this.scratchBytes = 0;
+  }
+
+  // The search parameters for `options`: one struct for the model, filled
+  // again only when the options differ from the last call's (a translator's
+  // stay the same from call to call).
+  params(options) {
+    const engine = this.engine;
+    const values = engine.paramValues(options);
+    const key = values.join();
+    if (key === this.paramsKey) return this.paramsPtr;
+    this.paramsPtr ||= this.wasm.malloc(this.wasm.exports.rmt_search_params_size());
+    this.paramsKey = null; // until filled without error
+    engine.fillParams(this.paramsPtr, values);
+    this.paramsKey = key;
+    return this.paramsPtr;
+  }
+
+  // A pointer to at least `bytes` bytes of the model's scratch memory (valid
+  // until the next call that uses it).
+  scratch(bytes) {
+    if (bytes > this.scratchBytes) {
+      const w = this.wasm;
+      const size = Math.max(bytes, 2 * this.scratchBytes, 4096);
+      const ptr = w.malloc(size);
+      w.free(this.scratchPtr);
+      this.scratchPtr = ptr;
+      this.scratchBytes = size;
+    }
+    return this.scratchPtr;
+  }
+
+  // Text from a C call with snprintf's convention (fill(ptr, cap) returns the
+  // full length, negative on error), written into the scratch memory.
+  readText(fill) {
+    const w = this.wasm;
+    for (let cap = Math.max(this.scratchBytes, 256); ;) {
+      const ptr = this.scratch(cap);
+      const n = fill(ptr, cap);
+      if (n < 0) throw w.error();
+      if (n < cap) return w.readString(ptr, n);
+      cap = n + 1;
+    }
+  }
+
+  // UTF-8 `bytes` then `ints` (int32) in the scratch memory: [bytesPtr, intsPtr].
+  stage(bytes, ints = []) {
+    const intsAt = (bytes.length + 4) & ~3; // a NUL after the bytes, then aligned
+    const ptr = this.scratch(intsAt + 4 * ints.length);
+    const w = this.wasm;
+    w.u8.set(bytes, ptr);
+    w.u8[ptr + bytes.length] = 0;
+    w.i32.set(ints, (ptr + intsAt) >> 2);
+    return [ptr, ptr + intsAt];
   }
 
   // The bytes its weights take in the engine's memory.
@@ -248,15 +340,46 @@ export class Model {
       }
       return ids.length;
     });
-    const idsPtr = w.copyInt32(flat.length ? flat : [0]);
-    const lensPtr = w.copyInt32(lens);
-    try {
-      return this.withParams(options, (paramsPtr) =>
-        w.exports.rmt_translation_begin(this.ptr, idsPtr, lensPtr, sentences.length, paramsPtr), sentences.length);
-    } finally {
-      w.free(idsPtr);
-      w.free(lensPtr);
-    }
+    const params = this.params(options);
+    const [, idsPtr] = this.stage(new Uint8Array(0), [...flat, ...lens]);
+    const lensPtr = idsPtr + 4 * flat.length;
+    return this.wrap(w.exports.rmt_translation_begin(this.ptr, idsPtr, lensPtr, sentences.length, params), sentences.length);
+  }
+
+  // Sentences to tokenize once, translated later by beginSources (Sources).
+  sources() {
+    this.checkTokenizer();
+    const ptr = this.wasm.exports.rmt_sources_new(this.ptr, this.spm);
+    if (!ptr) throw this.wasm.error();
+    const sources = new Sources(this, ptr);
+    this.sourceSets.add(sources);
+    return sources;
+  }
+
+  // Starts a step-wise translation of the sentences numbered `which` in
+  // `sources`, as beginText of their texts would.
+  beginSources(sources, which, options = {}) {
+    sources.checkAlive();
+    if (!Array.isArray(which) || which.length === 0) throw new Error('residual-mt: empty input: no texts');
+    if (!which.every(Number.isInteger)) throw new TypeError('residual-mt: sentences are numbered by integers');
+    const w = this.wasm;
+    const params = this.params(options);
+    const [langPtr, whichPtr] = this.stage(w.encoder.encode(options.targetLanguage ?? ''), which);
+    return this.wrap(w.exports.rmt_translation_begin_sources(sources.ptr, whichPtr, which.length, langPtr, params), which.length);
+  }
+
+  // The number of source ids (as sourceIds gives them) of each text, in one call.
+  countIds(texts) {
+    this.checkTokenizer();
+    const w = this.wasm;
+    const encoded = texts.map((text) => w.encoder.encode(text));
+    const joined = new Uint8Array(encoded.reduce((n, e) => n + e.length, 0));
+    encoded.reduce((offset, e) => { joined.set(e, offset); return offset + e.length; }, 0);
+    const lens = encoded.map((e) => e.length);
+    const [textPtr, lensPtr] = this.stage(joined, [...lens, ...lens]); // the second copy: room for the counts
+    const countsPtr = lensPtr + 4 * lens.length;
+    if (w.exports.rmt_text_count(this.ptr, this.spm, textPtr, lensPtr, texts.length, countsPtr) < 0) throw w.error();
+    return Array.from(w.i32.subarray(countsPtr >> 2, (countsPtr >> 2) + texts.length));
   }
 
   // Starts a step-wise translation of texts (tokenized in the engine; the
@@ -271,36 +394,30 @@ export class Model {
     });
     const joined = new Uint8Array(encoded.reduce((n, e) => n + e.length, 0));
     encoded.reduce((offset, e) => { joined.set(e, offset); return offset + e.length; }, 0);
-    const textPtr = w.copyIn(joined.length ? joined : new Uint8Array(1));
-    const lensPtr = w.copyInt32(encoded.map((e) => e.length));
-    const [langPtr] = w.copyString(options.targetLanguage ?? '');
-    try {
-      return this.withParams(options, (paramsPtr) => w.exports.rmt_translation_begin_text(
-        this.ptr, this.spm, textPtr, lensPtr, texts.length, langPtr, paramsPtr), texts.length);
-    } finally {
-      w.free(textPtr);
-      w.free(lensPtr);
-      w.free(langPtr);
-    }
+    const params = this.params(options);
+    const lang = w.encoder.encode(options.targetLanguage ?? '');
+    const langAt = (joined.length + 4) & ~3;
+    const all = new Uint8Array(langAt + lang.length);
+    all.set(joined);
+    all.set(lang, langAt);
+    const [textPtr, lensPtr] = this.stage(all, encoded.map((e) => e.length));
+    return this.wrap(w.exports.rmt_translation_begin_text(this.ptr, this.spm, textPtr, lensPtr, texts.length,
+      textPtr + langAt, params), texts.length);
   }
 
-  // Calls begin(paramsPtr) with the search parameters and wraps the result.
-  withParams(options, begin, nSentences) {
-    const w = this.wasm;
-    return this.engine.withParams(options, (paramsPtr) => {
-      const tr = begin(paramsPtr);
-      if (!tr) throw w.error();
-      const translation = new Translation(this, tr, nSentences);
-      this.translations.add(translation);
-      return translation;
-    });
+  // The Translation of tr (null: the engine's error).
+  wrap(tr, nSentences) {
+    if (!tr) throw this.wasm.error();
+    const translation = new Translation(this, tr, nSentences);
+    this.translations.add(translation);
+    return translation;
   }
 
   // The most ids of text one sentence may have with these options (longer
   // text is split first: js/runner.js).
   maxSourceIds(options = {}) {
     this.checkAlive();
-    return this.engine.withParams(options, (ptr) => this.wasm.exports.rmt_text_max_ids(this.ptr, ptr));
+    return this.wasm.exports.rmt_text_max_ids(this.ptr, this.params(options));
   }
 
   // Translates texts; returns per text its n-best list [{ text, score, hitMaxLength }].
@@ -341,33 +458,27 @@ export class Model {
     return this.encode(text, (textPtr, textLen, idsPtr, cap) => this.wasm.exports.rmt_text_encode(this.ptr, this.spm, textPtr, textLen, idsPtr, cap));
   }
 
+  // SentencePiece gives at most one id per byte, plus one for the dummy
+  // prefix: room for them after the text, in one call.
   encode(text, encodeInto) {
     this.checkTokenizer();
     const w = this.wasm;
-    const [textPtr, textLen] = w.copyString(text);
-    let cap = textLen + 8, idsPtr = 0;
-    try {
-      for (;;) {
-        idsPtr = w.malloc(cap * 4);
-        const n = encodeInto(textPtr, textLen, idsPtr, cap);
-        if (n < 0) throw w.error();
-        if (n <= cap) return Array.from(w.i32.subarray(idsPtr >> 2, (idsPtr >> 2) + n));
-        w.free(idsPtr);
-        idsPtr = 0;
-        cap = n;
-      }
-    } finally {
-      w.free(textPtr);
-      w.free(idsPtr);
-    }
+    const bytes = w.encoder.encode(text);
+    const cap = bytes.length + 8;
+    const [textPtr, idsPtr] = this.stage(bytes, new Int32Array(cap));
+    const n = encodeInto(textPtr, bytes.length, idsPtr, cap);
+    if (n < 0) throw w.error();
+    if (n > cap) throw new Error(`residual-mt: the tokenizer gave ${n} ids for ${bytes.length} bytes (a bug: please report it)`);
+    return Array.from(w.i32.subarray(idsPtr >> 2, (idsPtr >> 2) + n));
   }
 
   detokenize(ids) {
     this.checkTokenizer();
     const w = this.wasm;
+    // The ids in their own allocation: readText's scratch is the text's.
     const idsPtr = w.copyInt32(ids.length ? ids : [0]);
     try {
-      return w.readText((out, cap) => w.exports.rmt_spm_decode(this.spm, idsPtr, ids.length, out, cap), ids.length * 16 + 16);
+      return this.readText((out, cap) => w.exports.rmt_spm_decode(this.spm, idsPtr, ids.length, out, cap));
     } finally {
       w.free(idsPtr);
     }
@@ -375,22 +486,67 @@ export class Model {
 
   pieceToId(piece) {
     this.checkTokenizer();
-    const [ptr] = this.wasm.copyString(piece);
-    try {
-      return this.wasm.exports.rmt_spm_piece_to_id(this.spm, ptr);
-    } finally {
-      this.wasm.free(ptr);
-    }
+    const [ptr] = this.stage(this.wasm.encoder.encode(piece));
+    return this.wasm.exports.rmt_spm_piece_to_id(this.spm, ptr);
   }
 
   dispose() {
     if (!this.ptr) return;
     for (const translation of this.translations) translation.free();
-    this.wasm.exports.rmt_model_free(this.ptr);
-    if (this.spm) this.wasm.exports.rmt_spm_free(this.spm);
+    for (const sources of this.sourceSets) sources.free();
+    const w = this.wasm;
+    w.free(this.paramsPtr);
+    w.free(this.scratchPtr);
+    this.paramsPtr = this.scratchPtr = this.scratchBytes = 0;
+    this.paramsKey = null;
+    w.exports.rmt_model_free(this.ptr);
+    if (this.spm) w.exports.rmt_spm_free(this.spm);
     this.ptr = 0;
     this.spm = 0;
   }
+}
+
+// Sentences tokenized once (src/sources.c): add(text) tokenizes one and
+// returns its number of ids; Model.beginSources translates any of them by
+// their numbers (in the order added, from 0).
+export class Sources {
+  constructor(model, ptr) {
+    this.model = model;
+    this.ptr = ptr;
+    this.count = 0;
+  }
+
+  checkAlive() {
+    if (!this.ptr) throw new Error('residual-mt: the sources have been freed');
+    this.model.checkAlive();
+  }
+
+  // Sentence `text` tokenized and kept as number this.count - 1; its number of ids.
+  add(text) {
+    this.checkAlive();
+    const w = this.model.wasm;
+    const bytes = w.encoder.encode(text);
+    const [ptr] = this.model.stage(bytes);
+    const n = w.exports.rmt_sources_add(this.ptr, ptr, bytes.length);
+    if (n < 0) throw w.error();
+    this.count++;
+    return n;
+  }
+
+  free() {
+    if (this.ptr) this.model.wasm.exports.rmt_sources_free(this.ptr);
+    this.ptr = 0;
+    this.model.sourceSets.delete(this);
+  }
+}
+
+function utf8Length(text) {
+  let n = 0;
+  for (const ch of text) {
+    const c = ch.codePointAt(0);
+    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+  }
+  return n;
 }
 
 // UTF-16 index of each byte offset of `text`'s UTF-8 encoding (an offset
@@ -407,6 +563,22 @@ function utf16Offsets(text, byteLength) {
   }
   if (byte <= byteLength) at[byteLength] = unit;
   return at;
+}
+
+// Spans in bytes (per token [source begin, end, target begin, end]: the
+// engine's) as { source: [start, end] of `source` or null, target: [start,
+// end] of `target` }, in UTF-16 indices.
+export function textSpans(spans, source, target) {
+  const fromSource = utf16Offsets(source, utf8Length(source));
+  const fromTarget = utf16Offsets(target, utf8Length(target));
+  const out = [];
+  for (let i = 0; i + 3 < spans.length; i += 4) {
+    out.push({
+      source: spans[i] < 0 ? null : [fromSource[spans[i]], fromSource[spans[i + 1]]],
+      target: [fromTarget[spans[i + 2]], fromTarget[spans[i + 3]]],
+    });
+  }
+  return out;
 }
 
 // One batch being decoded. step() advances every unfinished sentence by one
@@ -436,17 +608,14 @@ export class Translation {
     while (this.step() > 0) { /* each step decodes one token of every sentence */ }
   }
 
-  // fill(ptr) writes up to cap items of `width` int32 each and returns how many there are.
-  readIds(fill, cap, width = 1) {
+  // fill(ptr, cap) writes up to cap items of `width` int32 each and returns
+  // how many there are: asked once for the count (unless given: n), once for the items.
+  readIds(fill, width = 1, n = fill(0, 0)) {
     const w = this.wasm;
-    const ptr = w.malloc(Math.max(1, cap * width) * 4);
-    try {
-      const n = fill(ptr);
-      if (n < 0) throw w.error();
-      return Array.from(w.i32.subarray(ptr >> 2, (ptr >> 2) + Math.min(n, cap) * width));
-    } finally {
-      w.free(ptr);
-    }
+    if (n < 0) throw w.error();
+    const ptr = this.model.scratch(Math.max(1, n * width) * 4);
+    if (fill(ptr, n) < 0) throw w.error();
+    return Array.from(w.i32.subarray(ptr >> 2, (ptr >> 2) + n * width));
   }
 
   // What sentence s's translation is sure to start with (streaming: it never
@@ -454,37 +623,43 @@ export class Translation {
   stableText(s) {
     this.checkAlive();
     this.model.checkTokenizer();
-    return this.wasm.readText((ptr, cap) => this.wasm.exports.rmt_translation_stable_text(this.ptr, this.model.spm, s, ptr, cap));
+    return this.model.readText((ptr, cap) => this.wasm.exports.rmt_translation_stable_text(this.ptr, this.model.spm, s, ptr, cap));
   }
 
   partial(s) {
     this.checkAlive();
-    return this.readIds((ptr) => this.wasm.exports.rmt_translation_partial(this.ptr, s, ptr, 1 << 16), 1 << 16);
+    return this.readIds((ptr, cap) => this.wasm.exports.rmt_translation_partial(this.ptr, s, ptr, cap));
+  }
+
+  // Hypothesis k of sentence s in one call (rmt_translation_read): { ids,
+  // score, hitMaxLength }, with text its text, with spans its alignment in
+  // text (raw: per token [source begin, end, target begin, end] in bytes).
+  read(s, k, { text = false, spans = false } = {}) {
+    const w = this.wasm;
+    const view = w.exports.rmt_translation_read(this.ptr, this.model.spm, s, k, text ? 1 : 0, spans ? 1 : 0) >>> 0;
+    if (!view) throw w.error();
+    const at = this.model.engine.hypView;
+    const i32 = w.i32, int = (field) => i32[(view + at[field]) >>> 2];
+    const n = int('n_ids'), ids = int('ids') >>> 2;
+    const hyp = { ids: Array.from(i32.subarray(ids, ids + n)), score: w.f32[(view + at.score) >>> 2], hitMaxLength: int('hit_max_len') !== 0 };
+    if (text) hyp.text = w.readString(int('text') >>> 0, int('text_len'));
+    if (spans) hyp.spans = i32.slice(int('spans') >>> 2, (int('spans') >>> 2) + 4 * n);
+    return hyp;
   }
 
   // Per sentence, its n-best list [{ ids, score, hitMaxLength }] (and text
-  // when withText, decoded by the model's tokenizer). A sentence whose every
+  // when withText, decoded by the model's tokenizer; and with withSpans,
+  // the best hypothesis's spans: read()'s). A sentence whose every
   // hypothesis scored NaN or -inf (broken weights) has an empty list.
-  results(withText = false) {
+  results(withText = false, withSpans = false) {
     this.checkAlive();
     const w = this.wasm;
+    if (withText) this.model.checkTokenizer();
     const out = [];
-    const extra = w.malloc(8);
-    try {
-      for (let s = 0; s < this.nSentences; s++) {
-        const n = w.exports.rmt_translation_n_hyps(this.ptr, s);
-        if (n < 0) throw w.error();
-        const hyps = [];
-        for (let k = 0; k < n; k++) {
-          const ids = this.readIds((ptr) => w.exports.rmt_translation_hyp(this.ptr, s, k, ptr, 1 << 16, extra, extra + 4), 1 << 16);
-          const hyp = { ids, score: w.f32[extra >> 2], hitMaxLength: w.i32[(extra >> 2) + 1] !== 0 };
-          if (withText) hyp.text = w.readText((out, cap) => w.exports.rmt_translation_hyp_text(this.ptr, this.model.spm, s, k, out, cap));
-          hyps.push(hyp);
-        }
-        out.push(hyps);
-      }
-    } finally {
-      w.free(extra);
+    for (let s = 0; s < this.nSentences; s++) {
+      const n = w.exports.rmt_translation_n_hyps(this.ptr, s);
+      if (n < 0) throw w.error();
+      out.push(Array.from({ length: n }, (_, k) => this.read(s, k, { text: withText, spans: withSpans && k === 0 })));
     }
     return out;
   }
@@ -494,7 +669,7 @@ export class Translation {
   // rmt_translation_hyp_alignment (src/translation.h).
   alignment(s, k = 0) {
     this.checkAlive();
-    return this.readIds((ptr) => this.wasm.exports.rmt_translation_hyp_alignment(this.ptr, s, k, ptr, 1 << 16), 1 << 16);
+    return this.readIds((ptr, cap) => this.wasm.exports.rmt_translation_hyp_alignment(this.ptr, s, k, ptr, cap));
   }
 
   // The alignment of hypothesis k of sentence s in text: per token,
@@ -506,27 +681,18 @@ export class Translation {
     this.model.checkTokenizer();
     const w = this.wasm;
     const source = w.encoder.encode(text);
-    const [textPtr, textLen] = w.copyString(source);
+    const textPtr = w.copyIn(source.length ? source : new Uint8Array(1)); // its own: readIds uses the scratch
     let spans;
     try {
       const n = w.exports.rmt_translation_hyp(this.ptr, s, k, 0, 0, 0, 0);
       if (n < 0) throw w.error();
-      spans = this.readIds((ptr) => w.exports.rmt_translation_hyp_alignment_text(this.ptr, this.model.spm, s, k, textPtr,
-        textLen, ptr, n), n, 4);
+      spans = this.readIds((ptr, cap) => w.exports.rmt_translation_hyp_alignment_text(this.ptr, this.model.spm, s, k, textPtr,
+        source.length, ptr, cap), 4, n);
     } finally {
       w.free(textPtr);
     }
-    const hypText = w.readText((out, n) => w.exports.rmt_translation_hyp_text(this.ptr, this.model.spm, s, k, out, n));
-    const fromSource = utf16Offsets(text, source.length);
-    const fromTarget = utf16Offsets(hypText, w.encoder.encode(hypText).length);
-    const out = [];
-    for (let i = 0; i + 3 < spans.length; i += 4) {
-      out.push({
-        source: spans[i] < 0 ? null : [fromSource[spans[i]], fromSource[spans[i + 1]]],
-        target: [fromTarget[spans[i + 2]], fromTarget[spans[i + 3]]],
-      });
-    }
-    return out;
+    const hypText = this.model.readText((out, n) => w.exports.rmt_translation_hyp_text(this.ptr, this.model.spm, s, k, out, n));
+    return textSpans(spans, text, hypText);
   }
 
   // For tests and scoring: the encoder output of sentence s ([len + 1, d_model]).

@@ -90,6 +90,7 @@ class Host {
       if (this.loadController.signal.aborted) throw this.loadController.signal.reason;
       this.config = info.config;
       this.threads = info.threads;
+      this.searchOptions = info.searchOptions;
     } catch (err) {
       await backend.dispose().catch(() => {});
       if (this.loadController.signal.aborted || err.name === 'AbortError') throw err;

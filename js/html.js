@@ -16,7 +16,8 @@
 
 import { outline, parseHtml } from './html-tree.js';
 import { notReadable } from './errors.js';
-import { hasTranslatable } from './segment.js';
+import { hasTranslatable, trimSpan } from './segment.js';
+import { STREAM_FIRST_WORDS, STREAM_WORDS } from './defaults.js';
 
 // Inline (phrasing) elements that move with the words they hold.
 const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'button', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font',
@@ -134,7 +135,7 @@ function buildRun(container, nodes, tree, blockCache) {
   const fix = (item) => {
     item.start = Math.min(Math.max(item.start - lead, 0), text.length);
     item.end = Math.min(Math.max(item.end - lead, item.start), text.length);
-    if (item.role !== 'anchor') [item.start, item.end] = trim(text, item.start, item.end);
+    if (item.role !== 'anchor') [item.start, item.end] = trimSpan(text, [item.start, item.end]);
     item.children.forEach(fix);
   };
   items.forEach(fix);
@@ -147,18 +148,12 @@ function buildRun(container, nodes, tree, blockCache) {
   };
 }
 
-function trim(text, start, end) {
-  while (start < end && SPACE.test(text[start])) start++;
-  while (end > start && SPACE.test(text[end - 1])) end--;
-  return [start, end];
-}
-
 // [start, end] widened to whole words of `text` (a token is often part of
 // one) and trimmed of whitespace.
 function wholeWords(text, start, end) {
   while (start > 0 && WORD.test(text[start - 1]) && WORD.test(text[start])) start--;
   while (end < text.length && end > 0 && WORD.test(text[end - 1]) && WORD.test(text[end])) end++;
-  return trim(text, start, end);
+  return trimSpan(text, [start, end]);
 }
 
 // [start, end] less the punctuation at an end where the element's own text
@@ -350,10 +345,17 @@ export async function translateHtml(translate, htmls, options) {
   return out;
 }
 
-// Streaming shows the output a group of runs at a time: the first group is
-// small, so that something shows soon, and each next one twice as large, up
-// to STREAM_WORDS (larger batches decode faster).
-const STREAM_WORDS = 256;
+// The runs from `first` that one translate() call takes: as many as fit in
+// `budget` words (at least one). Returns [the group's end, its words]. Page
+// and streamed HTML translation send text a group at a time (the engine
+// batches the group's sentences: engine.js planBatches).
+export function groupRuns(runs, first, budget) {
+  let end = first, words = 0;
+  while (end < runs.length && (end === first || words + countWords(runs[end].text) <= budget)) {
+    words += countWords(runs[end++].text);
+  }
+  return [end, words];
+}
 
 // Chunks of translated HTML that add up to translateHtml()'s text: each
 // ends just before the next run still to translate.
@@ -361,12 +363,9 @@ export async function* translateHtmlStreaming(translate, html, options) {
   const doc = await parseHtml(html);
   const runs = collectRuns(doc.root, doc.tree);
   const marker = `residual-mt-${Math.random().toString(36).slice(2)}`;
-  let emitted = '', budget = 16, all = null;
+  let emitted = '', budget = STREAM_FIRST_WORDS, all = null;
   for (let first = 0; first < runs.length; budget = Math.min(2 * budget, STREAM_WORDS)) {
-    let end = first, words = 0;
-    while (end < runs.length && (end === first || words + countWords(runs[end].text) <= budget)) {
-      words += countWords(runs[end++].text);
-    }
+    const [end] = groupRuns(runs, first, budget);
     const group = runs.slice(first, end);
     const results = await translate(group.map((run) => run.text), { ...options, details: true });
     group.forEach((run, i) => applyRun(run, results[i], doc.tree));

@@ -17,6 +17,17 @@ export function languagePairs(config, modelUrl) {
   return pairs;
 }
 
+// The target language the engine is told for `target`: the model's tag for
+// it where the model translates into several languages (it then starts each
+// source with that language's token: config.languages.target_lang_tokens),
+// its first one when `target` is not given; undefined for a one-direction model.
+export function engineTarget(config, target) {
+  const tokens = config?.languages?.target_lang_tokens;
+  if (!tokens) return undefined;
+  if (target === undefined) return Object.keys(tokens)[0];
+  return Object.hasOwn(tokens, target) ? target : undefined;
+}
+
 // The canonical form of a required tag option (TypeError when missing,
 // RangeError when not a well-formed tag).
 export function canonicalTag(tag, member) {

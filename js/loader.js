@@ -7,7 +7,7 @@
 
 import { cached, modelStore, sha256Hex } from './cache.js';
 import { cacheReads, cachedFile, fromCache, keptCopyFailed, pageCacheUsable, pageCopy, readPageCache } from './copies.js';
-import { MANIFEST, MODEL_FILES, WEIGHTS, defaultWasmUrl } from './defaults.js';
+import { CONFIG, MANIFEST, MODEL_FILES, TOKENIZER, WEIGHTS, defaultWasmUrl } from './defaults.js';
 import { probedConfig } from './discover.js';
 import { givenEngine, startEngine } from './engine-fetch.js';
 import { timeStep } from './env.js';
@@ -80,9 +80,9 @@ export async function loadFiles(base, { wasm, signal, onProgress = () => {}, ver
   const { found, hash, store } = load;
   return {
     wasm: found.wasm ?? givenEngine(wasm),
-    config: textDecoder.decode(found['config.json']),
-    weights: found['model.safetensors'],
-    spm: found['spm.model'],
+    config: textDecoder.decode(found[CONFIG]),
+    weights: found[WEIGHTS],
+    spm: found[TOKENIZER],
     manifest,
     manifestBytes: load.manifestInfo?.bytes ?? null,
     bytes: loaded,
@@ -196,7 +196,7 @@ async function download(load, files, engine, onProgress) {
   });
   await Promise.all([engineDone, ...files.map(async (f) => {
     const onBytes = (n) => counted(f.name, n);
-    const bytes = await (f.name === 'config.json' ? readJson(f.file, f.url, onBytes) : readAll(f.file, onBytes, f.file.size ?? f.entry?.size));
+    const bytes = await (f.name === CONFIG ? readJson(f.file, f.url, onBytes) : readAll(f.file, onBytes, f.file.size ?? f.entry?.size));
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
     if (deferred(load, f)) {
@@ -217,7 +217,7 @@ async function download(load, files, engine, onProgress) {
 // the cached model's. Calls while one is under way share its request.
 const configReads = new Map(); // config.json URL and cache option -> Promise of the read under way
 export function readConfig(base, { signal, cache = true } = {}) {
-  const key = `${new URL('config.json', base).href} ${cache}`;
+  const key = `${new URL(CONFIG, base).href} ${cache}`;
   let read = configReads.get(key);
   if (!read) {
     const done = timeStep('config');
@@ -231,7 +231,7 @@ export function readConfig(base, { signal, cache = true } = {}) {
 }
 
 async function readConfigOnce(base, { cache }) {
-  const url = new URL('config.json', base);
+  const url = new URL(CONFIG, base);
   const probed = probedConfig(url.href);
   if (probed) return parseConfig(probed.bytes, probed.contentType, url);
   let bytes;
@@ -244,14 +244,14 @@ async function readConfigOnce(base, { cache }) {
     bytes = await readJson(file, url);
   } catch (err) {
     const kept = {};
-    bytes = err.name === 'NetworkError' ? await cachedFile(base, 'config.json', cache, kept) : null;
-    if (!bytes) throw kept.keptFailed ? keptCopyFailed('config.json', kept.keptFailed, err) : err;
+    bytes = err.name === 'NetworkError' ? await cachedFile(base, CONFIG, cache, kept) : null;
+    if (!bytes) throw kept.keptFailed ? keptCopyFailed(CONFIG, kept.keptFailed, err) : err;
   }
   return parseConfig(bytes, contentType, url);
 }
 
 function parseConfig(bytes, contentType, url) {
-  checkContent('config.json', bytes, contentType, url);
+  checkContent(CONFIG, bytes, contentType, url);
   return JSON.parse(textDecoder.decode(bytes));
 }
 

@@ -12,7 +12,7 @@
 // those URLs is used.
 
 import { cached, modelStore, sha256Hex } from './cache.js';
-import { WEIGHTS } from './defaults.js';
+import { CONFIG, TOKENIZER, WEIGHTS } from './defaults.js';
 import { makeError } from './errors.js';
 import { givenEngine, startEngine } from './engine-fetch.js';
 import { openUrl, toUrl } from './files.js';
@@ -23,7 +23,7 @@ import { gunzipped } from './marian-files.js';
 // the conversion's version (a new one is a new cache key).
 const ROLES = { model: 'model', vocab: 'vocabulary', shortlist: 'shortlist', sourceSpm: 'source spm', targetSpm: 'target spm' };
 const FORMAT = 'residual-mt/marian/1';
-const FILES = ['config.json', WEIGHTS, 'spm.model'];
+const FILES = [CONFIG, WEIGHTS, TOKENIZER];
 
 const isBytes = (v) => v instanceof Uint8Array || v instanceof ArrayBuffer;
 const toBytes = (v) => (v instanceof ArrayBuffer ? new Uint8Array(v) : v);
@@ -98,8 +98,8 @@ async function fromStore(store, pointer) {
   if (!manifestBytes) return null;
   const hash = await sha256Hex(manifestBytes), { files } = JSON.parse(new TextDecoder().decode(manifestBytes));
   const check = async (name, bytes) => bytes && (bytes.sha256 ?? await sha256Hex(bytes)) === files[name].sha256;
-  const [config, spm] = await Promise.all(['config.json', 'spm.model'].map((name) => store.get(hash, name)));
-  if (!await check('config.json', config) || !await check('spm.model', spm)) return null;
+  const [config, spm] = await Promise.all([CONFIG, TOKENIZER].map((name) => store.get(hash, name)));
+  if (!await check(CONFIG, config) || !await check(TOKENIZER, spm)) return null;
   const kept = await store.keptFile?.(hash, WEIGHTS, files[WEIGHTS].size);
   const weights = kept ?? await store.get(hash, WEIGHTS);
   if (!kept && !await check(WEIGHTS, weights)) return null;
@@ -156,7 +156,7 @@ async function convertedModel(m, { store, signal, counted, verify, cachedCopies,
   const files = Object.fromEntries(await Promise.all(m.files.map(async (f, i) => [f.role, await gunzipped(inputs[i])])));
   const model = m.files.find((f) => f.role === 'model');
   const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage });
-  const converted = { 'config.json': new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, 'spm.model': out.spm };
+  const converted = { [CONFIG]: new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, [TOKENIZER]: out.spm };
   // Kept before the engine has them (its worker takes the weights' memory).
   if (store) await keep(store, converted, [key, `${FORMAT}:${m.href}`]).catch(() => {});
   return { config: out.config, weights: out.weights, spm: out.spm };

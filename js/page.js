@@ -4,14 +4,11 @@
 // first, a batch of runs at a time; restoreElement(element) puts the original
 // back. The work per run is html.js's.
 
-import { applyRun, collectRuns, countWords, undoRun } from './html.js';
+import { applyRun, collectRuns, groupRuns, undoRun } from './html.js';
+import { PAGE_WORDS } from './defaults.js';
 import { domTree } from './html-tree.js';
 import { abortError } from './errors.js';
 import { anySignal } from './streams.js';
-
-// Words per translate() call: enough for the engine to batch sentences, few
-// enough that the first translated text shows soon.
-const BATCH_WORDS = 200;
 
 // element -> { controller, records, lang }: what restoreElement() undoes.
 const translated = new WeakMap();
@@ -45,10 +42,7 @@ export async function translateElement(element, translator, options = {}) {
   const order = [...runs.filter(inView), ...runs.filter((run) => !inView(run))];
   let words = 0;
   for (let first = 0; first < order.length;) {
-    let end = first, batchWords = 0;
-    while (end < order.length && (end === first || batchWords + countWords(order[end].text) <= BATCH_WORDS)) {
-      batchWords += countWords(order[end++].text);
-    }
+    const [end, batchWords] = groupRuns(order, first, PAGE_WORDS);
     const batch = order.slice(first, end);
     const results = await translator.translate(batch.map((run) => run.text), { ...options, signal, details: true, format: 'plain-text' });
     signal.throwIfAborted();

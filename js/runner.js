@@ -5,12 +5,13 @@
 // responsive. One job at a time: jobs never interleave inside the engine.
 
 import { openKeptWeights } from './cache.js';
-import { Engine, nextBatch, planBatches } from './engine.js';
+import { Engine, nextBatch, planBatches, textSpans } from './engine.js';
 import { LanguageIdentifier } from './langid.js';
 import { timeStep } from './env.js';
 import { quotaExceeded, unknownError } from './errors.js';
+import { engineTarget } from './languages.js';
 import { JobLock } from './queue.js';
-import { segmentPieces, splitLong } from './segment.js';
+import { segmentPieces, splitLong, trimSpan } from './segment.js';
 
 const SLICE_MS = 12;           // longest run of work between two yields
 
@@ -80,11 +81,35 @@ function alignmentLinks(tokens, sentence, output) {
   return links;
 }
 
-// [start, end] of `text` less the whitespace at either end.
-function trimSpan(text, [start, end]) {
-  while (start < end && /\s/u.test(text[start])) start++;
-  while (end > start && /\s/u.test(text[end - 1])) end--;
-  return [start, end];
+// Steps tr to its end, pacing between steps (a yield every step when
+// streaming); onStep(), if given, after each step but the last.
+async function stepAll(tr, pace, onStep) {
+  for (;;) {
+    await pace(!!onStep);
+    const left = tr.step();
+    if (left === 0) return;
+    onStep?.();
+  }
+}
+
+// Streaming text 0 of `out`: emit() sends onPartial what its sure prefix
+// grew by; check() at the end, that what was sent is the whole result.
+function streamer(out, onPartial) {
+  let emitted = '';
+  return {
+    emit() {
+      const sure = out.text(0, 0, true);
+      if (sure.length > emitted.length && sure.startsWith(emitted)) {
+        onPartial(sure.slice(emitted.length));
+        emitted = sure;
+      }
+    },
+    check() {
+      if (emitted !== out.text(0)) {
+        throw new Error('residual-mt: the streamed text is not the start of the translation (a bug: please report it)');
+      }
+    },
+  };
 }
 
 // Where each part of a piece (splitLong: its words, whitespace runs made one
@@ -105,7 +130,128 @@ function partOffsets(piece, parts) {
   });
 }
 
-const SEARCH_OPTIONS = ['beam', 'nbest', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'shortlist', 'targetLanguage', 'batch'];
+// The search options of a translate() call as the engine takes them (its
+// search fields, the target language and the batch size); the API's
+// maxLength (checked here, the one place it is read) is an output length of
+// its own: no term in the source's length.
+function engineOptions(options, fields) {
+  const search = {};
+  for (const key of [...fields, 'targetLanguage', 'batch']) if (options[key] !== undefined) search[key] = options[key];
+  if (options.maxLength !== undefined) {
+    if (!Number.isInteger(options.maxLength) || options.maxLength < 1) {
+      throw new RangeError(`residual-mt: maxLength must be a positive integer, got ${options.maxLength}`);
+    }
+    search.maxLenA = 0;
+    search.maxLenB = options.maxLength;
+  }
+  return search;
+}
+
+// The texts of one translate() call as sentences: per text its pieces
+// (docs), the pieces to translate (units: { doc, piece, parts: sentence
+// indices, at: partOffsets }), each sentence's text and its number in the
+// call's Sources (tokenized once), and the input usage.
+class Split {
+  constructor() {
+    this.docs = [];
+    this.units = [];
+    this.sentences = [];
+    this.sourceOf = [];
+    this.usage = 0;
+  }
+
+  // A piece (its ids counted: tokens) as one sentence, or parts when too
+  // long for the model; countMany(texts) counts the ids of many at once.
+  addPiece(doc, pieces, piece, { limit, details, sources, countMany }) {
+    this.usage += piece.tokens + 1;
+    const parts = piece.tokens <= limit ? [piece.text] : splitLong(piece.text, limit, (t) => countMany([t])[0], countMany);
+    const indices = parts.map((part) => {
+      this.sourceOf.push(part === piece.text ? piece.source : (sources.add(part), sources.count - 1));
+      return this.sentences.push(part) - 1;
+    });
+    this.units.push({ doc, piece: pieces.length - 1, parts: indices, at: details ? partOffsets(piece.text, parts) : null });
+  }
+}
+
+// The output of one translate() call as it is decoded: hyps[s] (sentence s's
+// candidates [{ text, score, tokens, links }] once decoded), stable[s] (its
+// sure prefix while decoding), and the texts they make.
+class Assembly {
+  constructor(split) {
+    this.split = split;
+    this.hyps = new Array(split.sentences.length).fill(null);
+    this.stable = new Array(split.sentences.length).fill('');
+    this.unitAt = split.docs.map(() => new Map());
+    this.unitOf = [];
+    for (const unit of split.units) {
+      this.unitAt[unit.doc].set(unit.piece, unit);
+      for (const s of unit.parts) this.unitOf[s] = unit;
+    }
+  }
+
+  candidate(s, k) {
+    return this.hyps[s][Math.min(k, this.hyps[s].length - 1)];
+  }
+
+  // The text of `doc` with the k-th candidate of each sentence; with live,
+  // only as far as it is sure: up to the first sentence not yet decoded,
+  // with its stable prefix. links: an array that gets the best candidates'
+  // alignment links, placed in the input and the output.
+  text(doc, k = 0, live = false, links = null) {
+    let out = '', from = 0;
+    for (const [p, piece] of this.split.docs[doc].entries()) {
+      const unit = this.unitAt[doc].get(p);
+      const start = from;
+      from += piece.length;
+      if (!unit) {
+        out += piece;
+        continue;
+      }
+      const parts = [];
+      for (const s of unit.parts) {
+        if (this.hyps[s]) parts.push(this.candidate(s, k).text);
+        else if (live) return out + [...parts, showable(this.stable[s])].filter(Boolean).join(' ');
+        else parts.push(this.split.sentences[s]); // no translation (reported): kept as it was
+      }
+      out = this.joinParts(out, unit, parts, start, links);
+    }
+    return out;
+  }
+
+  // out with a unit's parts appended, one space between them (their links
+  // placed: the unit's piece starts at `start` of the input).
+  joinParts(out, unit, parts, start, links) {
+    let separator = '';
+    parts.forEach((part, j) => {
+      if (!part) return;
+      out += separator;
+      separator = ' ';
+      for (const link of (links && this.hyps[unit.parts[j]]?.[0].links) ?? []) {
+        links.push({ source: link.source.map((i) => start + unit.at[j][i]), target: link.target.map((i) => out.length + i) });
+      }
+      out += part;
+    });
+    return out;
+  }
+
+  // What translate() returns for text `doc` (see Runner.translate).
+  result(doc, options, ms) {
+    const mine = this.split.units.filter((u) => u.doc === doc);
+    if (options.nbest !== undefined) {
+      const sentences = mine.flatMap((u) => u.parts);
+      // score null: nothing in this text was translated.
+      return Array.from({ length: options.nbest }, (__, k) => ({
+        text: this.text(doc, k),
+        score: sentences.length ? sentences.reduce((sum, s) => sum + (this.hyps[s] ? this.candidate(s, k).score : 0), 0) : null,
+      }));
+    }
+    if (!options.details) return this.text(doc);
+    const alignment = [];
+    const text = this.text(doc, 0, false, alignment);
+    const outputTokens = mine.reduce((n, u) => n + u.parts.reduce((m, s) => m + (this.hyps[s]?.[0].tokens ?? 0), 0), 0);
+    return { text, sentences: mine.length, outputTokens, ms, alignment };
+  }
+}
 
 export class Runner {
   constructor() {
@@ -169,14 +315,13 @@ export class Runner {
   // fast as the next ones.
   async warmup() {
     try {
-      const tokens = this.model.config.languages?.target_lang_tokens;
-      const targetLanguage = tokens ? Object.keys(tokens)[0] : undefined;
-      await this.translateNow(['Hello, world. Hola, mundo.'], { targetLanguage, maxLength: 8 });
+      await this.translateNow(['Hello, world. Hola, mundo.'], { targetLanguage: engineTarget(this.model.config), maxLength: 8 });
     } catch { /* only a warm-up */ }
   }
 
+  // searchOptions: the engine's search options (what a translator passes on).
   info() {
-    return { config: this.model.config, threads: this.engine.threads };
+    return { config: this.model.config, threads: this.engine.threads, searchOptions: this.engine.searchFields.map((f) => f.option) };
   }
 
   // Runs fn alone: the engine never sees two jobs interleaved.
@@ -184,11 +329,13 @@ export class Runner {
     return this.lock.run(fn);
   }
 
-  // The pieces of `text` and the source tokens of each piece to translate.
-  async *tokenized(text, options, pace) {
+  // The pieces of `text`, each piece to translate tokenized once into
+  // `sources`: its number there (source) and its number of ids (tokens).
+  async *tokenized(text, options, pace, sources) {
     for (const piece of segmentPieces(text, { locale: options.sourceLanguage })) {
       await pace();
-      yield { ...piece, tokens: piece.translate ? this.model.sourceIds(piece.text).length : 0 };
+      if (!piece.translate) yield { ...piece, tokens: 0 };
+      else yield { ...piece, tokens: sources.add(piece.text), source: sources.count - 1 };
     }
   }
 
@@ -197,9 +344,14 @@ export class Runner {
   measure(text, options = {}) {
     return this.exclusive(async () => {
       this.model.checkAlive();
-      let n = 0;
-      for await (const piece of this.tokenized(text, options, async () => {})) if (piece.tokens) n += piece.tokens + 1;
-      return n;
+      const sources = this.model.sources();
+      try {
+        let n = 0;
+        for await (const piece of this.tokenized(text, options, async () => {}, sources)) if (piece.tokens) n += piece.tokens + 1;
+        return n;
+      } finally {
+        sources.free();
+      }
     });
   }
 
@@ -218,142 +370,76 @@ export class Runner {
     const model = this.model;
     if (!model) throw new Error('residual-mt: no model loaded');
     model.checkAlive();
-    const search = {};
-    for (const key of SEARCH_OPTIONS) if (options[key] !== undefined) search[key] = options[key];
-    if (options.maxLength !== undefined) {
-      search.maxLenA = 0;
-      search.maxLenB = options.maxLength;
-    }
+    const search = engineOptions(options, model.engine.searchFields.map((f) => f.option));
     const pace = pacer(cancelled);
-    const limit = model.maxSourceIds(search);
-    const countTokens = (t) => model.sourceIds(t).length;
+    const sources = model.sources();
+    try {
+      const split = await this.split(texts, options, search, pace, sources);
+      if (split.usage > (options.inputQuota ?? Infinity)) throw quotaExceeded(split.usage, options.inputQuota);
+      const out = new Assembly(split);
+      const started = now();
+      const failures = await this.decode(out, sources, search, { details: !!options.details, pace, onPartial });
+      const ms = now() - started;
+      const results = texts.map((_, doc) => out.result(doc, options, ms));
+      if (failures.length) throw untranslated(failures, split.sentences, results);
+      return results;
+    } finally {
+      sources.free();
+    }
+  }
 
-    // Sentences of all texts, each split further if too long for the model. A
-    // piece with nothing to translate (no letter, or no tokens) is kept as it
-    // came, and the rest still is translated.
-    const docs = [];  // per text: its pieces' texts
-    const units = []; // { doc, piece, parts: [index into sentences] }
-    const sentences = [];
-    let usage = 0;
+  // Sentences of all texts, each split further if too long for the model. A
+  // piece with nothing to translate (no letter, or no tokens) is kept as it
+  // came, and the rest still is translated.
+  async split(texts, options, search, pace, sources) {
+    const model = this.model;
+    const split = new Split();
+    const context = { limit: model.maxSourceIds(search), details: options.details, sources, countMany: (t) => model.countIds(t) };
     for (const [doc, text] of texts.entries()) {
       const pieces = [];
-      for await (const piece of this.tokenized(text, options, pace)) {
+      for await (const piece of this.tokenized(text, options, pace, sources)) {
         pieces.push(piece.text);
-        if (!piece.tokens) continue;
-        usage += piece.tokens + 1;
-        const parts = piece.tokens <= limit ? [piece.text] : splitLong(piece.text, limit, countTokens);
-        units.push({ doc, piece: pieces.length - 1, parts: parts.map((part) => sentences.push(part) - 1),
-          at: options.details ? partOffsets(piece.text, parts) : null });
+        if (piece.tokens) split.addPiece(doc, pieces, piece, context);
       }
-      docs.push(pieces);
+      split.docs.push(pieces);
     }
-    if (usage > (options.inputQuota ?? Infinity)) throw quotaExceeded(usage, options.inputQuota);
+    return split;
+  }
 
-    const hyps = new Array(sentences.length).fill(null); // [{ text, score, tokens, links }] once decoded
-    const stable = new Array(sentences.length).fill('');  // while decoding
-    const failures = []; // { sentence, message }
-    const started = now();
-    const unitAt = docs.map(() => new Map());
-    const unitOf = [];
-    for (const unit of units) {
-      unitAt[unit.doc].set(unit.piece, unit);
-      for (const s of unit.parts) unitOf[s] = unit;
-    }
-    const candidate = (s, k) => hyps[s][Math.min(k, hyps[s].length - 1)];
-    // The text of `doc` with the k-th candidate of each sentence; with live,
-    // only as far as it is sure: up to the first sentence not yet decoded,
-    // with its stable prefix. links: an array that gets the best candidates'
-    // alignment links, placed in the input and the output.
-    const assemble = (doc, k = 0, live = false, links = null) => {
-      let out = '', from = 0;
-      for (const [p, piece] of docs[doc].entries()) {
-        const unit = unitAt[doc].get(p);
-        const start = from;
-        from += piece.length;
-        if (!unit) {
-          out += piece;
-          continue;
-        }
-        const parts = [];
-        for (const s of unit.parts) {
-          if (hyps[s]) parts.push(candidate(s, k).text);
-          else if (live) return out + [...parts, showable(stable[s])].filter(Boolean).join(' ');
-          else parts.push(sentences[s]); // no translation (reported): kept as it was
-        }
-        let separator = '';
-        parts.forEach((part, j) => {
-          if (!part) return;
-          out += separator;
-          separator = ' ';
-          const s = unit.parts[j];
-          for (const link of (links && hyps[s]?.[0].links) ?? []) {
-            links.push({ source: link.source.map((i) => start + unit.at[j][i]), target: link.target.map((i) => out.length + i) });
-          }
-          out += part;
-        });
-      }
-      return out;
-    };
-    let emitted = '';
-    const emit = () => {
-      const sure = assemble(0, 0, true);
-      if (sure.length > emitted.length && sure.startsWith(emitted)) {
-        onPartial(sure.slice(emitted.length));
-        emitted = sure;
-      }
-    };
-
+  // Decodes every sentence of `out` in batches (the one batching policy:
+  // planBatches), filling out.hyps; with onPartial, streams text 0's sure
+  // prefix as it grows. Returns the failures ({ sentence, text, message }).
+  async decode(out, sources, search, { details, pace, onPartial }) {
+    const model = this.model, { sentences, sourceOf } = out.split;
+    const failures = [];
+    const stream = onPartial && streamer(out, onPartial);
     const pending = planBatches(sentences.map((s) => s.length), { beam: search.beam ?? model.engine.defaults.beam,
       most: search.batch, keepOrder: !!onPartial });
-    for (let next; (next = nextBatch(pending, (batch) => model.beginText(batch.map((s) => sentences[s]), search)));) {
+    for (let next; (next = nextBatch(pending, (batch) => model.beginSources(sources, batch.map((s) => sourceOf[s]), search)));) {
       const { batch, translation: tr } = next;
       try {
-        for (;;) {
-          await pace(!!onPartial);
-          const left = tr.step();
-          if (onPartial && left > 0) {
-            batch.forEach((s, k) => { stable[s] = tr.stableText(k); });
-            emit();
-          }
-          if (left === 0) break;
-        }
-        tr.results(true).forEach((list, k) => {
+        await stepAll(tr, pace, stream && (() => {
+          batch.forEach((s, k) => { out.stable[s] = tr.stableText(k); });
+          stream.emit();
+        }));
+        tr.results(true, details).forEach((list, k) => {
           const s = batch[k];
           if (!list.length) {
             // Broken weights: this sentence has no translation; the others do.
-            failures.push({ sentence: s, text: unitOf[s].doc, message: 'every hypothesis scored NaN or -inf (non-finite activations: broken weights?)' });
+            failures.push({ sentence: s, text: out.unitOf[s].doc, message: 'every hypothesis scored NaN or -inf (non-finite activations: broken weights?)' });
             return;
           }
-          hyps[s] = list.map((h) => ({ text: h.text.trim(), score: h.score, tokens: h.ids.length }));
-          if (options.details) hyps[s][0].links = alignmentLinks(tr.alignmentText(k, sentences[s]), sentences[s], list[0].text);
+          out.hyps[s] = list.map((h) => ({ text: h.text.trim(), score: h.score, tokens: h.ids.length }));
+          if (details) out.hyps[s][0].links = alignmentLinks(textSpans(list[0].spans, sentences[s], list[0].text), sentences[s], list[0].text);
         });
       } finally {
         tr.free();
       }
-      if (onPartial && !failures.length) emit();
+      if (stream && !failures.length) stream.emit();
       await pace(true);
     }
-    if (onPartial && !failures.length && emitted !== assemble(0)) {
-      throw new Error('residual-mt: the streamed text is not the start of the translation (a bug: please report it)');
-    }
-    const ms = now() - started;
-    const results = texts.map((_, doc) => {
-      if (options.nbest !== undefined) {
-        const mine = units.filter((u) => u.doc === doc).flatMap((u) => u.parts);
-        // score null: nothing in this text was translated.
-        return Array.from({ length: options.nbest }, (__, k) => ({
-          text: assemble(doc, k), score: mine.length ? mine.reduce((sum, s) => sum + (hyps[s] ? candidate(s, k).score : 0), 0) : null,
-        }));
-      }
-      if (!options.details) return assemble(doc);
-      const alignment = [];
-      const text = assemble(doc, 0, false, alignment);
-      const mine = units.filter((u) => u.doc === doc);
-      const outputTokens = mine.reduce((n, u) => n + u.parts.reduce((m, s) => m + (hyps[s]?.[0].tokens ?? 0), 0), 0);
-      return { text, sentences: mine.length, outputTokens, ms, alignment };
-    });
-    if (failures.length) throw untranslated(failures, sentences, results);
-    return results;
+    if (stream && !failures.length) stream.check();
+    return failures;
   }
 
   // The language identifier (a LanguageDetector's model) from its file's

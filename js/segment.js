@@ -221,9 +221,20 @@ export function segmentText(text, options = {}) {
   return Array.from(segmentPieces(text, options));
 }
 
+// [start, end] of `text` less the whitespace at either end (alignment spans
+// as they are shown: runner.js, html.js).
+export function trimSpan(text, [start, end]) {
+  while (start < end && /\s/u.test(text[start])) start++;
+  while (end > start && /\s/u.test(text[end - 1])) end--;
+  return [start, end];
+}
+
 // Splits a sentence that is too long for the model at word boundaries.
-// countTokens(text) gives its length in tokens; every part is <= limit.
-export function splitLong(sentence, limit, countTokens) {
+// countTokens(text) gives its length in tokens, countMany(texts) the lengths
+// of many at once (the engine's: one call for all of a sentence's words);
+// every part is <= limit.
+export function splitLong(sentence, limit, countTokens, countMany = (texts) => texts.map(countTokens)) {
+  const again = (part) => splitLong(part, limit, countTokens, countMany);
   if (countTokens(sentence) <= limit) return [sentence];
   const words = sentence.split(/\s+/).filter(Boolean);
   if (words.length <= 1) {
@@ -231,14 +242,14 @@ export function splitLong(sentence, limit, countTokens) {
     const chars = Array.from(sentence);
     if (chars.length <= 1) return [sentence];
     const half = chars.length >> 1;
-    return [...splitLong(chars.slice(0, half).join(''), limit, countTokens),
-      ...splitLong(chars.slice(half).join(''), limit, countTokens)];
+    return [...again(chars.slice(0, half).join('')), ...again(chars.slice(half).join(''))];
   }
   const parts = [];
   let current = [];
   let currentTokens = 0;
-  for (const word of words) {
-    const n = countTokens(word);
+  const counts = countMany(words);
+  for (const [i, word] of words.entries()) {
+    const n = counts[i];
     if (current.length && currentTokens + n > limit) {
       parts.push(current.join(' '));
       current = [];
@@ -249,12 +260,12 @@ export function splitLong(sentence, limit, countTokens) {
   }
   if (current.length) parts.push(current.join(' '));
   // Token counts of words do not add up exactly; check and split again if needed.
-  return parts.flatMap((part) => {
-    if (countTokens(part) <= limit) return [part];
+  const partCounts = countMany(parts);
+  return parts.flatMap((part, i) => {
+    if (partCounts[i] <= limit) return [part];
     const partWords = part.split(' ');
-    if (partWords.length < words.length) return splitLong(part, limit, countTokens);
+    if (partWords.length < words.length) return again(part);
     const half = partWords.length >> 1; // nothing was split: halve
-    return [...splitLong(partWords.slice(0, half).join(' '), limit, countTokens),
-      ...splitLong(partWords.slice(half).join(' '), limit, countTokens)];
+    return [...again(partWords.slice(0, half).join(' ')), ...again(partWords.slice(half).join(' '))];
   });
 }

@@ -11,7 +11,7 @@ import { checkDocument, isNode, missingFeatures } from './env.js';
 import { abortError, makeError, notSupported } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { acquireHost, hostState, loadedConfig } from './host.js';
-import { canonicalTag, describePairs, languagePairs, resolvePair, sameLanguage } from './languages.js';
+import { canonicalTag, describePairs, engineTarget, languagePairs, resolvePair, sameLanguage } from './languages.js';
 import { isCached, readConfig, resolveDefaultModel, toLocation } from './loader.js';
 import { prepareEngine } from './engine-fetch.js';
 import { translateHtml, translateHtmlStreaming } from './html.js';
@@ -19,7 +19,9 @@ import { PivotTranslator } from './pivot.js';
 import { hasTranslatable, wellFormed } from './segment.js';
 import { anySignal, asyncIterable, callSignal, onAbort, streamOf } from './streams.js';
 
-const SEARCH_OPTIONS = ['beam', 'lenpen', 'maxLenA', 'maxLenB', 'minLen', 'maxLength', 'shortlist', 'details'];
+// What a translate() call passes on to the engine besides its search
+// options (the engine's own, host.searchOptions, less nbest, which the API has not).
+const CALL_OPTIONS = ['maxLength', 'details'];
 
 // The API settles create() in a task of its own, after the last progress
 // event: code that aborts on that event still sees create() reject.
@@ -149,12 +151,9 @@ export class Translator {
       throw new TypeError('residual-mt: Translator has no nbest option (n-best lists: residual-mt/engine, or the CLI\'s --nbest)');
     }
     const out = { sourceLanguage: this.sourceLanguage, inputQuota: this.inputQuota };
-    const tokens = this.config?.languages?.target_lang_tokens;
-    if (tokens && this.targetLanguage in tokens) out.targetLanguage = this.targetLanguage;
-    for (const key of SEARCH_OPTIONS) if (options[key] !== undefined) out[key] = options[key];
-    if (out.maxLength !== undefined && (!Number.isInteger(out.maxLength) || out.maxLength < 1)) {
-      throw new RangeError(`residual-mt: maxLength must be a positive integer, got ${out.maxLength}`);
-    }
+    const target = engineTarget(this.config, this.targetLanguage);
+    if (target !== undefined) out.targetLanguage = target;
+    for (const key of [...this.#host?.searchOptions ?? [], ...CALL_OPTIONS]) if (options[key] !== undefined) out[key] = options[key];
     return out;
   }
 

@@ -4,7 +4,7 @@
 // model directory's manifest.json (SHA-256 and size) before it is used.
 
 import { sha256Hex } from './cache.js';
-import { MANIFEST, MODEL_FILES } from './defaults.js';
+import { CONFIG, MANIFEST, MODEL_FILES, TOKENIZER, WEIGHTS } from './defaults.js';
 import { timeStep } from './env.js';
 import { looksLikeHtml, open, operationError, readJson } from './files.js';
 
@@ -13,19 +13,19 @@ const textDecoder = new TextDecoder();
 // Cheap checks that a file is what its name says.
 export function checkContent(name, bytes, contentType, url) {
   const where = `${name} (${url})`;
-  if (name !== 'config.json' && name !== MANIFEST && looksLikeHtml(bytes, contentType)) {
+  if (name !== CONFIG && name !== MANIFEST && looksLikeHtml(bytes, contentType)) {
     throw operationError(`residual-mt: ${where} is an HTML page, not the file: wrong URL, or a server that answers every path with its index page`);
   }
   if (name === 'residual-mt.wasm' || name.endsWith('.wasm')) {
     if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
       throw operationError(`residual-mt: ${where} is not a WebAssembly module`);
     }
-  } else if (name === 'model.safetensors') {
+  } else if (name === WEIGHTS) {
     const headerLength = bytes.length >= 8 ? Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true)) : -1;
     if (headerLength <= 0 || headerLength + 8 > bytes.length || bytes[8] !== 0x7b) {
       throw operationError(`residual-mt: ${where} is not a safetensors file`);
     }
-  } else if (name === 'config.json') {
+  } else if (name === CONFIG) {
     let config;
     try {
       config = JSON.parse(textDecoder.decode(bytes));
@@ -70,7 +70,7 @@ export function parseManifest(bytes, url) {
   if (!manifest || typeof manifest.files !== 'object') throw operationError(`residual-mt: ${url} has no "files" object`);
   for (const name of MODEL_FILES) {
     const entry = manifest.files[name];
-    if (name !== 'spm.model' && !entry) throw operationError(`residual-mt: ${url} does not list ${name}`);
+    if (name !== TOKENIZER && !entry) throw operationError(`residual-mt: ${url} does not list ${name}`);
     if (entry && !/^[0-9a-f]{64}$/.test(entry.sha256 ?? '')) throw operationError(`residual-mt: ${url}: bad sha256 for ${name}`);
   }
   return { manifest, bytes };

@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { MANIFEST } from '../js/defaults.js';
 
 // Paths relative to web/ (where sw.js is served from); './' is index.html.
 export const SHELL = Object.freeze([
@@ -38,14 +39,16 @@ function fileOf(path) {
   return new URL(path === './' ? 'index.html' : path, new URL('web/', ROOT));
 }
 
-// { format, files: { path: { sha256, size } } } of the files as they are now.
+// { format, files: { path: { sha256, size } }, modelManifest } of the files
+// as they are now; modelManifest: the name of a model's manifest (defaults.js),
+// which the worker cannot import.
 export function shellManifest() {
   const files = {};
   for (const path of SHELL) {
     const bytes = readFileSync(fileOf(path));
     files[path] = { sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
   }
-  return { format: SHELL_FORMAT, files };
+  return { format: SHELL_FORMAT, files, modelManifest: MANIFEST };
 }
 
 export function writeShellManifest() {

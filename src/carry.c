@@ -128,8 +128,10 @@ int rmt_carry_keep(rmt_translation *tr, const rmt_spm *spm, const char *texts, c
   tr->text_at = malloc(sizeof(int32_t) * ((size_t)tr->n_sent + 1));
   tr->carried_at = malloc(sizeof(int32_t) * ((size_t)tr->n_sent + 1));
   tr->carried = malloc(sizeof(rmt_carried) * most);
+  tr->src_spans = calloc(2 * (size_t)tr->src_rows, sizeof(int32_t));  // src_rows is below the arena's limit
   int32_t *dropped = malloc(sizeof(int32_t) * 2 * (total + 1));
-  int rc = tr->text && tr->text_at && tr->carried_at && tr->carried && dropped ? RMT_OK : rmt_error(RMT_E_NOMEM, "out of memory");
+  int rc = tr->text && tr->text_at && tr->carried_at && tr->carried && tr->src_spans && dropped
+               ? RMT_OK : rmt_error(RMT_E_NOMEM, "out of memory");
   if (!rc && total) memcpy(tr->text, texts, total);
   if (!rc) tr->text_at[0] = tr->carried_at[0] = 0;
   size_t packed = 0;  // where sentence s's ids are in `spans`
@@ -141,6 +143,9 @@ int rmt_carry_keep(rmt_translation *tr, const rmt_spm *spm, const char *texts, c
                        spans + 2 * (packed + (size_t)prefix), n_ids, dropped, tr->carried + tr->carried_at[s]);
     if (n < 0) rc = n;
     else tr->carried_at[s + 1] = tr->carried_at[s] + n;
+    // Kept for the alignment in text (rmt_translation_read), so the text is never tokenized again.
+    memcpy(tr->src_spans + 2 * ((size_t)tr->src_offset[s] + prefix), spans + 2 * (packed + (size_t)prefix),
+           2 * sizeof(int32_t) * (size_t)n_ids);
     packed += (size_t)(tr->src_len[s] - 1);
   }
   free(dropped);

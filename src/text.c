@@ -1,5 +1,6 @@
 // Text in, text out: SentencePiece encoding, the target-language token, and
 // decoding of hypotheses, so that callers (JS, the CLI) never juggle ids.
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,94 +16,6 @@ RMT_API int rmt_text_encode(const rmt_model *model, const rmt_spm *spm, const ch
   if (!model) return rmt_error(RMT_E_INVALID, "rmt_text_encode: no model");
   const rmt_config *c = &model->config;
   return rmt_spm_encode_excluding(spm, text, len, ids, max_ids, c->target_lang_ids, c->n_target_langs);
-}
-
-// Sets *id to the target-language token for `lang`, or -1 when the model has
-// no such tokens (a one-direction model). 0 or an error code.
-static int target_token(const rmt_config *c, const char *lang, int *id) {
-  *id = -1;
-  if (!c->n_target_langs) return RMT_OK;
-  if (!lang || !*lang) {
-    return rmt_error(RMT_E_INVALID, "this model translates into several languages: name the target language");
-  }
-  for (int i = 0; i < c->n_target_langs; i++) {
-    if (strcmp(c->target_lang_codes[i], lang) == 0) {
-      *id = c->target_lang_ids[i];
-      return RMT_OK;
-    }
-  }
-  return rmt_error(RMT_E_INVALID, "this model cannot translate into \"%s\"", lang);
-}
-
-RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, const rmt_spm *spm, const char *texts,
-                                                    const int32_t *text_lens, int n_texts, const char *target_lang,
-                                                    const rmt_search_params *params) {
-  rmt_clear_error();
-  if (!model || !spm || !texts || !text_lens || n_texts < 1) {
-    rmt_error(RMT_E_INVALID, "empty input: no texts");
-    return NULL;
-  }
-  const rmt_config *c = &model->config;
-  if (rmt_spm_vocab_size(spm) > c->vocab_size) {
-    rmt_error(RMT_E_FORMAT, "the tokenizer has %d pieces but the model only %d", rmt_spm_vocab_size(spm), c->vocab_size);
-    return NULL;
-  }
-  int lang_id;
-  if (target_token(c, target_lang, &lang_id)) return NULL;
-  int prefix = lang_id >= 0;
-  // Each sentence may use at most max_positions - 1 ids (plus </s>); a longer
-  // text is reported as too long by rmt_translation_begin.
-  size_t total = 0;
-  for (int i = 0; i < n_texts; i++) {
-    if (text_lens[i] < 0) {
-      rmt_error(RMT_E_INVALID, "negative text length");
-      return NULL;
-    }
-    total = rmt_size_add(total, (size_t)text_lens[i]);
-  }
-  // SentencePiece gives at most one id per byte, plus one for the dummy prefix.
-  size_t cap = rmt_size_add(total, rmt_size_mul((size_t)n_texts, 2 + (size_t)prefix));
-  size_t ids_bytes = rmt_size_mul(sizeof(int32_t), cap), spans_bytes = rmt_size_mul(2, ids_bytes);
-  if (spans_bytes == RMT_SIZE_OVERFLOW || cap > INT32_MAX) {
-    rmt_error(RMT_E_SIZE, "too large: %d texts of %zu bytes in all", n_texts, total);
-    return NULL;
-  }
-  int32_t *ids = malloc(ids_bytes), *lens = calloc((size_t)n_texts, sizeof(int32_t));
-  int32_t *spans = malloc(spans_bytes);  // each id's bytes of its text (rmt_carry_keep)
-  rmt_translation *tr = NULL;
-  if (!ids || !lens || !spans) {
-    rmt_error(RMT_E_NOMEM, "out of memory");
-    goto done;
-  }
-  size_t used = 0;
-  const char *text = texts;
-  for (int i = 0; i < n_texts; i++) {
-    if (prefix) ids[used] = lang_id;
-    int n = rmt_spm_encode_spans(spm, text, (size_t)text_lens[i], ids + used + prefix, spans + 2 * (used + prefix),
-                                 (int)(cap - used - prefix), c->target_lang_ids, c->n_target_langs);
-    if (n < 0) goto done;
-    if ((size_t)n > cap - used - prefix) {
-      rmt_error(RMT_E_LIMIT, "text %d: tokenizer output larger than expected", i);
-      goto done;
-    }
-    if (n == 0) {
-      rmt_error(RMT_E_INVALID, "empty input: text %d has no tokens", i);
-      goto done;
-    }
-    lens[i] = n + prefix;
-    used += (size_t)lens[i];
-    text += text_lens[i];
-  }
-  tr = rmt_translation_begin(model, ids, lens, n_texts, params);
-  if (tr && rmt_carry_keep(tr, spm, texts, text_lens, total, spans, prefix)) {
-    rmt_translation_free(tr);
-    tr = NULL;
-  }
-done:
-  free(ids);
-  free(lens);
-  free(spans);
-  return tr;
 }
 
 typedef enum { HYP_TEXT, PARTIAL_TEXT, STABLE_TEXT } text_kind;
@@ -152,6 +65,27 @@ RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm
   return decode_sentence(tr, spm, s, 0, STABLE_TEXT, out, cap, NULL);
 }
 
+// Writes spans (as rmt_translation_hyp_alignment_text's) of the first n tokens
+// of hypothesis k of sentence s, whose source ids' spans are src_spans
+// (src_len of them, the language token left out); pos and tgt_spans: room
+// for n + 1. 0 or an error code.
+static int write_spans(const rmt_translation *tr, const rmt_spm *spm, int s, int k, const int32_t *src_spans,
+                       int src_len, int32_t *pos, int32_t *tgt_spans, int32_t *spans, int n) {
+  int prefix = tr->model->config.n_target_langs ? 1 : 0;
+  int rc = rmt_translation_hyp_alignment(tr, s, k, pos, n);
+  if (rc >= 0) rc = decode_sentence(tr, spm, s, k, HYP_TEXT, NULL, 0, tgt_spans);
+  if (rc < 0) return rc;
+  for (int i = 0; i < n; i++) {
+    int j = pos[i] - prefix;  // a position in the text's ids (the language token is never one)
+    int32_t *out = spans + 4 * (size_t)i;
+    out[0] = j >= 0 && j < src_len ? src_spans[2 * j] : -1;
+    out[1] = j >= 0 && j < src_len ? src_spans[2 * j + 1] : -1;
+    out[2] = tgt_spans[2 * i];
+    out[3] = tgt_spans[2 * i + 1];
+  }
+  return RMT_OK;
+}
+
 RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k,
                                                const char *text, size_t len, int32_t *spans, int cap) {
   int n = rmt_translation_hyp(tr, s, k, NULL, 0, NULL, NULL);
@@ -177,17 +111,7 @@ RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const 
   } else {
     rc = m;
   }
-  if (!rc) rmt_translation_hyp(tr, s, k, ids, n, NULL, NULL);
-  if (!rc) rmt_translation_hyp_alignment(tr, s, k, pos, n);
-  if (!rc && (rc = decode_sentence(tr, spm, s, k, HYP_TEXT, NULL, 0, tgt_spans)) > 0) rc = RMT_OK;
-  for (int i = 0; !rc && i < n && i < cap; i++) {
-    int j = pos[i] - prefix;  // a position in the text's ids (the language token is never one)
-    int32_t *out = spans + 4 * (size_t)i;
-    out[0] = j >= 0 && j < src_len ? src_spans[2 * j] : -1;
-    out[1] = j >= 0 && j < src_len ? src_spans[2 * j + 1] : -1;
-    out[2] = tgt_spans[2 * i];
-    out[3] = tgt_spans[2 * i + 1];
-  }
+  if (!rc) rc = write_spans(tr, spm, s, k, src_spans, src_len, pos, tgt_spans, spans, n < cap ? n : cap);
   free(ids), free(pos), free(src_spans), free(tgt_spans);
   return rc ? rc : n;
 }
@@ -199,4 +123,108 @@ RMT_API int rmt_text_max_ids(const rmt_model *model, const rmt_search_params *pa
   else rmt_search_params_default(&p);
   int n = rmt_translation_max_source(&model->config, &p) - (model->config.n_target_langs ? 1 : 0);
   return n > 1 ? n : 1;
+}
+
+RMT_API int rmt_text_count(const rmt_model *model, const rmt_spm *spm, const char *texts, const int32_t *text_lens,
+                           int n_texts, int32_t *counts) {
+  if (!model || !spm || (!texts && n_texts > 0) || (!text_lens && n_texts > 0) || (!counts && n_texts > 0)) {
+    return rmt_error(RMT_E_INVALID, "rmt_text_count: bad arguments");
+  }
+  const char *text = texts;
+  for (int i = 0; i < n_texts; i++) {
+    if (text_lens[i] < 0) return rmt_error(RMT_E_INVALID, "negative text length");
+    int n = rmt_text_encode(model, spm, text, (size_t)text_lens[i], NULL, 0);
+    if (n < 0) return n;
+    counts[i] = n;
+    text += text_lens[i];
+  }
+  return RMT_OK;
+}
+
+// ---------------------------------------------------------------- one hypothesis in one call
+
+static const struct {
+  const char *name;
+  size_t offset;
+} VIEW_FIELDS[] = {
+    {"n_ids", offsetof(rmt_hyp_view, n_ids)}, {"score", offsetof(rmt_hyp_view, score)},
+    {"hit_max_len", offsetof(rmt_hyp_view, hit_max_len)}, {"text_len", offsetof(rmt_hyp_view, text_len)},
+    {"ids", offsetof(rmt_hyp_view, ids)}, {"text", offsetof(rmt_hyp_view, text)}, {"spans", offsetof(rmt_hyp_view, spans)},
+};
+#define N_VIEW_FIELDS ((int)(sizeof VIEW_FIELDS / sizeof VIEW_FIELDS[0]))
+
+RMT_API const char *rmt_hyp_view_field(int field) {
+  return field >= 0 && field < N_VIEW_FIELDS ? VIEW_FIELDS[field].name : NULL;
+}
+
+RMT_API int rmt_hyp_view_offset(int field) {
+  return field >= 0 && field < N_VIEW_FIELDS ? (int)VIEW_FIELDS[field].offset : -1;
+}
+
+// Makes tr->view_buf hold at least `bytes`; 0 or an error code.
+static int view_reserve(rmt_translation *tr, size_t bytes) {
+  if (bytes == RMT_SIZE_OVERFLOW) return rmt_error(RMT_E_SIZE, "too large: a hypothesis's text");
+  if (bytes <= tr->view_cap) return RMT_OK;
+  char *grown = realloc(tr->view_buf, bytes);
+  if (!grown) return rmt_error(RMT_E_NOMEM, "out of memory");
+  tr->view_buf = grown;
+  tr->view_cap = bytes;
+  return RMT_OK;
+}
+
+// The spans of hypothesis k of sentence s (n tokens) into out, from the
+// source spans the translation kept (rmt_carry_keep).
+static int kept_spans(const rmt_translation *tr, const rmt_spm *spm, int s, int k, int n, int32_t *out) {
+  if (!tr->src_spans) return rmt_error(RMT_E_STATE, "spans need a translation begun from text");
+  int prefix = tr->model->config.n_target_langs ? 1 : 0;
+  // n is below max_positions: this size cannot wrap.
+  int32_t *pos = malloc(sizeof(int32_t) * 3 * ((size_t)n + 1));
+  if (!pos) return rmt_error(RMT_E_NOMEM, "out of memory");
+  const int32_t *src_spans = tr->src_spans + 2 * ((size_t)tr->src_offset[s] + prefix);
+  int rc = write_spans(tr, spm, s, k, src_spans, tr->src_len[s] - 1 - prefix, pos, pos + n + 1, out, n);
+  free(pos);
+  return rc;
+}
+
+// Fills the view's text (in view_buf from byte `at`); 0 or an error code.
+static int view_text(rmt_translation *tr, const rmt_spm *spm, int s, int k, size_t at) {
+  for (;;) {
+    size_t room = tr->view_cap - at;
+    int len = decode_sentence(tr, spm, s, k, HYP_TEXT, tr->view_buf + at, room, NULL);
+    if (len < 0) return len;
+    if ((size_t)len < room) {
+      tr->view.text_len = len;
+      return RMT_OK;
+    }
+    int err = view_reserve(tr, rmt_size_add(at, (size_t)len + 1));
+    if (err) return err;
+  }
+}
+
+RMT_API const rmt_hyp_view *rmt_translation_read(rmt_translation *tr, const rmt_spm *spm, int s, int k, int with_text,
+                                                 int with_spans) {
+  rmt_clear_error();
+  float score;
+  int32_t hit;
+  int n = rmt_translation_hyp(tr, s, k, NULL, 0, &score, &hit);
+  if (n < 0) return NULL;
+  if ((with_text || with_spans) && !spm) {
+    rmt_error(RMT_E_INVALID, "rmt_translation_read: no tokenizer");
+    return NULL;
+  }
+  // ids, then spans (4 a token), then the text: n is below max_positions.
+  size_t spans_at = sizeof(int32_t) * (size_t)n, text_at = spans_at + (with_spans ? 4 * spans_at : 0);
+  if (view_reserve(tr, text_at + 256)) return NULL;
+  int32_t *ids = (int32_t *)tr->view_buf, *spans = (int32_t *)(tr->view_buf + spans_at);
+  rmt_translation_hyp(tr, s, k, ids, n, NULL, NULL);
+  if (with_spans && kept_spans(tr, spm, s, k, n, spans)) return NULL;
+  tr->view = (rmt_hyp_view){n, score, hit, -1, ids, NULL, with_spans ? spans : NULL};
+  if (with_text) {
+    if (view_text(tr, spm, s, k, text_at)) return NULL;
+    // view_text may have moved the buffer.
+    tr->view.ids = (int32_t *)tr->view_buf;
+    tr->view.spans = with_spans ? (int32_t *)(tr->view_buf + spans_at) : NULL;
+    tr->view.text = tr->view_buf + text_at;
+  }
+  return &tr->view;
 }

@@ -112,6 +112,9 @@ RMT_API void rmt_threads_set_min_macs(int macs);
 #define RMT_THREAD_HANG 2
 RMT_API void rmt_threads_set_stall_ms(int ms);
 RMT_API void rmt_threads_fail_after(int index, int chunks, int how);
-// The most threads a pool can have (rmt_threads_prepare).
-#define RMT_THREADS_MAX 64
+// The most threads a pool can have (rmt_threads_prepare), and so the most a
+// caller may ask for (JS reads it: rmt_limit): past a few threads the model's
+// small products gain nothing, and the forward passes cut a batch into at
+// most this many blocks (transformer.c).
+#define RMT_THREADS_MAX 16
 #endif

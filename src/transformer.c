@@ -221,7 +221,7 @@ static void project(rmt_translation *tr, row_block b, const rmt_attention *attn,
 // LayerNorm, and a block's activations stay in one core's cache. Block i is
 // items start[i]..start[i + 1]-1. (A row's values do not depend on the rows
 // computed with it, kernels.h: the results are those of one block.)
-#define MAX_BLOCKS 16  // threads past this many help with the other loops only
+#define MAX_BLOCKS RMT_THREADS_MAX  // one block a thread
 typedef struct {
   rmt_translation *tr;
   int blocks, start[MAX_BLOCKS + 1];

@@ -39,6 +39,11 @@ RMT_API const char *rmt_search_param_name(int field) {
   return field >= 0 && field < RMT_PARAM_COUNT ? PARAMS[field].name : NULL;
 }
 
+RMT_API int rmt_search_param_integer(int field) {
+  if (field < 0 || field >= RMT_PARAM_COUNT) return rmt_error(RMT_E_INVALID, "unknown search parameter %d", field);
+  return PARAMS[field].integer;
+}
+
 RMT_API double rmt_search_param_get(const rmt_search_params *p, int field) {
   switch (field) {
     case RMT_PARAM_BEAM: return p->beam;
@@ -90,12 +95,20 @@ static int check_params(const rmt_search_params *p) {
   return RMT_OK;
 }
 
+RMT_API const char *rmt_limit_name(int which) {
+  static const char *const names[RMT_LIMIT_COUNT] = {
+      [RMT_LIMIT_BEAM] = "beam", [RMT_LIMIT_TRANSLATION_BYTES] = "translation_bytes", [RMT_LIMIT_LEN] = "len",
+      [RMT_LIMIT_JSON_BYTES] = "json_bytes", [RMT_LIMIT_THREADS] = "threads"};
+  return which >= 0 && which < RMT_LIMIT_COUNT ? names[which] : NULL;
+}
+
 RMT_API int rmt_limit(int which) {
   switch (which) {
     case RMT_LIMIT_BEAM: return RMT_MAX_BEAM;
     case RMT_LIMIT_TRANSLATION_BYTES: return (int)RMT_MAX_TRANSLATION_BYTES;
     case RMT_LIMIT_LEN: return RMT_MAX_LEN;
     case RMT_LIMIT_JSON_BYTES: return RMT_MAX_JSON_BYTES;
+    case RMT_LIMIT_THREADS: return RMT_THREADS_MAX;
     default: return rmt_error(RMT_E_INVALID, "unknown limit %d", which);
   }
 }
@@ -312,6 +325,149 @@ int rmt_translation_max_source(const rmt_config *c, const rmt_search_params *p) 
   return limit > floor_ ? limit : floor_;
 }
 
+// Checks sentence s (len ids at `ids`) against the model and the parameters;
+// *max_len gets its output length. 0 or an error code.
+static int check_sentence(const rmt_config *c, const rmt_search_params *p, const int32_t *ids, int len, int s, int *max_len) {
+  if (len < 1) return rmt_error(RMT_E_INVALID, "empty input: sentence %d has no tokens", s);
+  if (len + 1 > c->max_positions) {
+    return rmt_error(RMT_E_LIMIT, "input too long: sentence %d has %d tokens, the model takes at most %d (plus </s>)", s,
+                     len, c->max_positions - 1);
+  }
+  for (int t = 0; t < len; t++) {
+    int id = ids[t];
+    int pad = c->pad_id >= 0 && id == c->pad_id;
+    if (id < 0 || id >= c->vocab_size || pad) {
+      return rmt_error(RMT_E_INVALID, "token id %d (sentence %d, position %d) is %s", id, s, t,
+                       pad ? "the padding id" : "outside the vocabulary");
+    }
+  }
+  *max_len = max_target_len(c, p, len + 1);
+  // Past the output length, min_len would only pad the output up to the cut
+  // (an output of 0 tokens has none to pad).
+  if (p->min_len > *max_len && *max_len > 0) {
+    return rmt_error(RMT_E_LIMIT, "min_len must be at most the output length allowed, %d tokens for sentence %d "
+                     "(max_len_a * (source + 1) + max_len_b, within the model's %d positions), got %d", *max_len, s,
+                     c->max_positions, p->min_len);
+  }
+  return RMT_OK;
+}
+
+// Validates the batch and sizes everything before anything is allocated:
+// fills dims and returns the arena's bytes, or 0 with the error set.
+static size_t size_batch(const rmt_model *model, const rmt_search_params *p, const int32_t *ids, const int32_t *lens,
+                         int n_sent, layout_dims *dims) {
+  const rmt_config *c = &model->config;
+  *dims = (layout_dims){(size_t)n_sent, (size_t)p->beam, rmt_size_mul((size_t)n_sent, (size_t)p->beam), 0, 0, 0, 0, 0,
+                        (size_t)model->int8_max_in, 0, 0, 0, NULL};
+  size_t id_count = 0;
+  int max_target = 0;
+  for (int s = 0; s < n_sent; s++) {
+    int max_len = 0;
+    if (check_sentence(c, p, ids + id_count, lens[s], s, &max_len)) return 0;
+    id_count += (size_t)lens[s];  // at most n_sent * max_positions: the ids are in memory
+    dims->src_rows = rmt_size_add(dims->src_rows, (size_t)lens[s] + 1);
+    if ((size_t)lens[s] + 1 > dims->src_max) dims->src_max = (size_t)lens[s] + 1;
+    max_target = max_len > max_target ? max_len : max_target;
+  }
+  dims->steps = (size_t)max_target + 1;
+  dims->keys = dims->steps > dims->src_max ? dims->steps : dims->src_max;
+  // Attention's and the shortlist's scratch, one copy per thread that may use it (threads.h).
+  dims->threads = (size_t)rmt_threads_available();
+  size_t bytes = layout(c, dims, NULL, NULL);
+  // The shortlist's candidates are counted (a pass over the vocabulary per
+  // sentence) only for a batch that fits without them.
+  if (bytes <= RMT_MAX_TRANSLATION_BYTES && c->shortlist_first >= 0 && p->shortlist) {
+    if (count_candidates(model, ids, lens, n_sent, dims)) return 0;
+    dims->output = &model->output_projection;
+    bytes = layout(c, dims, NULL, NULL);
+  }
+  if (bytes > RMT_MAX_TRANSLATION_BYTES) {
+    // Every count below the limit also fits the int fields of rmt_translation.
+    char need[64];
+    if (bytes == RMT_SIZE_OVERFLOW) snprintf(need, sizeof need, "more memory than %zu-bit sizes address", 8 * sizeof(size_t));
+    else snprintf(need, sizeof need, "%zu MB", bytes >> 20);
+    rmt_error(RMT_E_SIZE, "too large: beam %d over %d sentence%s of up to %d output tokens needs %s (the limit is %zu MB); "
+              "use a smaller beam, maxLength or batch", p->beam, n_sent, n_sent == 1 ? "" : "s", max_target, need,
+              RMT_MAX_TRANSLATION_BYTES >> 20);
+    return 0;
+  }
+  return bytes;
+}
+
+// A translation with its arena of `bytes` carved as dims says; NULL (the
+// error set) when memory runs out.
+static rmt_translation *translation_new(const rmt_model *model, const rmt_search_params *p, const int32_t *lens,
+                                        const layout_dims *dims, size_t bytes) {
+  rmt_translation *tr = calloc(1, sizeof *tr);
+  if (!tr) {
+    rmt_error(RMT_E_NOMEM, "out of memory");
+    return NULL;
+  }
+  int n_sent = (int)dims->n_sent;
+  tr->model = model;
+  tr->params = *p;
+  tr->n_sent = n_sent;
+  tr->rows_max = (int)dims->rows;
+  tr->steps_max = (int)dims->steps;
+  tr->src_rows = (int)dims->src_rows;
+  tr->src_max = (int)dims->src_max;
+  tr->keys_max = (int)dims->keys;
+  tr->scratch_threads = (int)dims->threads;
+  tr->act_row_len = dims->int8_in ? rmt_quantized_row_len((int)dims->int8_in, RMT_GEMM_I8_KR_RELAXED) : 0;
+  tr->cand_most = (int)dims->cand_most;
+  tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
+  tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
+  if (!tr->src_len || !tr->src_offset) {
+    rmt_error(RMT_E_NOMEM, "out of memory");
+    goto fail;
+  }
+  for (int s = 0, offset = 0; s < n_sent; s++) {
+    tr->src_len[s] = lens[s] + 1;
+    tr->src_offset[s] = offset;
+    offset += tr->src_len[s];
+  }
+  if (rmt_arena_init(&tr->arena, bytes)) goto fail;
+  if (layout(&model->config, dims, tr, &tr->arena) == RMT_SIZE_OVERFLOW) {
+    rmt_error(RMT_E_STATE, "translation arena exhausted (sizing bug)");
+    goto fail;
+  }
+  // Only the search bookkeeping needs zeros; caches and scratch are written before read.
+  memset(tr->finished, 0, sizeof(int) * (size_t)n_sent);
+  memset(tr->n_hyps, 0, sizeof(int) * (size_t)n_sent);
+  memset(tr->ignore, 0, sizeof(int) * (size_t)n_sent * p->beam);
+  return tr;
+fail:
+  rmt_translation_free(tr);
+  return NULL;
+}
+
+// Places the sources (each ending in </s>), the shortlist's output layer,
+// runs the encoder, and sets up step 0: one row per sentence (all beams
+// would be identical), starting from </s>.
+static void translation_start(rmt_translation *tr, const int32_t *ids, const int32_t *lens) {
+  const rmt_config *c = &tr->model->config;
+  const int32_t *in = ids;
+  for (int s = 0; s < tr->n_sent; s++) {
+    int *dst = tr->src_ids + tr->src_offset[s];
+    for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
+    dst[lens[s]] = c->eos_id;
+    tr->max_len[s] = max_target_len(c, &tr->params, tr->src_len[s]);
+  }
+  if (tr->cand_ids) {
+    list_candidates(tr);
+    gather_output_layer(tr);
+    // Words off the batch's candidates are -inf in every row of the logits
+    // from here on: the decoder writes only the candidates' places.
+    for (size_t i = 0; i < (size_t)tr->rows_max * (size_t)c->vocab_size; i++) tr->logits[i] = -INFINITY;
+  }
+  rmt_encode(tr);
+  tr->n_rows = tr->n_sent;
+  for (int s = 0; s < tr->n_sent; s++) {
+    tr->row_sent[s] = s;
+    tr->tokens[(size_t)s * (tr->steps_max + 1)] = c->eos_id;
+  }
+}
+
 RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
                                                int n_sent, const rmt_search_params *params) {
   rmt_clear_error();
@@ -319,7 +475,6 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     rmt_error(RMT_E_INVALID, "rmt_translation_begin: missing model or input");
     return NULL;
   }
-  const rmt_config *c = &model->config;
   rmt_search_params p;
   if (params) p = *params;
   else rmt_search_params_default(&p);
@@ -328,128 +483,12 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
     rmt_error(RMT_E_INVALID, "empty input: no sentences");
     return NULL;
   }
-  // Validate the input and size everything before allocating anything.
-  layout_dims dims = {(size_t)n_sent, (size_t)p.beam, rmt_size_mul((size_t)n_sent, (size_t)p.beam), 0, 0, 0, 0, 0,
-                      (size_t)model->int8_max_in, 0, 0, 0, NULL};
-  size_t id_count = 0;
-  int max_target = 0;
-  for (int s = 0; s < n_sent; s++) {
-    if (lens[s] < 1) {
-      rmt_error(RMT_E_INVALID, "empty input: sentence %d has no tokens", s);
-      return NULL;
-    }
-    if (lens[s] + 1 > c->max_positions) {
-      rmt_error(RMT_E_LIMIT, "input too long: sentence %d has %d tokens, the model takes at most %d (plus </s>)", s,
-                lens[s], c->max_positions - 1);
-      return NULL;
-    }
-    for (int t = 0; t < lens[s]; t++) {
-      int id = ids[id_count + (size_t)t];
-      int pad = c->pad_id >= 0 && id == c->pad_id;
-      if (id < 0 || id >= c->vocab_size || pad) {
-        rmt_error(RMT_E_INVALID, "token id %d (sentence %d, position %d) is %s", id, s, t,
-                  pad ? "the padding id" : "outside the vocabulary");
-        return NULL;
-      }
-    }
-    id_count += (size_t)lens[s];  // at most n_sent * max_positions: the ids are in memory
-    dims.src_rows = rmt_size_add(dims.src_rows, (size_t)lens[s] + 1);
-    if ((size_t)lens[s] + 1 > dims.src_max) dims.src_max = (size_t)lens[s] + 1;
-    int max_len = max_target_len(c, &p, lens[s] + 1);
-    max_target = max_len > max_target ? max_len : max_target;
-    // Past the output length, min_len would only pad the output up to the cut
-    // (an output of 0 tokens has none to pad).
-    if (p.min_len > max_len && max_len > 0) {
-      rmt_error(RMT_E_LIMIT, "min_len must be at most the output length allowed, %d tokens for sentence %d "
-                "(max_len_a * (source + 1) + max_len_b, within the model's %d positions), got %d", max_len, s,
-                c->max_positions, p.min_len);
-      return NULL;
-    }
-  }
-  dims.steps = (size_t)max_target + 1;
-  dims.keys = dims.steps > dims.src_max ? dims.steps : dims.src_max;
-  // Attention's and the shortlist's scratch, one copy per thread that may use it (threads.h).
-  dims.threads = (size_t)rmt_threads_available();
-  size_t bytes = layout(c, &dims, NULL, NULL);
-  // The shortlist's candidates are counted (a pass over the vocabulary per
-  // sentence) only for a batch that fits without them.
-  if (bytes <= RMT_MAX_TRANSLATION_BYTES && c->shortlist_first >= 0 && p.shortlist) {
-    if (count_candidates(model, ids, lens, n_sent, &dims)) return NULL;
-    dims.output = &model->output_projection;
-    bytes = layout(c, &dims, NULL, NULL);
-  }
-  if (bytes > RMT_MAX_TRANSLATION_BYTES) {
-    // Every count below the limit also fits the int fields of rmt_translation.
-    char need[64];
-    if (bytes == RMT_SIZE_OVERFLOW) snprintf(need, sizeof need, "more memory than %zu-bit sizes address", 8 * sizeof(size_t));
-    else snprintf(need, sizeof need, "%zu MB", bytes >> 20);
-    rmt_error(RMT_E_SIZE, "too large: beam %d over %d sentence%s of up to %d output tokens needs %s (the limit is %zu MB); "
-              "use a smaller beam, maxLength or batch", p.beam, n_sent, n_sent == 1 ? "" : "s", max_target, need,
-              RMT_MAX_TRANSLATION_BYTES >> 20);
-    return NULL;
-  }
-
-  rmt_translation *tr = calloc(1, sizeof *tr);
-  if (!tr) {
-    rmt_error(RMT_E_NOMEM, "out of memory");
-    return NULL;
-  }
-  tr->model = model;
-  tr->params = p;
-  tr->n_sent = n_sent;
-  tr->rows_max = (int)dims.rows;
-  tr->steps_max = (int)dims.steps;
-  tr->src_rows = (int)dims.src_rows;
-  tr->src_max = (int)dims.src_max;
-  tr->keys_max = (int)dims.keys;
-  tr->scratch_threads = (int)dims.threads;
-  tr->act_row_len = dims.int8_in ? rmt_quantized_row_len((int)dims.int8_in, RMT_GEMM_I8_KR_RELAXED) : 0;
-  tr->cand_most = (int)dims.cand_most;
-  tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
-  tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
-  if (!tr->src_len || !tr->src_offset) goto nomem;
-  for (int s = 0, offset = 0; s < n_sent; s++) {
-    tr->src_len[s] = lens[s] + 1;
-    tr->src_offset[s] = offset;
-    offset += tr->src_len[s];
-  }
-  if (rmt_arena_init(&tr->arena, bytes)) goto fail;
-  if (layout(c, &dims, tr, &tr->arena) == RMT_SIZE_OVERFLOW) {
-    rmt_error(RMT_E_STATE, "translation arena exhausted (sizing bug)");
-    goto fail;
-  }
-  // Only the search bookkeeping needs zeros; caches and scratch are written before read.
-  memset(tr->finished, 0, sizeof(int) * (size_t)n_sent);
-  memset(tr->n_hyps, 0, sizeof(int) * (size_t)n_sent);
-  memset(tr->ignore, 0, sizeof(int) * (size_t)n_sent * p.beam);
-
-  const int32_t *in = ids;
-  for (int s = 0; s < n_sent; s++) {
-    int *dst = tr->src_ids + tr->src_offset[s];
-    for (int t = 0; t < lens[s]; t++) dst[t] = *in++;
-    dst[lens[s]] = c->eos_id;
-    tr->max_len[s] = max_target_len(c, &p, tr->src_len[s]);
-  }
-  if (tr->cand_ids) {
-    list_candidates(tr);
-    gather_output_layer(tr);
-    // Words off the batch's candidates are -inf in every row of the logits
-    // from here on: the decoder writes only the candidates' places.
-    for (size_t i = 0; i < dims.rows * (size_t)c->vocab_size; i++) tr->logits[i] = -INFINITY;
-  }
-  rmt_encode(tr);
-  // Step 0: one row per sentence (all beams would be identical), starting from </s>.
-  tr->n_rows = n_sent;
-  for (int s = 0; s < n_sent; s++) {
-    tr->row_sent[s] = s;
-    tr->tokens[(size_t)s * (tr->steps_max + 1)] = c->eos_id;
-  }
+  layout_dims dims;
+  size_t bytes = size_batch(model, &p, ids, lens, n_sent, &dims);
+  if (!bytes) return NULL;
+  rmt_translation *tr = translation_new(model, &p, lens, &dims, bytes);
+  if (tr) translation_start(tr, ids, lens);
   return tr;
-nomem:
-  rmt_error(RMT_E_NOMEM, "out of memory");
-fail:
-  rmt_translation_free(tr);
-  return NULL;
 }
 
 RMT_API void rmt_translation_free(rmt_translation *tr) {
@@ -461,6 +500,8 @@ RMT_API void rmt_translation_free(rmt_translation *tr) {
   free(tr->text_at);
   free(tr->carried);
   free(tr->carried_at);
+  free(tr->src_spans);
+  free(tr->view_buf);
   free(tr);
 }
 

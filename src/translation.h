@@ -15,9 +15,15 @@ typedef struct rmt_spm rmt_spm;  // spm.h
 #define RMT_MAX_BEAM 256
 #define RMT_MAX_LEN (1 << 20)  // min_len and max_len_b
 #define RMT_MAX_TRANSLATION_BYTES ((size_t)1 << 30)
-enum { RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2, RMT_LIMIT_JSON_BYTES = 3 };
-// The value of limit `which` (RMT_LIMIT_*), or RMT_E_INVALID.
+enum {
+  RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2, RMT_LIMIT_JSON_BYTES = 3,
+  RMT_LIMIT_THREADS = 4,  // RMT_THREADS_MAX (threads.h)
+  RMT_LIMIT_COUNT
+};
+// The value of limit `which` (RMT_LIMIT_*), or RMT_E_INVALID; its name
+// ("beam", "translation_bytes", ...: JS's engine.limits), NULL past the last.
 RMT_API int rmt_limit(int which);
+RMT_API const char *rmt_limit_name(int which);
 
 typedef struct {
   int beam;          // hypotheses kept per sentence; 1 = greedy
@@ -40,8 +46,26 @@ RMT_API void rmt_search_params_default(rmt_search_params *params);
 // The field's name ("beam", "max_len_a", ...), NULL past the last.
 RMT_API const char *rmt_search_param_name(int field);
 RMT_API double rmt_search_param_get(const rmt_search_params *params, int field);
+// 1 when the field holds an integer (beam, ...), 0 for a real number (lenpen, ...), RMT_E_INVALID past the last.
+RMT_API int rmt_search_param_integer(int field);
 // Sets a field: RMT_E_LIMIT (and nothing set) when the value is out of its range.
 RMT_API int rmt_search_param_set(rmt_search_params *params, int field, double value);
+
+// One hypothesis as rmt_translation_read gives it, all in one call; its
+// pointers point into the translation (valid until the next read or its free).
+typedef struct {
+  int32_t n_ids;         // its tokens, without </s>
+  float score;
+  int32_t hit_max_len;   // decoding was cut at the length limit
+  int32_t text_len;      // bytes of text (-1: not asked for)
+  const int32_t *ids;    // [n_ids]
+  const char *text;      // [text_len] and a NUL: rmt_translation_hyp_text's
+  const int32_t *spans;  // [4 n_ids] as rmt_translation_hyp_alignment_text's (NULL: not asked for)
+} rmt_hyp_view;
+// Its fields by number (JS reads them without knowing the layout): the
+// field's name ("n_ids", ...) and its byte offset; NULL and -1 past the last.
+RMT_API const char *rmt_hyp_view_field(int field);
+RMT_API int rmt_hyp_view_offset(int field);
 
 typedef struct {
   int *tokens;  // [len] without </s>
@@ -141,6 +165,12 @@ struct rmt_translation {
   int32_t *text_at;      // [n_sent + 1] where each sentence's text starts in `text`
   rmt_carried *carried;  // what each has no piece for, in order: sentence s's are
   int32_t *carried_at;   //   carried[carried_at[s] .. carried_at[s + 1])
+  int32_t *src_spans;    // [2 src_rows] each source id's bytes of its sentence's text, placed as src_ids
+
+  // rmt_translation_read's answer and the memory it points into (grown as needed).
+  rmt_hyp_view view;
+  char *view_buf;
+  size_t view_cap;
 };
 typedef struct rmt_translation rmt_translation;
 
@@ -222,6 +252,26 @@ RMT_API int rmt_text_encode(const rmt_model *model, const rmt_spm *spm, const ch
 RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, const rmt_spm *spm, const char *texts,
                                                     const int32_t *text_lens, int n_texts, const char *target_lang,
                                                     const rmt_search_params *params);
+// Sentences tokenized once (sources.c): rmt_sources_add tokenizes one (as
+// rmt_text_encode) and keeps it, returning its number of ids; a translation
+// then begins from any of them, `which` their numbers (in the order added,
+// from 0), as rmt_translation_begin_text from their texts.
+typedef struct rmt_sources rmt_sources;
+RMT_API rmt_sources *rmt_sources_new(const rmt_model *model, const rmt_spm *spm);
+RMT_API int rmt_sources_add(rmt_sources *src, const char *text, size_t len);
+RMT_API void rmt_sources_free(rmt_sources *src);
+RMT_API rmt_translation *rmt_translation_begin_sources(const rmt_sources *src, const int32_t *which, int n,
+                                                       const char *target_lang, const rmt_search_params *params);
+// The number of ids (as rmt_text_encode's) of each of n_texts texts (back to
+// back, text_lens their bytes) into counts: one call for many (js/segment.js
+// splitLong's words). 0 or an error code.
+RMT_API int rmt_text_count(const rmt_model *model, const rmt_spm *spm, const char *texts, const int32_t *text_lens,
+                           int n_texts, int32_t *counts);
+// Hypothesis k of sentence s: its ids, score and hit_max_len, and with
+// with_text its text, with with_spans its alignment in text (a translation
+// begun from text): one call for all of them. NULL on error.
+RMT_API const rmt_hyp_view *rmt_translation_read(rmt_translation *tr, const rmt_spm *spm, int s, int k, int with_text,
+                                                 int with_spans);
 RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
                                      size_t cap);
 RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);

@@ -73,3 +73,24 @@ test('the beam limit is the engine\'s: one above it is a RangeError naming the r
     model.dispose();
   }
 });
+
+test('the thread cap is the engine\'s (RMT_THREADS_MAX), which defaults.js checks before any engine is loaded', async () => {
+  const { MAX_THREADS } = await import('../js/defaults.js');
+  assert.equal(engine.limits.threads, MAX_THREADS);
+  assert.equal(engine.limits.beam, Number(/#define RMT_MAX_BEAM (\d+)/.exec(readFileSync(new URL('src/translation.h', root), 'utf8'))?.[1]));
+});
+
+test('the CLI\'s search options and their defaults are the engine\'s fields', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const help = spawnSync(process.execPath, [new URL('js/cli.js', root).pathname, '--help'], { encoding: 'utf8' }).stdout;
+  for (const field of engine.searchFields) {
+    const flag = field.name === 'shortlist' ? '--no-shortlist' : `--${field.name.replaceAll('_', '-')} ${field.integer ? 'N' : 'X'}`;
+    assert.ok(help.includes(flag), `the usage lists ${flag}`);
+    if (field.name !== 'shortlist') {
+      const value = engine.defaults[field.option];
+      const shown = field.integer || !Number.isInteger(value) ? String(value) : value.toFixed(1); // 1.0 for a real
+      assert.ok(help.split('\n').some((line) => line.includes(flag) && (line.includes(`(default ${shown})`) || line.includes(`(default ${shown};`))),
+        `the usage gives ${flag}'s default, ${shown}`);
+    }
+  }
+});

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Engine } from '../js/engine.js';
+import { Engine, textSpans } from '../js/engine.js';
 import { defaultWasmUrl, threadCount } from '../js/defaults.js';
 import { readSafetensors, rewriteWeights, roundToBf16, safetensors } from './lib/weights.js';
 
@@ -444,9 +444,40 @@ test('alignment through the text API: the reference\'s positions, as spans of th
     });
     assert.throws(() => tr.alignmentText(0, `${ref.texts[0]} and more`), /not the one translated/);
     assert.throws(() => tr.alignmentText(99, ref.texts[0]), /out of range/);
+    // read(): ids, score, text and spans in one call, the same as the calls above.
+    ref.texts.forEach((text, s) => {
+      const hyp = tr.read(s, 0, { text: true, spans: true });
+      assert.deepEqual({ ...hyp, spans: undefined }, { ...results[s][0], spans: undefined });
+      assert.deepEqual(textSpans(hyp.spans, text, hyp.text), tr.alignmentText(s, text), `${lang} text ${s}: spans`);
+    });
     tr.free();
   }
   assert.ok(counts.tokens > 20 && counts.equal + counts.ties === counts.tokens);
+  model.dispose();
+});
+
+test('sources: each sentence tokenized once, translated by its number as beginText translates its text', () => {
+  const dir = new URL('residual-text/', FIXTURES);
+  const ref = JSON.parse(readFileSync(new URL('reference.json', dir), 'utf8'));
+  const model = engine.loadModel({ config: readFileSync(new URL('config.json', dir), 'utf8'),
+    weights: readFileSync(new URL('model.safetensors', dir)), spm: readFileSync(new URL('spm.model', dir)) });
+  const sources = model.sources();
+  const counts = ['', ...ref.texts].map((text) => sources.add(text));
+  assert.deepEqual(counts, [0, ...ref.texts.map((text) => model.sourceIds(text).length)]);
+  assert.deepEqual(model.countIds(['', ...ref.texts]), counts, 'countIds counts as add does, in one call');
+  const lang = Object.keys(ref.translations)[0];
+  const which = [...ref.texts.keys()].reverse().map((i) => i + 1);
+  const tr = sources.model.beginSources(sources, which, { targetLanguage: lang, beam: 1 });
+  tr.run();
+  const byText = model.translateTexts([...ref.texts].reverse(), { targetLanguage: lang, beam: 1 });
+  assert.deepEqual(tr.results(true), byText);
+  tr.free();
+  assert.throws(() => model.beginSources(sources, [0], { targetLanguage: lang }), /empty input: text 0 has no tokens/);
+  assert.throws(() => model.beginSources(sources, [1, counts.length], { targetLanguage: lang }), /sentence 1: no such source/);
+  assert.throws(() => model.beginSources(sources, [1, -1], { targetLanguage: lang }), /no such source/);
+  assert.throws(() => model.beginSources(sources, [1], { targetLanguage: 'xx' }), /cannot translate into "xx"/);
+  sources.free();
+  assert.throws(() => model.beginSources(sources, [1], { targetLanguage: lang }), /sources have been freed/);
   model.dispose();
 });
 

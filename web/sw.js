@@ -23,10 +23,9 @@
 //
 // A classic script (module service workers are not everywhere yet): the page
 // passes the model it uses (js/loader.js resolves the default) in the script
-// URL (?models=URL).
+// URL (?models=URL). The model's files are the ones its manifest lists, and
+// the manifest's name is js/defaults.js's, which shell.json carries (js/shell.js).
 
-const MANIFEST = 'manifest.json'; // as in js/defaults.js
-const MODEL_FILES = ['config.json', 'model.safetensors', 'spm.model'];
 const DEFAULT_MODELS = (new URL(self.location).searchParams.get('models') ?? '').split(',').filter(Boolean);
 
 const SCHEMA = 'v1';
@@ -90,19 +89,25 @@ async function fetchShell() {
       if (!checked) throw new Error(`${url} does not match shell.json`);
       return [url, checked];
     }));
-    return { responses, hash: (await sha256Hex(new TextEncoder().encode(text))).slice(0, 8) };
+    if (typeof manifest.modelManifest !== 'string') return null;
+    return { responses, hash: (await sha256Hex(new TextEncoder().encode(text))).slice(0, 8), modelManifest: manifest.modelManifest };
   } catch {
     return null;
   }
 }
 
-// The default model as the network has it: { model, manifest, text, version },
-// null when there is none, { offline: true } when the network fails.
-async function findModel() {
+// The files a model's manifest lists (config.json, ...).
+const modelFiles = (manifest) => Object.keys(manifest?.files ?? {});
+
+// The default model as the network has it: { model, manifest, manifestUrl,
+// text, version }, null when there is none, { offline: true } when the
+// network fails. name: the manifest's file name (shell.json's modelManifest).
+async function findModel(name) {
   for (const model of MODEL_CANDIDATES) {
+    const manifestUrl = new URL(name, model).href;
     let response;
     try {
-      response = await fetch(new URL(MANIFEST, model), { cache: 'no-cache' });
+      response = await fetch(manifestUrl, { cache: 'no-cache' });
     } catch {
       return { offline: true };
     }
@@ -111,7 +116,7 @@ async function findModel() {
     try {
       const manifest = JSON.parse(text);
       const version = (await sha256Hex(new TextEncoder().encode(text))).slice(0, 16);
-      return { model, manifest, text, version };
+      return { model, manifest, manifestUrl, text, version };
     } catch {
       continue;
     }
@@ -141,7 +146,7 @@ function storeFromPage(cache, url, response, entry) {
 // manifest says the file did not change, else from the HTTP cache (the page
 // has just downloaded them), else from the network.
 async function fillModel(cache, found, previous) {
-  for (const name of MODEL_FILES) {
+  for (const name of modelFiles(found.manifest)) {
     const url = new URL(name, found.model).href;
     await storing.get(url);
     if (await cache.match(url)) continue;
@@ -152,7 +157,7 @@ async function fillModel(cache, found, previous) {
     if (await storeVerified(cache, url, await fetch(url, { cache: 'force-cache' }), entry)) continue;
     const response = await fetch(url, { cache: 'no-cache' });
     if (!await storeVerified(cache, url, response, entry)) {
-      throw new Error(`${url} could not be cached (HTTP ${response.status}, or it does not match ${MANIFEST})`);
+      throw new Error(`${url} could not be cached (HTTP ${response.status}, or it does not match ${found.manifestUrl})`);
     }
   }
 }
@@ -161,7 +166,7 @@ async function fillModel(cache, found, previous) {
 async function complete(current) {
   if (!current.cache || !current.model) return false;
   const cache = await caches.open(current.cache);
-  for (const name of MODEL_FILES) if (!await cache.match(new URL(name, current.model).href)) return false;
+  for (const name of modelFiles(current.manifest)) if (!await cache.match(new URL(name, current.model).href)) return false;
   return true;
 }
 
@@ -231,14 +236,15 @@ let updating = null;
 function update({ withModel }) {
   const run = (updating ?? Promise.resolve()).catch(() => {}).then(async () => {
     const now = await loadState();
-    const [shell, found] = await Promise.all([fetchShell(), findModel()]);
+    const shell = await fetchShell();
+    const found = shell && await findModel(shell.modelManifest);
     // Offline, or no model on the server: what we have is what we serve.
     if (!shell || found?.offline || (!found && now.cache)) return { ok: await complete(now), updated: false };
     const name = cacheName(shell.hash, found?.version ?? 'none');
     const cache = await openCache(name);
     if (name !== now.cache) {
       await Promise.all(shell.responses.map(([url, response]) => cache.put(url, response)));
-      if (found) await cache.put(new URL(MANIFEST, found.model).href, new Response(found.text, { headers: JSON_HEADERS }));
+      if (found) await cache.put(found.manifestUrl, new Response(found.text, { headers: JSON_HEADERS }));
     }
     const previous = now.cache && now.cache !== name ? { cache: await caches.open(now.cache), state: now } : null;
     if (found && withModel) await fillModel(cache, found, previous);
@@ -281,7 +287,7 @@ self.addEventListener('message', (event) => {
 function modelFileName(current, url) {
   if (!current.model || !url.startsWith(current.model)) return null;
   const name = url.slice(current.model.length);
-  return MODEL_FILES.includes(name) ? name : null;
+  return modelFiles(current.manifest).includes(name) ? name : null;
 }
 
 function offline(url) {

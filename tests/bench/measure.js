@@ -7,12 +7,13 @@
 import { gemmFigures, modelGemmShapes, peakRunner } from './kernels.js';
 import { isInt8, loadVariant } from './variants.js';
 import { hasThreads } from '../../js/env.js';
+import { BATCH_SENTENCES } from '../../js/defaults.js';
 
 // The 20 words the first translation translates (software text, which the
 // default model knows; tests/bench/load_bench.js types the same in the demo).
 export const SENTENCE_20_WORDS = 'No se pudo abrir el archivo porque otro programa lo está usando; ' +
   'cierre ese programa y vuelva a intentarlo después.';
-export const BATCH = 32;
+export const BATCH = BATCH_SENTENCES; // the API's batch
 
 const round = (x, digits = 1) => Math.round(x * 10 ** digits) / 10 ** digits;
 

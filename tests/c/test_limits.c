@@ -4,10 +4,12 @@
 // the writes past a too-small arena).
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rmt.h"
 #include "size.h"
+#include "spm.h"
 #include "testutil.h"
 #include "translation.h"
 
@@ -180,8 +182,44 @@ static void test_stable_prefix(void) {
   rmt_model_free(model);
 }
 
+// Sentences kept by rmt_sources: a text length that would wrap a 32-bit size
+// is refused before anything is read or allocated; bad numbers are errors.
+static void test_sources(void) {
+  rmt_model *model = load_fixture("residual-text");
+  size_t size;
+  uint8_t *bytes = (uint8_t *)read_file("tests/fixtures/models/residual-text/spm.model", &size);
+  rmt_spm *spm = bytes ? rmt_spm_load(bytes, size) : NULL;
+  CHECK(spm, "cannot load the fixture's spm.model: %s", rmt_last_error());
+  rmt_sources *src = model && spm ? rmt_sources_new(model, spm) : NULL;
+  if (src) {
+    CHECK(rmt_sources_add(src, "x", SIZE_MAX) == RMT_E_SIZE, "a length past the limit: %s", rmt_last_error());
+    CHECK(rmt_sources_add(src, "x", SIZE_MAX - 1) == RMT_E_SIZE, "another past it (it would wrap with the room for its ids)");
+    CHECK(rmt_sources_add(src, NULL, 3) == RMT_E_INVALID, "no text");
+    int n = rmt_sources_add(src, "hello world", 11);
+    CHECK(n > 0, "a sentence: %d (%s)", n, rmt_last_error());
+    CHECK(rmt_sources_add(src, "", 0) == 0, "an empty one has no ids");
+    int32_t which[] = {0, 1, 2};
+    rmt_search_params p;
+    rmt_search_params_default(&p);
+    CHECK(!rmt_translation_begin_sources(src, which + 2, 1, "en", &p) && strstr(rmt_last_error(), "no such source"),
+          "a number past the last: %s", rmt_last_error());
+    CHECK(!rmt_translation_begin_sources(src, which + 1, 1, "en", &p) && strstr(rmt_last_error(), "no tokens"),
+          "a sentence without ids: %s", rmt_last_error());
+    rmt_translation *tr = rmt_translation_begin_sources(src, which, 1, "en", &p);
+    CHECK(tr && rmt_translation_run(tr) == 0, "a translation: %s", rmt_last_error());
+    const rmt_hyp_view *view = tr ? rmt_translation_read(tr, spm, 0, 0, 1, 1) : NULL;
+    CHECK(view && view->text_len >= 0 && view->text && view->spans && view->ids, "read: %s", rmt_last_error());
+    rmt_translation_free(tr);
+  }
+  rmt_sources_free(src);
+  rmt_spm_free(spm);
+  free(bytes);
+  rmt_model_free(model);
+}
+
 int main(void) {
   test_size_helpers();
+  test_sources();
   test_translation_limits();
   test_largest_beam();
   test_search_params();
