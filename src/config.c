@@ -115,7 +115,7 @@ static int parse_languages(const rmt_json *json, rmt_config *config) {
   return RMT_OK;
 }
 
-// What a config that does not say otherwise has (models/reference.py's defaults).
+// What a config that does not say otherwise has (models/residual_mt/reference.py's defaults).
 static void set_defaults(rmt_config *config) {
   config->bos_id = 0, config->pad_id = 1, config->eos_id = 2, config->unk_id = 3;
   config->max_positions = 256;

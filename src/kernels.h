@@ -152,7 +152,7 @@ void rmt_quantize_rows_i8(int16_t *Aq, float *a_scale, const float *A, int M, in
 void rmt_gemm_i8_cols(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight, int kr,
                       const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N, int K,
                       int first_panel, int n_panels);
-// A weight row's quantization (models/reference.py quantize_weight): scale =
+// A weight row's quantization (models/residual_mt/reference.py quantize_weight): scale =
 // max|row| / qmax (1 for a row of zeros), q = round-half-even(w / scale)
 // clamped to [-qmax, qmax]. At load: model.c's int8 matrices, the 16-bit
 // output layer.

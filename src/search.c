@@ -1,4 +1,4 @@
-// Beam search with fairseq's SequenceGenerator semantics (models/reference.py
+// Beam search with fairseq's SequenceGenerator semantics (models/residual_mt/reference.py
 // beam_search is the executable spec), over a batch of sentences whose
 // hypotheses are the rows of one decoder pass: one step at a time, and what a
 // caller may show of a sentence while it is being decoded. The translation's

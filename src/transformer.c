@@ -1,9 +1,10 @@
-// Encoder and decoder forward passes. Reads like models/reference.py: the
+// Encoder and decoder forward passes. Reads like models/residual_mt/reference.py: the
 // three residual styles differ only in sublayer_input / sublayer_output and
 // stack_finish below.
 #include <math.h>
 #include <string.h>
 
+#include "blocks.h"
 #include "kernels.h"
 #include "threads.h"
 #include "translation.h"
@@ -215,46 +216,20 @@ static void project(rmt_translation *tr, row_block b, const rmt_attention *attn,
 
 // ---------------------------------------------------------------- blocks on threads
 
-// A batch's independent items (the encoder's sentences, a decoding step's
-// rows) in blocks, one a thread, each thread running the whole network for
-// its block: one hand-over instead of one for every product, attention and
-// LayerNorm, and a block's activations stay in one core's cache. Block i is
-// items start[i]..start[i + 1]-1. (A row's values do not depend on the rows
-// computed with it, kernels.h: the results are those of one block.)
-#define MAX_BLOCKS RMT_THREADS_MAX  // one block a thread
+// A batch cut into blocks, one a thread (blocks.h), and what each block's
+// thread runs after its network (decoding: the work on the rows' logits).
+// (A row's values do not depend on the rows computed with it, kernels.h:
+// the results are those of one block.)
 typedef struct {
   rmt_translation *tr;
-  int blocks, start[MAX_BLOCKS + 1];
-  rmt_range_fn then;  // decoding: the work on the rows' logits (rmt_decoder_step)
+  rmt_blocks b;
+  rmt_range_fn then;
 } thread_blocks;
 
-// How many blocks a batch of n items is cut into: one a thread when each
-// gets at least min_per_thread items, else 1 (the loops inside then split).
-static int blocks_for(const rmt_translation *tr, int n, int min_per_thread) {
+// The threads a batch's blocks may use: the pool's, at most the translation's scratch copies.
+static int block_threads(const rmt_translation *tr) {
   int threads = rmt_threads_available();
-  if (threads > tr->scratch_threads) threads = tr->scratch_threads;
-  if (threads > MAX_BLOCKS) threads = MAX_BLOCKS;
-  return threads >= 2 && n >= min_per_thread * threads ? threads : 1;
-}
-
-// Block boundaries where the items' summed cost(tr, item, arg) crosses an
-// equal share, at the nearer of the two items.
-typedef long long (*item_cost_fn)(const rmt_translation *tr, int item, long long arg);
-static void split_by_cost(thread_blocks *d, int n, item_cost_fn cost_of, long long arg) {
-  int next = 1;
-  long long total = 0, sum = 0;
-  for (int i = 0; i < n; i++) total += cost_of(d->tr, i, arg);
-  d->start[0] = 0;
-  for (int i = 0; i < n && next < d->blocks; i++) {
-    long long cost = cost_of(d->tr, i, arg);
-    sum += cost;
-    // The share of block `next` ends in item i: before it or after it, whichever is nearer.
-    while (next < d->blocks && sum * d->blocks >= total * next) {
-      d->start[next] = (sum - cost / 2) * d->blocks >= total * next ? i : i + 1;
-      next++;
-    }
-  }
-  for (; next <= d->blocks; next++) d->start[next] = n;
+  return threads < tr->scratch_threads ? threads : tr->scratch_threads;
 }
 
 // Attention is counted ATTENTION_COST times its multiply-adds in a block's
@@ -336,7 +311,8 @@ static void encode_sentences(rmt_translation *tr, int first, int n) {
 // A sentence's cost in the encoder: its rows' products (4 d^2 + 2 d ffn a
 // layer: q, k, v, out and the feed-forward; then 2 d^2 a decoder layer for
 // the cross-attention's keys and values: `arg`), and its attention over itself.
-static long long sentence_cost(const rmt_translation *tr, int s, long long products) {
+static long long sentence_cost(const void *ctx, int s, long long products) {
+  const rmt_translation *tr = ctx;
   const rmt_config *c = &tr->model->config;
   long long len = tr->src_len[s];
   return len * products + (long long)ATTENTION_COST * c->encoder_layers * 2 * c->d_model * len * len;
@@ -346,21 +322,21 @@ static void encoder_block_range(void *ctx, int begin, int end, int thread) {
   const thread_blocks *d = ctx;
   (void)thread;  // the loops inside run on this thread (threads.h)
   for (int i = begin; i < end; i++) {
-    if (d->start[i + 1] > d->start[i]) encode_sentences(d->tr, d->start[i], d->start[i + 1] - d->start[i]);
+    if (d->b.start[i + 1] > d->b.start[i]) encode_sentences(d->tr, d->b.start[i], d->b.start[i + 1] - d->b.start[i]);
   }
 }
 
 void rmt_encode(rmt_translation *tr) {
   const rmt_config *c = &tr->model->config;
-  thread_blocks d = {.tr = tr, .blocks = blocks_for(tr, tr->n_sent, ENCODER_BLOCK_MIN_SENTENCES)};
-  if (d.blocks == 1) {
+  thread_blocks d = {.tr = tr, .b.blocks = rmt_blocks_count(block_threads(tr), tr->n_sent, ENCODER_BLOCK_MIN_SENTENCES)};
+  if (d.b.blocks == 1) {
     encode_sentences(tr, 0, tr->n_sent);
     return;
   }
   long long products = (long long)c->d_model *
                        ((long long)c->encoder_layers * (4LL * c->d_model + 2LL * c->ffn_dim) + 2LL * c->decoder_layers * c->d_model);
-  split_by_cost(&d, tr->n_sent, sentence_cost, products);
-  rmt_parallel_for(d.blocks, encoder_block_range, &d, products * tr->src_rows, tr->scratch_threads);
+  rmt_blocks_split(&d.b, tr->n_sent, sentence_cost, tr, products);
+  rmt_parallel_for(d.b.blocks, encoder_block_range, &d, products * tr->src_rows, tr->scratch_threads);
 }
 
 // ---------------------------------------------------------------- decoder
@@ -504,7 +480,8 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
 
 // A row's cost in a decoding step: its products (the same for every row:
 // `arg`), then its attention over its sentence and its history.
-static long long row_cost(const rmt_translation *tr, int r, long long products) {
+static long long row_cost(const void *ctx, int r, long long products) {
+  const rmt_translation *tr = ctx;
   const rmt_config *c = &tr->model->config;
   int keys = tr->src_len[tr->row_sent[r]] + tr->step + 1;
   return products + (long long)ATTENTION_COST * c->decoder_layers * 2 * c->d_model * keys;
@@ -513,7 +490,7 @@ static long long row_cost(const rmt_translation *tr, int r, long long products) 
 static void decoder_block_range(void *ctx, int begin, int end, int thread) {
   const thread_blocks *d = ctx;
   for (int i = begin; i < end; i++) {
-    int first = d->start[i], n = d->start[i + 1] - first;
+    int first = d->b.start[i], n = d->b.start[i + 1] - first;
     if (n == 0) continue;
     decoder_rows(d->tr, (row_block){first, n});  // its loops run on this thread (threads.h)
     if (d->then) d->then(d->tr, first, first + n, thread);
@@ -527,8 +504,8 @@ void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then) {
   // keys and values stay in its cache too, while the rows keep their
   // places). Too few rows for a tile each (batch-1 decoding) are one block,
   // whose large products are split by columns instead.
-  thread_blocks d = {.tr = tr, .blocks = blocks_for(tr, R, ROW_BLOCKS_MIN_ROWS), .then = then};
-  if (d.blocks == 1) {
+  thread_blocks d = {.tr = tr, .b.blocks = rmt_blocks_count(block_threads(tr), R, ROW_BLOCKS_MIN_ROWS), .then = then};
+  if (d.b.blocks == 1) {
     decoder_rows(tr, (row_block){0, R});
     // `then` costs about an exp and a few adds a logit: counted as 8 multiply-adds (rmt_parallel_for's threshold).
     if (then) rmt_parallel_for(R, then, tr, 8LL * R * c->vocab_size, RMT_THREADS_ALL);
@@ -537,6 +514,6 @@ void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then) {
   // A row's products: 6 d^2 + 2 d ffn multiply-adds a layer, then d a word of the output layer.
   long long products = (long long)c->d_model * ((long long)c->decoder_layers * (6LL * c->d_model + 2LL * c->ffn_dim) +
                                                 (tr->cand_ids ? tr->n_out : c->vocab_size));
-  split_by_cost(&d, R, row_cost, products);
-  rmt_parallel_for(d.blocks, decoder_block_range, &d, products * R, tr->scratch_threads);
+  rmt_blocks_split(&d.b, R, row_cost, tr, products);
+  rmt_parallel_for(d.b.blocks, decoder_block_range, &d, products * R, tr->scratch_threads);
 }

@@ -43,6 +43,8 @@ enum {
 };
 RMT_API int rmt_search_params_size(void);
 RMT_API void rmt_search_params_default(rmt_search_params *params);
+// RMT_OK when every field is in its range and nbest <= beam (search_params.c), else RMT_E_LIMIT.
+int rmt_search_params_check(const rmt_search_params *params);
 // The field's name ("beam", "max_len_a", ...), NULL past the last.
 RMT_API const char *rmt_search_param_name(int field);
 RMT_API double rmt_search_param_get(const rmt_search_params *params, int field);
@@ -230,7 +232,7 @@ RMT_API int rmt_translation_steps(const rmt_translation *tr);
 // rmt_translation_begin, 0-based) that the last decoder layer's encoder
 // attention, averaged over the heads, weighted most when the token was
 // chosen; never the source's </s> or a target-language token (-1 when the
-// source has nothing else). models/reference.py's `alignment` defines it.
+// source has nothing else). models/residual_mt/reference.py's `alignment` defines it.
 // Copies up to cap positions into src_pos; returns the hypothesis's length.
 RMT_API int rmt_translation_hyp_alignment(const rmt_translation *tr, int s, int k, int32_t *src_pos, int cap);
 
