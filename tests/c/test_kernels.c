@@ -415,6 +415,7 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
   }
   CHECK(ok, "quantize rows (%s, qmax %d, offset %d) M=%d K=%d: differs from the reference", relaxed ? "u8" : "i16",
         qmax, offset, M, K);
+  memset(packed, 0x5a, n_packed);  // a byte the pack leaves unwritten would show in the sums below
   rmt_pack_weight_i8(packed, W, N, K, kr);
   int32_t *offset_sum = NULL;
   if (offset) {  // offset * each row's sum
