@@ -1,7 +1,8 @@
 """The reference's translations of a corpus split and their corpus BLEU
-(bleu.py), both directions: the training log's valid curve, export's
-eval.json, eval_checkpoint's tables, compare_styles' figures."""
+(bleu.py) and chrF (chrf.py), both directions: the training log's valid
+curve, export's eval.json, eval_checkpoint's tables, compare_styles' figures."""
 from . import bleu
+from . import chrf
 from . import reference as R
 from .corpus import DIRECTIONS, LANG_TOKENS, read_split
 
@@ -30,10 +31,10 @@ def source_ids(cfg, ids, target):
     return [tokens[target]] + ids[:cfg.max_positions - 3]
 
 
-def evaluate_bleu(model, data_dir, split, pieces, beam=1, limit=None, batch_size=64):
-    """Corpus BLEU per direction on a split (its first `limit` pairs);
-    pieces decodes ids (corpus.Pieces or spm.Decoder).  Returns
-    ({direction: score}, {direction: hypotheses})."""
+def evaluate_split(model, data_dir, split, pieces, beam=1, limit=None, batch_size=64):
+    """Corpus BLEU and chrF per direction on a split (its first `limit`
+    pairs); pieces decodes ids (corpus.Pieces or spm.Decoder).  Returns
+    ({direction: {"bleu": score, "chrf": score}}, {direction: hypotheses})."""
     ids = read_split(data_dir, split)
     txt = read_split(data_dir, split, suffix="")
     scores, outputs = {}, {}
@@ -42,6 +43,13 @@ def evaluate_bleu(model, data_dir, split, pieces, beam=1, limit=None, batch_size
         n = len(ids[s]) if limit is None else min(limit, len(ids[s]))
         srcs = [source_ids(model.cfg, ids[s][i], t) for i in range(n)]
         hyps = pieces.decode_many(translate(model, srcs, beam=beam, batch_size=batch_size))
-        scores[s + "-" + t] = bleu.corpus_bleu(hyps, txt[t][:n])["score"]
+        refs = txt[t][:n]
+        scores[s + "-" + t] = {"bleu": bleu.corpus_bleu(hyps, refs)["score"], "chrf": chrf.corpus_chrf(hyps, refs)}
         outputs[s + "-" + t] = hyps
     return scores, outputs
+
+
+def evaluate_bleu(model, data_dir, split, pieces, beam=1, limit=None, batch_size=64):
+    """evaluate_split's BLEU alone: ({direction: score}, {direction: hypotheses})."""
+    scores, outputs = evaluate_split(model, data_dir, split, pieces, beam, limit, batch_size)
+    return {d: v["bleu"] for d, v in scores.items()}, outputs

@@ -25,7 +25,7 @@ import torch
 
 from . import checkpoint, corpus, paths, spm, training
 from . import reference as R
-from .evaluate import evaluate_bleu
+from .evaluate import evaluate_split
 
 
 def parse_args(argv=None):
@@ -244,9 +244,11 @@ class Run:
     def validate(self):
         tv = time.time()
         for split in self.valid_splits:
-            scores, _ = evaluate_bleu(self.model, self.args.data, split, self.pieces, beam=1,
-                                      limit=self.args.valid_limit)
-            self.log({"event": "valid", "split": split, "step": self.state["step"], "bleu_greedy": scores,
+            scores, _ = evaluate_split(self.model, self.args.data, split, self.pieces, beam=1,
+                                       limit=self.args.valid_limit)
+            self.log({"event": "valid", "split": split, "step": self.state["step"],
+                      "bleu_greedy": {d: v["bleu"] for d, v in scores.items()},
+                      "chrf_greedy": {d: v["chrf"] for d, v in scores.items()},
                       "sentences_per_direction": self.args.valid_limit, "seconds": time.time() - tv})
         self.last_valid = time.time()
         # evaluation time is not training time
