@@ -1,12 +1,13 @@
 """Cleaning rules of the everyday sources (models/residual_mt/data): WordNet examples,
-fortunes, Apertium back-translation, GNOME help; stdlib only (Apertium
+fortunes, Apertium back-translation, GNOME help, the Debian manuals; stdlib only (Apertium
 itself is not run here: its output is given as text)."""
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from residual_mt.data import apertium_bt, build_corpus, fortunes, gnome_help  # noqa: E402
+from residual_mt.data import apertium_bt, build_corpus, fortunes, gnome_help, manuals  # noqa: E402
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -129,6 +130,64 @@ class GnomeHelpTest(unittest.TestCase):
     def test_sentence_counts_differ_keeps_the_paragraph(self):
         self.assertEqual(gnome_help.align_units(["Click it. Then wait."], ["Púlselo y espere."]),
                          [("Click it. Then wait.", "Púlselo y espere.")])
+
+
+class ManualsTest(unittest.TestCase):
+    # The markup Publican writes for debian-handbook (div.para, a sidebar's
+    # title in a p, empty index-term anchors, screens in pre) and DocBook's
+    # XSL for the installation guide (a note: a table whose cells hold p).
+    HANDBOOK = """<html><head><title>%s</title></head><body>
+<div xmlns:d="http://docbook.org/ns/docbook" class="navheader"><p>Prev</p></div>
+<div class="para">
+\t\t<acronym class="acronym">APT</acronym> %s
+\t</div><div class="sidebar"><div class="titlepage"><div><div><p class="title"><strong><span class="emphasis"><em>%s</em></span></strong></p></div></div></div><a id="id-1" class="indexterm"></a><div class="para">
+\t\t%s <code class="command">apt update</code>.
+\t</div><pre class="screen"><code class="computeroutput">$ </code><strong class="userinput"><code>apt update</code></strong></pre>
+<span class="indexterm"><a id="x"></a>sources.list</span>
+</div></body></html>"""
+    GUIDE = """<div class="note"><table border="0" summary="Note">
+<tr><td rowspan="2"><img alt="[Note]" src="images/note.png"></td><th align="left">%s</th></tr>
+<tr><td align="left" valign="top"><p>
+
+%s <span class="emphasis"><em>%s</em></span>.
+
+</p></td></tr></table></div>"""
+
+    def test_handbook_units_skip_screens_index_terms_and_navigation(self):
+        en = self.HANDBOOK % ("Chapter 6", "is a package tool.", "VOCABULARY", "Run")
+        self.assertEqual(manuals.page_units(en),
+                         ["APT is a package tool.", "VOCABULARY", "Run apt update."])
+
+    def test_guide_cells_and_their_paragraphs_count_alike(self):
+        en = manuals.page_units(self.GUIDE % ("Note", "Shut it down", "first"))
+        es = manuals.page_units(self.GUIDE % ("Nota", "Apáguelo", "antes"))
+        self.assertEqual(en, ["", "Note", "", "Shut it down first."])
+        self.assertEqual(len(en), len(es))
+
+    def test_pages_align_by_structure(self):
+        with tempfile.TemporaryDirectory() as root:
+            en_dir, es_dir = (os.path.join(root, "usr/share/doc/installation-guide-amd64", lang) for lang in ("en", "es"))
+            os.makedirs(en_dir)
+            os.makedirs(es_dir)
+            pages = {"ch01.html": (("Note", "Shut the other system down", "before you start"),
+                                   ("Nota", "Apague el otro sistema", "antes de empezar")),
+                     # a page whose Spanish copy lacks a unit is skipped
+                     "ch02.html": (("Note", "Keep it", "safe"), None)}
+            for name, (en, es) in pages.items():
+                with open(os.path.join(en_dir, name), "w", encoding="utf-8") as f:
+                    f.write(self.GUIDE % en)
+                with open(os.path.join(es_dir, name), "w", encoding="utf-8") as f:
+                    f.write(self.GUIDE % es if es else "<p>Solo esto.</p>")
+            self.assertEqual(manuals.manual_pairs(root, "installation-guide-amd64"),
+                             {"installation-guide-amd64/ch01": [
+                                 ("Note", "Nota"),
+                                 ("Shut the other system down before you start.",
+                                  "Apague el otro sistema antes de empezar.")]})
+
+    def test_reference_pages_pair_by_language_suffix(self):
+        _, _, es_name = manuals.MANUALS["debian-reference"]
+        self.assertEqual(es_name("ch01.en.html"), "ch01.es.html")
+        self.assertIsNone(es_name("ch01.es.html"))
 
 
 class EverydayAssemblyTest(unittest.TestCase):

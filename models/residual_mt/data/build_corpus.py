@@ -15,6 +15,9 @@ Sources (one module each; licences in the model card):
   freedict      FreeDict spa-eng and eng-spa word pairs (freedict.py).
   gnome-help    GNOME's desktop help pages (gnome-user-docs), English and
                 Spanish, aligned by structure (gnome_help.py).
+  manuals       Debian's manuals in English and Spanish (debian-handbook,
+                installation-guide-amd64, debian-reference-en/-es), aligned
+                by structure (manuals.py).
   wordnet       WordNet's English example sentences (wordnet_examples.py),
                 back-translated by Apertium: synthetic es -> human en.
   fortunes      English fortune cookies (fortunes.py), the same way.
@@ -54,9 +57,11 @@ import os
 import subprocess
 
 from .. import paths
-from . import apertium_bt, bible, descriptions, fortunes, freedict, gettext_catalogs, gnome_help, wordnet_examples
+from . import (apertium_bt, bible, descriptions, fortunes, freedict, gettext_catalogs, gnome_help, manuals,
+               wordnet_examples)
 
-SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "wordnet", "fortunes", "fortunes-es")
+SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "wordnet", "fortunes",
+           "fortunes-es")
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
               "fortunes-es": ("fortunes-es-bt:en-es", "es")}
@@ -322,6 +327,12 @@ def read_sources(sources, scratch, n_packages, stats, log):
         extra += [(en, es, "gnome-help") for page in sorted(pages) for en, es in pages[page]]
         stats["versions"][gnome_help.PACKAGE] = version
         stats["sources"]["gnome-help"] = {"licence": gnome_help.LICENCE, "pages": len(pages)}
+    if "manuals" in sources:
+        root, versions = manuals.download(os.path.join(scratch, "manuals"))
+        pages = manuals.all_pairs(root)
+        extra += [(en, es, "manuals") for page in sorted(pages) for en, es in pages[page]]
+        stats["versions"].update(versions)
+        stats["sources"]["manuals"] = {"licence": manuals.LICENCE, "pages": len(pages)}
     for name in ("wordnet", "fortunes", "fortunes-es"):
         if name not in sources:
             continue
