@@ -1,5 +1,5 @@
 """Cleaning rules of the everyday sources (models/residual_mt/data): WordNet examples,
-fortunes, Apertium back-translation, GNOME help, the Debian manuals; stdlib only (Apertium
+fortunes, Apertium back-translation, GNOME help, the Debian manuals, Tux Paint's stamps; stdlib only (Apertium
 itself is not run here: its output is given as text)."""
 import os
 import sys
@@ -7,7 +7,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from residual_mt.data import apertium_bt, build_corpus, fortunes, gnome_help, manuals  # noqa: E402
+from residual_mt.data import apertium_bt, build_corpus, fortunes, gnome_help, manuals, tuxpaint_stamps  # noqa: E402
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -188,6 +188,34 @@ class ManualsTest(unittest.TestCase):
         _, _, es_name = manuals.MANUALS["debian-reference"]
         self.assertEqual(es_name("ch01.en.html"), "ch01.es.html")
         self.assertIsNone(es_name("ch01.es.html"))
+
+
+class TuxPaintStampsTest(unittest.TestCase):
+    # A stamp's description file as Tux Paint ships it: the English line, then LOCALE.utf8= lines.
+    FILE = "A bunny with an Easter egg.\nast.utf8=Un conexu con un güevu.\nen_GB.utf8=A bunny with an Easter egg.\n" \
+           "es.utf8=Un conejo con  un huevo de pascua.\nes@valencia.utf8=No.\neu.utf8=Untxi bat.\n"
+
+    def test_the_english_line_and_the_spanish_one(self):
+        self.assertEqual(tuxpaint_stamps.description_pair(self.FILE),
+                         ("A bunny with an Easter egg.", "Un conejo con un huevo de pascua."))
+
+    def test_no_spanish_line_or_an_untranslated_one_gives_nothing(self):
+        self.assertIsNone(tuxpaint_stamps.description_pair("A rocket.\nca.utf8=Un coet.\n"))
+        self.assertIsNone(tuxpaint_stamps.description_pair("A rocket.\nes.utf8=A rocket.\n"))
+
+    def test_pairs_of_a_stamps_tree_sorted_once(self):
+        with tempfile.TemporaryDirectory() as root:
+            folder = os.path.join(root, tuxpaint_stamps.STAMPS, "animals")
+            os.makedirs(folder)
+            for name, text in (("camel.txt", "A camel.\nes.utf8=Un camello.\n"),
+                               ("camel2.txt", "A camel.\nes.utf8=Un camello.\n"),
+                               ("camel.dat", "scale 50%\n"),
+                               ("bunny.txt", self.FILE)):
+                with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+            self.assertEqual(tuxpaint_stamps.stamp_pairs(root),
+                             [("A bunny with an Easter egg.", "Un conejo con un huevo de pascua."),
+                              ("A camel.", "Un camello.")])
 
 
 class EverydayAssemblyTest(unittest.TestCase):

@@ -18,6 +18,9 @@ Sources (one module each; licences in the model card):
   manuals       Debian's manuals in English and Spanish (debian-handbook,
                 installation-guide-amd64, debian-reference-en/-es), aligned
                 by structure (manuals.py).
+  tuxpaint      Tux Paint's stamp descriptions (tuxpaint-stamps-default):
+                short everyday phrases, English and their Spanish lines
+                (tuxpaint_stamps.py).
   wordnet       WordNet's English example sentences (wordnet_examples.py),
                 back-translated by Apertium: synthetic es -> human en.
   fortunes      English fortune cookies (fortunes.py), the same way.
@@ -58,10 +61,10 @@ import subprocess
 
 from .. import paths
 from . import (apertium_bt, bible, descriptions, fortunes, freedict, gettext_catalogs, gnome_help, manuals,
-               wordnet_examples)
+               tuxpaint_stamps, wordnet_examples)
 
-SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "wordnet", "fortunes",
-           "fortunes-es")
+SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "wordnet",
+           "fortunes", "fortunes-es")
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
               "fortunes-es": ("fortunes-es-bt:en-es", "es")}
@@ -333,6 +336,11 @@ def read_sources(sources, scratch, n_packages, stats, log):
         extra += [(en, es, "manuals") for page in sorted(pages) for en, es in pages[page]]
         stats["versions"].update(versions)
         stats["sources"]["manuals"] = {"licence": manuals.LICENCE, "pages": len(pages)}
+    if "tuxpaint" in sources:
+        root, version = tuxpaint_stamps.download(os.path.join(scratch, "tuxpaint"))
+        extra += [(en, es, "tuxpaint") for en, es in tuxpaint_stamps.stamp_pairs(root)]
+        stats["versions"][tuxpaint_stamps.PACKAGE] = version
+        stats["sources"]["tuxpaint"] = {"licence": tuxpaint_stamps.LICENCE}
     for name in ("wordnet", "fortunes", "fortunes-es"):
         if name not in sources:
             continue

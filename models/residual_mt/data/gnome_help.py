@@ -16,10 +16,9 @@ descriptions.fits() (length ratio, at most 60 words, not identical).
 Read from the .deb, unpacked into a scratch directory (nothing installed).
 """
 import os
-import subprocess
 import xml.etree.ElementTree as ET
 
-from . import descriptions
+from . import debs, descriptions
 
 LICENCE = "CC-BY-SA-3.0 (gnome-user-docs)"
 PACKAGE = "gnome-user-docs"
@@ -76,16 +75,8 @@ def align_units(en_units, es_units):
 
 def download(scratch):
     """Unpacks gnome-user-docs's .deb into scratch; returns (root, version)."""
-    os.makedirs(scratch, exist_ok=True)
-    debs = [f for f in os.listdir(scratch) if f.startswith(PACKAGE + "_") and f.endswith(".deb")]
-    if not debs:
-        subprocess.run(["apt-get", "download", PACKAGE], cwd=scratch, check=True, capture_output=True)
-        debs = [f for f in os.listdir(scratch) if f.startswith(PACKAGE + "_") and f.endswith(".deb")]
-    deb = sorted(debs)[-1]
-    root = os.path.join(scratch, "root")
-    if not os.path.isdir(os.path.join(root, "usr")):
-        subprocess.run(["dpkg-deb", "-x", os.path.join(scratch, deb), root], check=True)
-    return root, deb.split("_")[1].replace("%3a", ":")
+    root, versions = debs.unpack(scratch, [PACKAGE])
+    return root, versions[PACKAGE]
 
 
 def help_pairs(root):

@@ -17,9 +17,8 @@ Read from the .debs, unpacked into a scratch directory (nothing installed).
 """
 import html.parser
 import os
-import subprocess
 
-from . import gnome_help
+from . import debs, gnome_help
 
 # package: (English directory, Spanish directory, Spanish name of an English page)
 MANUALS = {
@@ -119,22 +118,7 @@ def manual_pairs(root, manual):
 
 def download(scratch):
     """Unpacks every manual's .debs into scratch/root; returns (root, {package: version})."""
-    os.makedirs(scratch, exist_ok=True)
-    root = os.path.join(scratch, "root")
-    versions = {}
-    for packages in PACKAGES.values():
-        for package in packages:
-            debs = [f for f in os.listdir(scratch) if f.startswith(package + "_") and f.endswith(".deb")]
-            if not debs:
-                subprocess.run(["apt-get", "download", package], cwd=scratch, check=True, capture_output=True)
-                debs = [f for f in os.listdir(scratch) if f.startswith(package + "_") and f.endswith(".deb")]
-            deb = sorted(debs)[-1]
-            marker = os.path.join(root, ".unpacked-" + deb)
-            if not os.path.exists(marker):
-                subprocess.run(["dpkg-deb", "-x", os.path.join(scratch, deb), root], check=True)
-                open(marker, "w").close()
-            versions[package] = deb.split("_")[1].replace("%3a", ":")
-    return root, versions
+    return debs.unpack(scratch, [p for packages in PACKAGES.values() for p in packages])
 
 
 def all_pairs(root):
