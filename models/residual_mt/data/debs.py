@@ -1,5 +1,6 @@
 """Debian packages read as files: `apt-get download` into a scratch folder
-and `dpkg-deb -x` into scratch/root (nothing installed), each .deb once."""
+and unpacked into scratch/root (`dpkg-deb --fsys-tarfile | tar`, only the
+files asked for; nothing installed), each .deb once."""
 import os
 import subprocess
 
@@ -9,9 +10,22 @@ def _deb_of(scratch, package):
     return debs[-1] if debs else None
 
 
-def unpack(scratch, packages):
-    """Unpacks the packages' .debs (downloaded if absent) into scratch/root;
-    returns (root, {package: version})."""
+def extract(deb, out_dir, patterns):
+    """Unpacks the files of deb whose paths match one of the tar wildcards
+    (e.g. "*/es/LC_MESSAGES/*.mo") into out_dir; no match is not an error."""
+    os.makedirs(out_dir, exist_ok=True)
+    unpack = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", out_dir, "--wildcards"] + list(patterns),
+                   stdin=unpack.stdout, capture_output=True)
+    unpack.stdout.close()
+    if unpack.wait() != 0:
+        raise RuntimeError("dpkg-deb could not read " + deb)
+
+
+def unpack(scratch, packages, patterns=("*",)):
+    """Unpacks the files matching patterns (tar wildcards) of the packages'
+    .debs (downloaded if absent) into scratch/root; returns (root,
+    {package: version})."""
     os.makedirs(scratch, exist_ok=True)
     root = os.path.join(scratch, "root")
     versions = {}
@@ -22,7 +36,7 @@ def unpack(scratch, packages):
             deb = _deb_of(scratch, package)
         marker = os.path.join(root, ".unpacked-" + deb)
         if not os.path.exists(marker):
-            subprocess.run(["dpkg-deb", "-x", os.path.join(scratch, deb), root], check=True)
+            extract(os.path.join(scratch, deb), root, patterns)
             open(marker, "w").close()
         versions[package] = deb.split("_")[1].replace("%3a", ":")
     return root, versions

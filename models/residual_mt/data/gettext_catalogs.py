@@ -29,6 +29,7 @@ import re
 import subprocess
 
 from .. import paths
+from . import debs
 
 PACKAGE_LIST = paths.GETTEXT_PACKAGES
 LICENCE = ("each catalog under its package's licence (GPL, LGPL, MPL, BSD, ...; "
@@ -86,13 +87,7 @@ def extract_catalogs(deb, out_dir):
 
 
 def unpack_catalogs(deb, out_dir):
-    os.makedirs(out_dir, exist_ok=True)
-    unpack = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", deb], stdout=subprocess.PIPE)
-    subprocess.run(["tar", "-x", "-C", out_dir, "--wildcards", "*/es/LC_MESSAGES/*.mo"],
-                   stdin=unpack.stdout, capture_output=True)  # no match is not an error here
-    unpack.stdout.close()
-    if unpack.wait() != 0:
-        raise RuntimeError("dpkg-deb could not read " + deb)
+    debs.extract(deb, out_dir, ["*/es/LC_MESSAGES/*.mo"])
 
 
 # ---------------------------------------------------------------- parse

@@ -118,7 +118,8 @@ def manual_pairs(root, manual):
 
 def download(scratch):
     """Unpacks every manual's .debs into scratch/root; returns (root, {package: version})."""
-    return debs.unpack(scratch, [p for packages in PACKAGES.values() for p in packages])
+    pages = sorted({"./%s/*.html" % folder for en, es, _ in MANUALS.values() for folder in (en, es)})
+    return debs.unpack(scratch, [p for packages in PACKAGES.values() for p in packages], pages)
 
 
 def all_pairs(root):

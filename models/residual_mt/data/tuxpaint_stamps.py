@@ -50,5 +50,5 @@ def stamp_pairs(root):
 
 def download(scratch):
     """Unpacks the stamps' .deb into scratch; returns (root, version)."""
-    root, versions = debs.unpack(scratch, [PACKAGE])
+    root, versions = debs.unpack(scratch, [PACKAGE], ["./%s/*.txt" % STAMPS])
     return root, versions[PACKAGE]
