@@ -83,7 +83,7 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(n_cand, int, N);
   TAKE(groups, int, MUL(N, 2));
   if (d->int8_in) {  // room for either int8 kernel's activations (kernels.h)
-    TAKE(act_q, int16_t, MUL(rows, (size_t)rmt_quantized_row_len((int)d->int8_in, RMT_GEMM_I8_KR_RELAXED)));
+    TAKE(act_q, int16_t, MUL(rows, (size_t)rmt_quantized_row_len_any((int)d->int8_in)));
     TAKE(act_scale, float, rows);
   }
   if (d->output) {
@@ -312,7 +312,7 @@ static rmt_translation *translation_new(const rmt_model *model, const rmt_search
   tr->src_max = (int)dims->src_max;
   tr->keys_max = (int)dims->keys;
   tr->scratch_threads = (int)dims->threads;
-  tr->act_row_len = dims->int8_in ? rmt_quantized_row_len((int)dims->int8_in, RMT_GEMM_I8_KR_RELAXED) : 0;
+  tr->act_row_len = dims->int8_in ? rmt_quantized_row_len_any((int)dims->int8_in) : 0;
   tr->cand_most = (int)dims->cand_most;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
