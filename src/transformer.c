@@ -464,8 +464,8 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
     return;
   }
   // Under a lexical shortlist the output layer computes the batch's
-  // candidates only (gathered by translation.c) into their places of the
-  // logits; every other word stays -inf there (translation.c fills the logits
+  // candidates only (gathered by shortlist.c) into their places of the
+  // logits; every other word stays -inf there (shortlist.c fills the logits
   // so, and search.c writes nothing else), and search.c masks the words a
   // row's own sentence does not allow.
   int n_out = tr->n_out;
