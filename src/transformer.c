@@ -214,6 +214,9 @@ static void project(rmt_translation *tr, row_block b, const rmt_attention *attn,
 }
 
 // ---------------------------------------------------------------- blocks on threads
+// blocks.c cuts a batch by any cost; what a sentence or a row costs
+// (sentence_cost, row_cost) is this file's: it counts the products and
+// attention of the passes below, and changes with them.
 
 // A batch cut into blocks, one a thread (blocks.h), and what each block's
 // thread runs after its network (decoding: the work on the rows' logits).
