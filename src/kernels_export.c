@@ -14,7 +14,7 @@ RMT_API void rmt_kernel_pack_weight(float *packed, const float *weight, int N, i
 
 RMT_API void rmt_kernel_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias,
                                  int M, int N, int K) {
-  rmt_gemm_f32_4x8__wasmsimd(C, A, packed_weight, bias, M, N, K);
+  rmt_gemm_f32(C, A, packed_weight, bias, M, N, K);
 }
 
 // int8: nonneg selects the kernel as the model does for a layer whose input

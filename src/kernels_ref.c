@@ -72,7 +72,7 @@ void rmt_add_scaled_f32__ref(float *out, const float *a, const float *b, float s
   for (size_t i = 0; i < n; i++) out[i] = a[i] + b[i] * scale;
 }
 
-void rmt_softmax_f32(float *x, int n) {
+void rmt_softmax_f32__ref(float *x, int n) {
   float max = -INFINITY;
   for (int i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
   float sum = 0.0f;
@@ -84,7 +84,7 @@ void rmt_softmax_f32(float *x, int n) {
   for (int i = 0; i < n; i++) x[i] *= inv;
 }
 
-void rmt_log_softmax_f32(float *out, const float *x, int n) {
+void rmt_log_softmax_f32__ref(float *out, const float *x, int n) {
   float max = -INFINITY;
   for (int i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
   double sum = 0.0;
@@ -109,7 +109,7 @@ void rmt_attention_row_f32__ref(float *out, float *probs, const float *q, const 
       for (int e = 0; e < E; e++) dot += q_h[e] * keys[t][h * E + e];
       scores[t] = dot;
     }
-    rmt_softmax_f32(scores, T);
+    rmt_softmax_f32__ref(scores, T);
     add_head_probs(probs, scores, h, T, H);
     for (int e = 0; e < E; e++) {
       float sum = 0.0f;

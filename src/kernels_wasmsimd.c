@@ -404,7 +404,7 @@ static inline void expf_f32x4(float *out, v128_t x) {
   wasm_v128_store(out, wasm_i32x4_shuffle(lo, hi, 0, 1, 4, 5));
 }
 
-// rmt_softmax_f32 with its expf 4 at a time (the same values: expf_f32x4) and
+// rmt_softmax_f32__ref with its expf 4 at a time (the same values: expf_f32x4) and
 // the scaling by 1 / sum in vectors; the max and the sum stay in its order.
 void rmt_softmax_f32__wasmsimd(float *x, int n) {
   float max = -INFINITY;

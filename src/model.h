@@ -53,17 +53,17 @@ int rmt_config_parse(rmt_config *config, const char *json, size_t len);
 // A Linear layer, float32 or int8: int8 when its weight is safetensors I8
 // with one scale per row (models/quantize.py), float32 otherwise.
 typedef struct {
-  float *weight;         // (N, K) torch layout, packed for rmt_gemm_f32_4x8 (see kernels.h); NULL when int8
+  float *weight;         // (N, K) torch layout, packed for rmt_gemm_f32 (see kernels.h); NULL when int8
   int8_t *weight_i8;     // (N, K) int8, packed with k groups of kr for rmt_linear_i8 (kernels.h); NULL otherwise
-  int16_t *weight_i16;   // (N, K) int16, packed for rmt_gemm_i16_4x8: the output projection of a model with
+  int16_t *weight_i16;   // (N, K) int16, packed for rmt_gemm_i16_cols: the output projection of a model with
                          //   "output_layer": "int16" (weight_scale as for int8); NULL otherwise
   float *weight_scale;   // (N) int8: each output feature's scale (weight = q * scale)
   int32_t *weight_offset_sum;  // (N) with act_offset: kernels.h rmt_weight_offset_sums; NULL otherwise
   float *bias;           // (N)
   int n_out, n_in;
   int relu_input;        // its input is a ReLU's output (>= 0): fc2 of a ReLU model
-  int kr;                // int8: RMT_GEMM_I8_KR_RELAXED for the __wasmrelaxed kernel (relu_input in a build
-                         //   with the relaxed dot), RMT_GEMM_I8_KR_DOT16 for __wasmsimd (kernels.h)
+  int kr;                // int8: RMT_GEMM_I8_KR_RELAXED for the relaxed-dot kernel, RMT_GEMM_I8_KR_DOT16 for
+                         //   dot_i16x8's: rmt_gemm_i8_kr's choice at load, DOT16 for 16-bit input (kernels.h)
   int act_offset;        // int8: its input stored with this offset (kernels.h rmt_gemm_i8_offset)
   int act_qmax;          // int8: its input quantized to [-act_qmax, act_qmax]: RMT_QMAX_I8, the output
                          //   projection rmt_qmax_i16(n_in) (kernels.h); 16-bit: rmt_qmax_w16(n_in)

@@ -229,14 +229,14 @@ static int widen_floats(const rmt_tensor_info *info, const uint8_t *src, size_t 
   if (info->dtype == RMT_DTYPE_F32) {
     memcpy(dst, src, n * 4);  // the data may be unaligned; memcpy is safe
   } else if (info->dtype == RMT_DTYPE_F16) {
-    rmt_f16_to_f32__wasmsimd(dst, src, n);
+    rmt_f16_to_f32(dst, src, n);
   } else {  // bfloat16: the top half of a float
     for (size_t i = 0; i < n; i++) {
       uint32_t bits = (uint32_t)(src[2 * i] | src[2 * i + 1] << 8) << 16;
       memcpy(&dst[i], &bits, 4);
     }
   }
-  size_t bad = rmt_first_nonfinite_f32__wasmsimd(dst, n);
+  size_t bad = rmt_first_nonfinite_f32(dst, n);
   return bad < n ? nonfinite_error(info, first + bad, isnan(dst[bad])) : RMT_OK;
 }
 
@@ -262,7 +262,7 @@ int rmt_safetensors_read_f32(const rmt_safetensors *st, const rmt_tensor_info *i
     if (err) return err;
     for (size_t c = 0; c < cols; c++) dst[r * cols + c] = (float)(int8_t)src[r * cols + c] * scale;
   }
-  size_t bad = rmt_first_nonfinite_f32__wasmsimd(dst, n);
+  size_t bad = rmt_first_nonfinite_f32(dst, n);
   return bad < n ? nonfinite_error(info, bad, isnan(dst[bad])) : RMT_OK;
 }
 
@@ -280,7 +280,7 @@ int rmt_safetensors_read_f16(const rmt_safetensors *st, const rmt_tensor_info *i
     return rmt_error(RMT_E_FORMAT, "model.safetensors: tensor %s: expected F16", info->name);
   }
   const uint8_t *src = st->data + info->offset;
-  size_t n = info->bytes / 2, bad = rmt_first_nonfinite_f16__wasmsimd(src, n);
+  size_t n = info->bytes / 2, bad = rmt_first_nonfinite_f16(src, n);
   if (bad < n) return nonfinite_error(info, bad, (src[2 * bad] | (src[2 * bad + 1] & 0x03)) != 0);
   memcpy(dst, src, info->bytes);
   return RMT_OK;

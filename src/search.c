@@ -28,11 +28,11 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s, int 
     int n = tr->cand_offset[s + 1] - tr->cand_offset[s];
     float *compact = tr->cand_scratch + (size_t)thread * tr->cand_most;
     for (int i = 0; i < n; i++) compact[i] = lprobs[cand[i]];
-    rmt_log_softmax_f32__wasmsimd(compact, compact, n);
+    rmt_log_softmax_f32(compact, compact, n);
     for (int j = 0; j < tr->n_out; j++) lprobs[tr->out_ids[j]] = -INFINITY;
     for (int i = 0; i < n; i++) lprobs[cand[i]] = compact[i];
   } else {
-    rmt_log_softmax_f32__wasmsimd(lprobs, lprobs, c->vocab_size);
+    rmt_log_softmax_f32(lprobs, lprobs, c->vocab_size);
   }
   if (c->search == RMT_SEARCH_MARIAN) {
     lprobs[c->unk_id] = -INFINITY;  // Marian suppresses <unk> unless --allow-unk

@@ -63,7 +63,7 @@ static int panels_of(int N) { return (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR; }
 static void part_panels(const gemm_job *g, const rmt_gemm_part *p, int first, int end) {
   int n_begin = first * RMT_GEMM_NR, n_end = end * RMT_GEMM_NR < p->N ? end * RMT_GEMM_NR : p->N;
   if (p->packed_weight) {
-    rmt_gemm_f32_4x8_cols__wasmsimd(p->C, g->A, p->packed_weight, p->bias, g->M, p->N, g->K, n_begin, n_end);
+    rmt_gemm_f32_cols(p->C, g->A, p->packed_weight, p->bias, g->M, p->N, g->K, n_begin, n_end);
   } else if (p->packed_weight_i16) {
     rmt_gemm_i16_cols(p->C, g->Aq, g->a_scale, p->packed_weight_i16, p->w_scale, p->bias, g->M, p->N, g->K, first,
                       end - first);
@@ -74,8 +74,8 @@ static void part_panels(const gemm_job *g, const rmt_gemm_part *p, int first, in
   if (p->scale == 1.0f && !p->relu) return;
   for (int m = 0; m < g->M; m++) {
     float *row = p->C + (size_t)m * p->N + n_begin;
-    if (p->scale != 1.0f) rmt_scale_f32__wasmsimd(row, p->scale, (size_t)(n_end - n_begin));
-    if (p->relu) rmt_relu_f32__wasmsimd(row, (size_t)(n_end - n_begin));
+    if (p->scale != 1.0f) rmt_scale_f32(row, p->scale, (size_t)(n_end - n_begin));
+    if (p->relu) rmt_relu_f32(row, (size_t)(n_end - n_begin));
   }
 }
 

@@ -23,9 +23,9 @@
 
 // One of several products of the same input (rmt_gemm_parts): C[M,N] =
 // A W^T + bias, W packed for the float32 kernel (packed_weight: kernels.h
-// rmt_gemm_f32_4x8) or, when that is NULL, for an int8 one (packed_weight_i8,
+// rmt_gemm_f32) or, when that is NULL, for an int8 one (packed_weight_i8,
 // w_scale, kr: kernels.h rmt_linear_i8) or the 16-bit one (packed_weight_i16,
-// w_scale: rmt_gemm_i16_4x8), the input of an integer part quantized to
+// w_scale: rmt_gemm_i16_cols), the input of an integer part quantized to
 // [-qmax, qmax] (rmt_linear.act_qmax) and stored with act_offset (the
 // relaxed kernel then subtracts w_offset_sum: kernels.h); then C *= scale unless scale is 1,
 // and C = max(C, 0) if relu, on the columns just computed.

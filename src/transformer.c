@@ -49,7 +49,7 @@ static void linear(rmt_translation *tr, row_block b, float *out, const float *in
 // What a sub-layer f reads: LN(x) for Pre-LN, x itself otherwise.
 static const float *sublayer_input(const rmt_config *c, const rmt_norm *norm, const float *x, float *normed, int M) {
   if (c->style != RMT_STYLE_PRE) return x;
-  rmt_layer_norm_f32__wasmsimd(normed, x, norm->gamma, norm->beta, M, c->d_model, c->ln_eps);
+  rmt_layer_norm_f32(normed, x, norm->gamma, norm->beta, M, c->d_model, c->ln_eps);
   return normed;
 }
 
@@ -74,9 +74,9 @@ static void sublayer_output_rows(void *ctx, int begin, int end, int thread) {
   size_t at = (size_t)begin * c->d_model, n = (size_t)M * c->d_model;
   float *x = f->x + at, *dual = f->dual + at;
   const float *out = f->out + at;
-  if (c->style == RMT_STYLE_RESIDUAL) rmt_add_scaled_f32__wasmsimd(dual, dual, out, c->res_scale, n);
-  rmt_add_scaled_f32__wasmsimd(x, x, out, 1.0f, n);
-  if (c->style != RMT_STYLE_PRE) rmt_layer_norm_f32__wasmsimd(x, x, f->norm->gamma, f->norm->beta, M, c->d_model, c->ln_eps);
+  if (c->style == RMT_STYLE_RESIDUAL) rmt_add_scaled_f32(dual, dual, out, c->res_scale, n);
+  rmt_add_scaled_f32(x, x, out, 1.0f, n);
+  if (c->style != RMT_STYLE_PRE) rmt_layer_norm_f32(x, x, f->norm->gamma, f->norm->beta, M, c->d_model, c->ln_eps);
 }
 
 static void sublayer_output(const rmt_config *c, const rmt_norm *norm, float *x, float *dual, const float *out, int M) {
@@ -89,11 +89,11 @@ static void sublayer_output(const rmt_config *c, const rmt_norm *norm, float *x,
 static void stack_finish(const rmt_config *c, const rmt_norm *final_norm, float alpha, float *x, float *dual, int M) {
   size_t n = (size_t)M * c->d_model;
   if (c->style == RMT_STYLE_PRE) {
-    rmt_layer_norm_f32__wasmsimd(x, x, final_norm->gamma, final_norm->beta, M, c->d_model, c->ln_eps);
+    rmt_layer_norm_f32(x, x, final_norm->gamma, final_norm->beta, M, c->d_model, c->ln_eps);
   } else if (c->style == RMT_STYLE_RESIDUAL) {
-    rmt_layer_norm_f32__wasmsimd(dual, dual, final_norm->gamma, final_norm->beta, M, c->d_model, c->final_ln_eps);
-    rmt_scale_f32__wasmsimd(x, alpha, n);
-    rmt_add_scaled_f32__wasmsimd(x, x, dual, 1.0f, n);
+    rmt_layer_norm_f32(dual, dual, final_norm->gamma, final_norm->beta, M, c->d_model, c->final_ln_eps);
+    rmt_scale_f32(x, alpha, n);
+    rmt_add_scaled_f32(x, x, dual, 1.0f, n);
   }
 }
 
@@ -112,7 +112,7 @@ static void embed_row(const rmt_model *m, const rmt_embedding *table, int token,
     float row_scale = table->scale[token];
     for (int i = 0; i < c->d_model; i++) x[i] = (float)q[i] * row_scale * scale + pos[i];
   } else if (table->f16) {
-    rmt_f16_to_f32__wasmsimd(x, (const unsigned char *)(table->f16 + (size_t)token * c->d_model), (size_t)c->d_model);
+    rmt_f16_to_f32(x, (const unsigned char *)(table->f16 + (size_t)token * c->d_model), (size_t)c->d_model);
     for (int i = 0; i < c->d_model; i++) x[i] = x[i] * scale + pos[i];
   } else {
     const float *emb = table->f32 + (size_t)token * c->d_model;
@@ -157,9 +157,8 @@ static attention_scratch scratch_of(const rmt_translation *tr, int thread) {
 // heads into probs unless it is NULL.
 static void attend(rmt_translation *tr, const attention_scratch *scratch, int row, int n_keys, float *probs) {
   const rmt_config *c = &tr->model->config;
-  rmt_attention_row_f32__wasmsimd(tr->attn + (size_t)row * c->d_model, probs, tr->q + (size_t)row * c->d_model,
-                                  scratch->key_rows, scratch->value_rows, n_keys, c->n_heads, c->head_dim,
-                                  scratch->scores);
+  rmt_attention_row_f32(tr->attn + (size_t)row * c->d_model, probs, tr->q + (size_t)row * c->d_model,
+                        scratch->key_rows, scratch->value_rows, n_keys, c->n_heads, c->head_dim, scratch->scores);
 }
 
 // Rows of attention run on the pool's threads when there is enough of it:
@@ -215,6 +214,9 @@ static void project(rmt_translation *tr, row_block b, const rmt_attention *attn,
 }
 
 // ---------------------------------------------------------------- blocks on threads
+// blocks.c cuts a batch by any cost; what a sentence or a row costs
+// (sentence_cost, row_cost) is this file's: it counts the products and
+// attention of the passes below, and changes with them.
 
 // A batch cut into blocks, one a thread (blocks.h), and what each block's
 // thread runs after its network (decoding: the work on the rows' logits).
@@ -260,8 +262,8 @@ static void encoder_attention(void *ctx, int begin, int end, int thread) {
     int first = tr->src_offset[s], n = tr->src_len[s];
     size_t at = (size_t)first * c->d_model;
     list_sentence_rows(tr, &scratch, tr->k, tr->v, first, n);
-    rmt_attention_rows_f32__wasmsimd(tr->attn + at, tr->q + at, n, c->d_model, scratch.key_rows, scratch.value_rows, n,
-                                     c->n_heads, c->head_dim, scratch.scores);
+    rmt_attention_rows_f32(tr->attn + at, tr->q + at, n, c->d_model, scratch.key_rows, scratch.value_rows, n,
+                           c->n_heads, c->head_dim, scratch.scores);
   }
 }
 
@@ -465,8 +467,8 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
     return;
   }
   // Under a lexical shortlist the output layer computes the batch's
-  // candidates only (gathered by translation.c) into their places of the
-  // logits; every other word stays -inf there (translation.c fills the logits
+  // candidates only (gathered by shortlist.c) into their places of the
+  // logits; every other word stays -inf there (shortlist.c fills the logits
   // so, and search.c writes nothing else), and search.c masks the words a
   // row's own sentence does not allow.
   int n_out = tr->n_out;

@@ -1,6 +1,6 @@
 // A translation's lifecycle: sizing and carving the arena, encoding the
-// batch, results, and teacher forcing. Its parameters are search_params.c's;
-// the search step itself is in search.c.
+// batch, results, and teacher forcing. Its parameters are search_params.c's,
+// its lexical shortlist shortlist.c's; the search step itself is in search.c.
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 #include "error.h"
 #include "json.h"
 #include "kernels.h"
+#include "shortlist.h"
 #include "threads.h"
 #include "translation.h"
 
@@ -19,27 +20,61 @@
 typedef struct {
   size_t n_sent, beam, rows, src_rows, src_max, steps, keys, threads;
   size_t int8_in;  // the model's widest int8 Linear input (rmt_model.int8_max_in); 0: none
-  // With the model's lexical shortlist in use: the sentences' candidates (in
-  // all, the most of one, the batch's), and the output projection whose rows
-  // for the batch's are gathered (NULL: no shortlist).
-  size_t cand_total, cand_most, n_out;
+  // With the model's lexical shortlist in use: its sizes (shortlist.h), and
+  // the output projection whose rows for the batch's words are gathered
+  // (NULL: no shortlist).
+  rmt_shortlist_sizes shortlist;
   const rmt_linear *output;
 } layout_dims;
+
+// What layout's chunks add up to: with arena == NULL the bytes they take
+// (saturating: size.h), else the chunks carved from it (missing counts the
+// ones it had no room for).
+typedef struct {
+  rmt_arena *arena;
+  size_t bytes;
+  int missing;
+} carving;
+
+// tr->field = `count` values of `type`, carved or counted.
+#define MUL rmt_size_mul
+#define TAKE(field, type, count)                                                                            \
+  do {                                                                                                      \
+    size_t n_ = (count);                                                                                    \
+    if (cv->arena) cv->missing += !(tr->field = (type *)rmt_arena_alloc(cv->arena, MUL(sizeof(type), n_))); \
+    else cv->bytes = rmt_size_add(cv->bytes, rmt_arena_bytes(n_, sizeof(type)));                            \
+  } while (0)
+
+// The lexical shortlist's arrays: each sentence's candidates, the batch's
+// words and the output layer's rows for them, as the model keeps its own
+// (float32; int8 with a 16-bit input, kr RMT_GEMM_I8_KR_DOT16; or int16 for
+// "output_layer": "int16").
+static void layout_shortlist(const rmt_config *c, const layout_dims *d, rmt_translation *tr, carving *cv) {
+  const rmt_linear *o = d->output;
+  size_t words = d->shortlist.words;
+  int n_out = (int)words;  // at most the vocabulary's size
+  TAKE(cand_ids, int, d->shortlist.total);
+  TAKE(cand_offset, int, rmt_size_add(d->n_sent, 1));
+  TAKE(cand_scratch, float, MUL(d->threads, d->shortlist.most));
+  TAKE(word_mark, unsigned char, (size_t)c->vocab_size);
+  TAKE(out_ids, int, words);
+  if (o->weight) {
+    TAKE(out_layer.weight, float, rmt_packed_weight_floats(n_out, o->n_in));
+  } else {
+    if (o->weight_i16) TAKE(out_layer.weight_i16, int16_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
+    else TAKE(out_layer.weight_i8, int8_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
+    TAKE(out_layer.weight_scale, float, words);
+  }
+  if (o->bias) TAKE(out_layer.bias, float, words);
+  TAKE(out_logits, float, MUL(d->rows, words));
+}
 
 // Lays out every array of the translation; with arena == NULL only counts the
 // bytes, so the arena is sized exactly by the same code that carves it. Counts
 // saturate (size.h): an impossible size comes back as RMT_SIZE_OVERFLOW. When
 // carving, returns RMT_SIZE_OVERFLOW if a chunk is missing (a sizing bug).
 static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation *tr, rmt_arena *arena) {
-  size_t bytes = 0;
-  int missing = 0;
-#define MUL rmt_size_mul
-#define TAKE(field, type, count)                                                 \
-  do {                                                                           \
-    size_t n_ = (count);                                                         \
-    if (arena) missing += !(tr->field = (type *)rmt_arena_alloc(arena, MUL(sizeof(type), n_))); \
-    else bytes = rmt_size_add(bytes, rmt_arena_bytes(n_, sizeof(type)));         \
-  } while (0)
+  carving carve = {arena, 0, 0}, *cv = &carve;
   size_t N = d->n_sent, B = d->beam, S = d->steps, R = d->rows, D = (size_t)c->d_model, L = (size_t)c->decoder_layers;
   size_t rows = R > d->src_rows ? R : d->src_rows;
   TAKE(max_len, int, N);
@@ -83,122 +118,14 @@ static size_t layout(const rmt_config *c, const layout_dims *d, rmt_translation 
   TAKE(n_cand, int, N);
   TAKE(groups, int, MUL(N, 2));
   if (d->int8_in) {  // room for either int8 kernel's activations (kernels.h)
-    TAKE(act_q, int16_t, MUL(rows, (size_t)rmt_quantized_row_len((int)d->int8_in, RMT_GEMM_I8_KR_RELAXED)));
+    TAKE(act_q, int16_t, MUL(rows, (size_t)rmt_quantized_row_len_any((int)d->int8_in)));
     TAKE(act_scale, float, rows);
   }
-  if (d->output) {
-    const rmt_linear *o = d->output;
-    int n_out = (int)d->n_out;  // at most the vocabulary's size
-    TAKE(cand_ids, int, d->cand_total);
-    TAKE(cand_offset, int, rmt_size_add(N, 1));
-    TAKE(cand_scratch, float, MUL(d->threads, d->cand_most));
-    TAKE(word_mark, unsigned char, (size_t)c->vocab_size);
-    TAKE(out_ids, int, d->n_out);
-    if (o->weight) {
-      TAKE(out_layer.weight, float, rmt_packed_weight_floats(n_out, o->n_in));
-    } else {
-      // An integer output layer's rows, as the model keeps them: int8 (its input
-      // 16-bit, kr RMT_GEMM_I8_KR_DOT16) or, for "output_layer": "int16", int16.
-      if (o->weight_i16) TAKE(out_layer.weight_i16, int16_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
-      else TAKE(out_layer.weight_i8, int8_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
-      TAKE(out_layer.weight_scale, float, d->n_out);
-    }
-    if (o->bias) TAKE(out_layer.bias, float, d->n_out);
-    TAKE(out_logits, float, MUL(R, d->n_out));
-  }
-#undef TAKE
+  if (d->output) layout_shortlist(c, d, tr, cv);
+  return cv->missing ? RMT_SIZE_OVERFLOW : cv->bytes;
+}
 #undef MUL
-  return missing ? RMT_SIZE_OVERFLOW : bytes;
-}
-
-// A sentence's output candidates under the lexical shortlist, as Marian's
-// BinaryShortlistGenerator::generate picks them for a batch of one sentence
-// (data/shortlist.cpp): the ids below shortlist_first, every source id (the
-// vocabulary is shared), the targets each source id (</s> included) brings
-// in, then the lowest unpicked ids from shortlist_first on until the count is
-// a multiple of 8 (intgemm's tile, which changes which words may win).
-// ids: the sentence without its </s>.
-static void shortlist_candidates(const rmt_model *m, const int32_t *ids, int n_ids, unsigned char *allowed) {
-  int V = m->config.vocab_size, count = 0;
-  memset(allowed, 0, (size_t)V);
-  for (int i = 0; i < m->config.shortlist_first && i < V; i++) allowed[i] = 1;
-  for (int t = 0; t <= n_ids; t++) {
-    int id = t < n_ids ? ids[t] : m->config.eos_id;
-    allowed[id] = 1;
-    for (int j = m->shortlist_offsets[id]; j < m->shortlist_offsets[id + 1]; j++) allowed[m->shortlist_targets[j]] = 1;
-  }
-  for (int i = 0; i < V; i++) count += allowed[i];
-  for (int i = m->config.shortlist_first; i < V && count % 8; i++) {
-    if (!allowed[i]) allowed[i] = 1, count++;
-  }
-}
-
-// The shortlist's sizes for the arena: the sentences' candidates in all and
-// the most of one, and how many words they hold together (the batch's: the
-// output layer computes those, transformer.c, so a batch reads the weights of
-// its candidates once for all its rows). RMT_E_NOMEM without scratch memory.
-static int count_candidates(const rmt_model *m, const int32_t *ids, const int32_t *lens, int n_sent, layout_dims *d) {
-  int V = m->config.vocab_size;
-  unsigned char *sentence = malloc((size_t)V), *batch = calloc((size_t)V, 1);
-  if (!sentence || !batch) {
-    free(sentence);
-    free(batch);
-    return rmt_error(RMT_E_NOMEM, "out of memory");
-  }
-  for (int s = 0; s < n_sent; ids += lens[s], s++) {
-    shortlist_candidates(m, ids, lens[s], sentence);
-    size_t count = 0;
-    for (int i = 0; i < V; i++) count += sentence[i], batch[i] |= sentence[i];
-    d->cand_total += count;  // at most n_sent * V: the sentences' ids are in memory, V is an int
-    if (count > d->cand_most) d->cand_most = count;
-  }
-  for (int i = 0; i < V; i++) d->n_out += batch[i];
-  free(sentence);
-  free(batch);
-  return RMT_OK;
-}
-
-// Lists each sentence's candidates and the batch's (tr->cand_ids, tr->out_ids)
-// once the sentences are in src_ids.
-static void list_candidates(rmt_translation *tr) {
-  const rmt_model *m = tr->model;
-  int V = m->config.vocab_size, count = 0;
-  for (int s = 0; s < tr->n_sent; s++) {
-    shortlist_candidates(m, tr->src_ids + tr->src_offset[s], tr->src_len[s] - 1, tr->word_mark);
-    tr->cand_offset[s] = count;
-    for (int i = 0; i < V; i++) {
-      if (tr->word_mark[i]) tr->cand_ids[count++] = i;
-    }
-  }
-  tr->cand_offset[tr->n_sent] = count;
-  memset(tr->word_mark, 0, (size_t)V);
-  for (int j = 0; j < count; j++) tr->word_mark[tr->cand_ids[j]] = 1;
-  tr->n_out = 0;
-  for (int i = 0; i < V; i++) {
-    if (tr->word_mark[i]) tr->out_ids[tr->n_out++] = i;
-  }
-}
-
-// The rows of the output projection for the batch's candidates (tr->out_ids).
-static void gather_output_layer(rmt_translation *tr) {
-  const rmt_linear *full = &tr->model->output_projection;
-  rmt_linear *out = &tr->out_layer;
-  int n = tr->n_out, K = full->n_in;
-  out->n_out = n;
-  out->n_in = K;
-  out->relu_input = full->relu_input;
-  out->kr = full->kr;
-  out->act_qmax = full->act_qmax;
-  out->act_offset = full->act_offset;  // 0: an integer output layer is 16-bit
-  if (full->weight) {
-    rmt_gather_packed_weight(out->weight, full->weight, tr->out_ids, n, K);
-  } else {
-    if (full->weight_i16) rmt_gather_packed_weight_i16(out->weight_i16, full->weight_i16, tr->out_ids, n, K);
-    else rmt_gather_packed_weight_i8(out->weight_i8, full->weight_i8, tr->out_ids, n, K, full->kr);
-    for (int i = 0; i < n; i++) out->weight_scale[i] = full->weight_scale[tr->out_ids[i]];
-  }
-  for (int i = 0; full->bias && i < n; i++) out->bias[i] = full->bias[tr->out_ids[i]];
-}
+#undef TAKE
 
 // Target tokens allowed for a source of src_len tokens (counting its </s>):
 // fairseq rounds down and then forces </s>; Marian (max-length-factor) stops
@@ -256,8 +183,8 @@ static int check_sentence(const rmt_config *c, const rmt_search_params *p, const
 static size_t size_batch(const rmt_model *model, const rmt_search_params *p, const int32_t *ids, const int32_t *lens,
                          int n_sent, layout_dims *dims) {
   const rmt_config *c = &model->config;
-  *dims = (layout_dims){(size_t)n_sent, (size_t)p->beam, rmt_size_mul((size_t)n_sent, (size_t)p->beam), 0, 0, 0, 0, 0,
-                        (size_t)model->int8_max_in, 0, 0, 0, NULL};
+  *dims = (layout_dims){.n_sent = (size_t)n_sent, .beam = (size_t)p->beam,
+                        .rows = rmt_size_mul((size_t)n_sent, (size_t)p->beam), .int8_in = (size_t)model->int8_max_in};
   size_t id_count = 0;
   int max_target = 0;
   for (int s = 0; s < n_sent; s++) {
@@ -276,7 +203,7 @@ static size_t size_batch(const rmt_model *model, const rmt_search_params *p, con
   // The shortlist's candidates are counted (a pass over the vocabulary per
   // sentence) only for a batch that fits without them.
   if (bytes <= RMT_MAX_TRANSLATION_BYTES && c->shortlist_first >= 0 && p->shortlist) {
-    if (count_candidates(model, ids, lens, n_sent, dims)) return 0;
+    if (rmt_shortlist_count(model, ids, lens, n_sent, &dims->shortlist)) return 0;
     dims->output = &model->output_projection;
     bytes = layout(c, dims, NULL, NULL);
   }
@@ -312,8 +239,8 @@ static rmt_translation *translation_new(const rmt_model *model, const rmt_search
   tr->src_max = (int)dims->src_max;
   tr->keys_max = (int)dims->keys;
   tr->scratch_threads = (int)dims->threads;
-  tr->act_row_len = dims->int8_in ? rmt_quantized_row_len((int)dims->int8_in, RMT_GEMM_I8_KR_RELAXED) : 0;
-  tr->cand_most = (int)dims->cand_most;
+  tr->act_row_len = dims->int8_in ? rmt_quantized_row_len_any((int)dims->int8_in) : 0;
+  tr->cand_most = (int)dims->shortlist.most;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
   if (!tr->src_len || !tr->src_offset) {
@@ -352,13 +279,7 @@ static void translation_start(rmt_translation *tr, const int32_t *ids, const int
     dst[lens[s]] = c->eos_id;
     tr->max_len[s] = max_target_len(c, &tr->params, tr->src_len[s]);
   }
-  if (tr->cand_ids) {
-    list_candidates(tr);
-    gather_output_layer(tr);
-    // Words off the batch's candidates are -inf in every row of the logits
-    // from here on: the decoder writes only the candidates' places.
-    for (size_t i = 0; i < (size_t)tr->rows_max * (size_t)c->vocab_size; i++) tr->logits[i] = -INFINITY;
-  }
+  if (tr->cand_ids) rmt_shortlist_start(tr);
   rmt_encode(tr);
   tr->n_rows = tr->n_sent;
   for (int s = 0; s < tr->n_sent; s++) {

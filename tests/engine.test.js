@@ -202,7 +202,7 @@ test('a lexical shortlist (I32 or I16 ids): each output word is a candidate, sho
     const model = engine.loadModel(withShortlist(dtype, targets));
     const out = model.translateIds(sentences, { beam: 3, nbest: 3 });
     results.push(out);
-    // Marian's rule (src/translation.c): ids below shortlist_first, the source's ids with its </s>,
+    // Marian's rule (src/shortlist.c): ids below shortlist_first, the source's ids with its </s>,
     // their targets, then the lowest others from shortlist_first on up to a multiple of 8.
     sentences.forEach((src, s) => {
       const allowed = new Set([0, 1, 2, 3]);

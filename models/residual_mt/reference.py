@@ -547,7 +547,7 @@ def max_target_len(cfg: ModelConfig, src_len_with_eos: int, max_len_a: float, ma
 def shortlist_candidates(model, src_tokens: torch.Tensor) -> Optional[torch.Tensor]:
     """[B, V] bool: each sentence's output candidates under the model's lexical
     shortlist (None without one), by Marian's rule as the engine applies it
-    (src/translation.c shortlist_candidates): the ids below shortlist_first,
+    (src/shortlist.c shortlist_candidates): the ids below shortlist_first,
     every source id (</s> included), the targets each brings in, then the
     lowest other ids from shortlist_first on until the count is a multiple of 8."""
     cfg = model.cfg

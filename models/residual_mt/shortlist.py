@@ -2,7 +2,7 @@
 """Builds a lexical shortlist for a model and writes a copy of the model with it.
 
 The engine's output layer then scores, for each sentence, only the words the
-shortlist allows (src/translation.c shortlist_candidates, the rule Marian
+shortlist allows (src/shortlist.c shortlist_candidates, the rule Marian
 uses): the ids below config "shortlist_first" (the special tokens), every
 source id, and the targets that each source id brings in
 (shortlist.offsets, I32, and shortlist.targets, I16 for a vocabulary of at
