@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MANIFEST } from '../js/defaults.js';
+import { DETECTOR_MODEL, MANIFEST } from '../js/defaults.js';
 
 // Paths relative to web/ (where sw.js is served from); './' is index.html.
 export const SHELL = Object.freeze([
