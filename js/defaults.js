@@ -34,14 +34,14 @@ export const RELAXED_THREADS_WASM = 'dist/residual-mt-relaxed-threads.wasm';
 export const DEFAULT_THREADS_CAP = 4;
 export const MAX_THREADS = 16;
 
-// Batches (engine.js planBatches, the one batching policy): at most
+// Batches (pipeline.js planBatches, the one batching policy): at most
 // BATCH_SENTENCES sentences a batch (the API's `batch` option lowers it) and
 // BATCH_ROWS rows (sentences x beam: the decoder's cache grows with rows).
 export const BATCH_SENTENCES = 32;
 export const BATCH_ROWS = 256;
 
 // Runs of a page or of streamed HTML go to the engine a group at a time
-// (html.js groupRuns): a page's PAGE_WORDS words a call (enough for the
+// (pipeline.js textGroups): a page's PAGE_WORDS words a call (enough for the
 // engine to batch sentences, few enough that the first translated text shows
 // soon); streamed HTML's first group STREAM_FIRST_WORDS, each next one twice
 // as large, up to STREAM_WORDS (larger batches decode faster).

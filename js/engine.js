@@ -5,8 +5,13 @@
 
 import { hexDigest } from './cache.js';
 import { timeStep } from './env.js';
-import { BATCH_ROWS, BATCH_SENTENCES, threadCount } from './defaults.js';
+import { threadCount } from './defaults.js';
+import { decodeAll, textSpans } from './pipeline.js';
 import { loadWasm } from './wasm.js';
+
+// The batching policy is the text pipeline's; residual-mt/engine hands it on
+// to callers that step translations themselves.
+export { nextBatch, planBatches } from './pipeline.js';
 
 const SHA256_BYTES = 32; // rmt_sha256_start's digest
 
@@ -36,66 +41,6 @@ function searchFields(wasm) {
 function engineLimits(wasm) {
   return Object.freeze(Object.fromEntries(namedFields(wasm, wasm.exports.rmt_limit_name).map(({ index, option }) =>
     [option, wasm.exports.rmt_limit(index) >>> 0])));
-}
-
-// The one batching policy. Sentences are decoded in batches of at most `most`
-// sentences (BATCH_SENTENCES) and BATCH_ROWS rows (sentences x beam: the cache
-// is sized by rows and by the batch's longest sentence), sorted by length so
-// that a batch holds sentences of similar length, or kept in their order
-// (streaming shows them in order). Returns lists of sentence indices.
-export function planBatches(lengths, { beam, most = BATCH_SENTENCES, keepOrder = false }) {
-  const perBatch = Math.max(1, Math.min(most, Math.floor(BATCH_ROWS / beam)));
-  const order = lengths.map((_, i) => i);
-  if (!keepOrder) order.sort((a, b) => lengths[a] - lengths[b]);
-  const batches = [];
-  for (let start = 0; start < order.length; start += perBatch) batches.push(order.slice(start, start + perBatch));
-  return batches;
-}
-
-// A batch the engine refuses as too large for its memory limit (RMT_E_SIZE)
-// is decoded as two halves instead; one sentence alone over it is the error,
-// as is any other, its sentence numbered as the caller numbered it.
-function halveOrThrow(err, batch) {
-  if (err.code !== 'RMT_E_SIZE' || batch.length === 1) {
-    // (A DOMException, such as a lost thread's UnknownError, names no sentence and keeps its message.)
-    if (!(err instanceof globalThis.DOMException)) {
-      err.message = err.message.replace(/\b(sentence|text) (\d+)\b/g, (_, what, k) => `${what} ${batch[Number(k)] ?? k}`);
-    }
-    throw err;
-  }
-  const middle = batch.length >> 1;
-  return [batch.slice(0, middle), batch.slice(middle)];
-}
-
-// Takes the next batch off `pending` (planBatches' lists) and starts it with
-// begin(batch); a batch too large for the engine goes back as two halves.
-// Returns { batch, translation }, or null when no batch is left.
-export function nextBatch(pending, begin) {
-  while (pending.length) {
-    const batch = pending.shift();
-    try {
-      return { batch, translation: begin(batch) };
-    } catch (err) {
-      pending.unshift(...halveOrThrow(err, batch));
-    }
-  }
-  return null;
-}
-
-// Decodes every batch to the end: begin(batch) starts one, finish(translation,
-// batch) reads its results.
-function decodeAll(items, length, options, begin, finish) {
-  if (!Array.isArray(items) || items.length === 0) throw new Error('residual-mt: empty input: no sentences');
-  const pending = planBatches(items.map(length), { beam: options.beam ?? 1, most: options.batch });
-  for (let next; (next = nextBatch(pending, (batch) => begin(batch.map((i) => items[i]))));) {
-    const { batch, translation } = next;
-    try {
-      translation.run();
-      finish(translation, batch);
-    } finally {
-      translation.free();
-    }
-  }
 }
 
 export class Engine {
@@ -414,7 +359,7 @@ export class Model {
   }
 
   // The most ids of text one sentence may have with these options (longer
-  // text is split first: js/runner.js).
+  // text is split first: js/pipeline.js).
   maxSourceIds(options = {}) {
     this.checkAlive();
     return this.wasm.exports.rmt_text_max_ids(this.ptr, this.params(options));
@@ -422,21 +367,21 @@ export class Model {
 
   // Translates texts; returns per text its n-best list [{ text, score, hitMaxLength }].
   translateTexts(texts, options = {}) {
-    const out = new Array(texts.length);
-    decodeAll(texts, (text) => text.length, options, (batch) => this.beginText(batch, options), (tr, batch) => {
-      tr.results(true).forEach((hyps, k) => { out[batch[k]] = hyps; });
-    });
-    return out;
+    return decodeAll(texts, (text) => text.length, this.batching(options), (batch) => this.beginText(batch, options),
+      (tr) => tr.results(true));
   }
 
   // Translates sentences of ids; returns per sentence its n-best list
   // [{ ids, score, hitMaxLength }], best first.
   translateIds(sentences, options = {}) {
-    const out = new Array(Array.isArray(sentences) ? sentences.length : 0);
-    decodeAll(sentences, (ids) => ids.length, options, (batch) => this.begin(batch, options), (tr, batch) => {
-      tr.results(false).forEach((hyps, k) => { out[batch[k]] = hyps; });
-    });
-    return out;
+    return decodeAll(sentences, (ids) => ids.length, this.batching(options), (batch) => this.begin(batch, options),
+      (tr) => tr.results(false));
+  }
+
+  // What the batching policy reads of `options`: the beam (the engine's
+  // default when not given) and the batch size.
+  batching(options) {
+    return { beam: options.beam ?? this.engine.defaults.beam, batch: options.batch };
   }
 
   // ---- tokenizer (spm.model)
@@ -538,47 +483,6 @@ export class Sources {
     this.ptr = 0;
     this.model.sourceSets.delete(this);
   }
-}
-
-function utf8Length(text) {
-  let n = 0;
-  for (const ch of text) {
-    const c = ch.codePointAt(0);
-    n += c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-  }
-  return n;
-}
-
-// UTF-16 index of each byte offset of `text`'s UTF-8 encoding (an offset
-// inside a character maps to the character's start): the engine's spans are
-// in bytes, JS strings count UTF-16 units.
-function utf16Offsets(text, byteLength) {
-  const at = new Int32Array(byteLength + 1);
-  let byte = 0, unit = 0;
-  for (const ch of text) {
-    const bytes = ch.codePointAt(0) < 0x80 ? 1 : ch.codePointAt(0) < 0x800 ? 2 : ch.codePointAt(0) < 0x10000 ? 3 : 4;
-    for (let k = 0; k < bytes && byte + k <= byteLength; k++) at[byte + k] = unit;
-    byte += bytes;
-    unit += ch.length;
-  }
-  if (byte <= byteLength) at[byteLength] = unit;
-  return at;
-}
-
-// Spans in bytes (per token [source begin, end, target begin, end]: the
-// engine's) as { source: [start, end] of `source` or null, target: [start,
-// end] of `target` }, in UTF-16 indices.
-export function textSpans(spans, source, target) {
-  const fromSource = utf16Offsets(source, utf8Length(source));
-  const fromTarget = utf16Offsets(target, utf8Length(target));
-  const out = [];
-  for (let i = 0; i + 3 < spans.length; i += 4) {
-    out.push({
-      source: spans[i] < 0 ? null : [fromSource[spans[i]], fromSource[spans[i + 1]]],
-      target: [fromTarget[spans[i + 2]], fromTarget[spans[i + 3]]],
-    });
-  }
-  return out;
 }
 
 // One batch being decoded. step() advances every unfinished sentence by one

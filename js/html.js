@@ -16,8 +16,8 @@
 
 import { outline, parseHtml } from './html-tree.js';
 import { notReadable } from './errors.js';
-import { hasTranslatable, trimSpan } from './segment.js';
-import { STREAM_FIRST_WORDS, STREAM_WORDS } from './defaults.js';
+import { hasTranslatable } from './segment.js';
+import { WORD, textGroups, trimSpan } from './pipeline.js';
 
 // Inline (phrasing) elements that move with the words they hold.
 const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'button', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font',
@@ -34,7 +34,6 @@ const MAX_DEPTH = 512;
 const tooDeep = () => new RangeError(`residual-mt: the HTML is nested more than ${MAX_DEPTH} elements deep`);
 
 const SPACE = /\s/u;
-const WORD = /[\p{L}\p{N}\p{M}]/u;
 
 function kept(tree, el) {
   return KEEP.has(tree.name(el)) || tree.attr(el, 'translate')?.toLowerCase() === 'no' ||
@@ -279,11 +278,6 @@ export function undoRun(record, tree) {
   replaceNodes(tree, record.run.container, record.nodes, record.run.nodes);
 }
 
-// Words of a run (for batching and speed figures).
-export function countWords(text) {
-  return text.split(' ').filter((w) => WORD.test(w)).length;
-}
-
 // ---------------------------------------------------------------- HTML strings
 
 // The markup of a translated document, once it is known to parse again, as
@@ -345,36 +339,22 @@ export async function translateHtml(translate, htmls, options) {
   return out;
 }
 
-// The runs from `first` that one translate() call takes: as many as fit in
-// `budget` words (at least one). Returns [the group's end, its words]. Page
-// and streamed HTML translation send text a group at a time (the engine
-// batches the group's sentences: engine.js planBatches).
-export function groupRuns(runs, first, budget) {
-  let end = first, words = 0;
-  while (end < runs.length && (end === first || words + countWords(runs[end].text) <= budget)) {
-    words += countWords(runs[end++].text);
-  }
-  return [end, words];
-}
-
 // Chunks of translated HTML that add up to translateHtml()'s text: each
 // ends just before the next run still to translate.
 export async function* translateHtmlStreaming(translate, html, options) {
   const doc = await parseHtml(html);
   const runs = collectRuns(doc.root, doc.tree);
   const marker = `residual-mt-${Math.random().toString(36).slice(2)}`;
-  let emitted = '', budget = STREAM_FIRST_WORDS, all = null;
-  for (let first = 0; first < runs.length; budget = Math.min(2 * budget, STREAM_WORDS)) {
-    const [end] = groupRuns(runs, first, budget);
-    const group = runs.slice(first, end);
+  let emitted = '', all = null;
+  for (const { start, end } of textGroups(runs.map((run) => run.text), { stream: true })) {
+    const group = runs.slice(start, end);
     const results = await translate(group.map((run) => run.text), { ...options, details: true });
     group.forEach((run, i) => applyRun(run, results[i], doc.tree));
-    first = end;
     let done = await checkedMarkup(doc);  // the whole translation so far: every chunk is a prefix of checked markup
-    if (first === runs.length) all = done;  // the last group: checked once, not again below
+    if (end === runs.length) all = done;  // the last group: checked once, not again below
     else {
       // Up to the next run: a comment marks where it starts.
-      const { container, nodes } = runs[first];
+      const { container, nodes } = runs[end];
       const comment = doc.tree.createComment(marker);
       doc.tree.insertBefore(container, comment, nodes[0]);
       const full = doc.serialize();

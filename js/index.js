@@ -10,7 +10,8 @@
 // or in-process engine), queue.js (one job at a time), languages.js (BCP 47
 // tags), events.js (download progress), loader.js (a model's files: read by
 // files.js, checked by verify.js, kept by cache.js, found by discover.js),
-// runner.js (sentences, batches and streaming, next to the engine),
+// runner.js (the engine's jobs) over pipeline.js (the one text pipeline:
+// sentences, batches, streaming, alignment spans) and engine.js (the binding),
 // detector.js (the LanguageDetector) over langid.js (the engine's identifier), html.js
 // and html-tree.js (markup kept: format 'html'), page.js (a page in place).
 

@@ -4,8 +4,8 @@
 // first, a batch of runs at a time; restoreElement(element) puts the original
 // back. The work per run is html.js's.
 
-import { applyRun, collectRuns, groupRuns, undoRun } from './html.js';
-import { PAGE_WORDS } from './defaults.js';
+import { applyRun, collectRuns, undoRun } from './html.js';
+import { textGroups } from './pipeline.js';
 import { domTree } from './html-tree.js';
 import { abortError } from './errors.js';
 import { anySignal } from './streams.js';
@@ -41,9 +41,8 @@ export async function translateElement(element, translator, options = {}) {
   // The text in view first, then the rest in document order.
   const order = [...runs.filter(inView), ...runs.filter((run) => !inView(run))];
   let words = 0;
-  for (let first = 0; first < order.length;) {
-    const [end, batchWords] = groupRuns(order, first, PAGE_WORDS);
-    const batch = order.slice(first, end);
+  for (const { start, end, words: batchWords } of textGroups(order.map((run) => run.text))) {
+    const batch = order.slice(start, end);
     const results = await translator.translate(batch.map((run) => run.text), { ...options, signal, details: true, format: 'plain-text' });
     signal.throwIfAborted();
     batch.forEach((run, i) => {
@@ -53,7 +52,6 @@ export async function translateElement(element, translator, options = {}) {
       state.records.push(applyRun(run, results[i], tree));
     });
     words += batchWords;
-    first = end;
   }
   element.setAttribute('lang', translator.targetLanguage);
   return { runs: runs.length, words, ms: performance.now() - started };

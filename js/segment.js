@@ -6,7 +6,7 @@
 // Every scan here is linear in the text's length (each character is looked at
 // a bounded number of times: no regular expression that backtracks over a run,
 // no slice of the rest of the text per sentence), and the pieces come from a
-// generator, so a caller can yield between them (js/runner.js does).
+// generator, so a caller can yield between them (js/pipeline.js does).
 
 // Words whose trailing period does not end a sentence (en, es), lower case.
 const ABBREVIATIONS = new Set([
@@ -219,14 +219,6 @@ export function hasTranslatable(text) {
 
 export function segmentText(text, options = {}) {
   return Array.from(segmentPieces(text, options));
-}
-
-// [start, end] of `text` less the whitespace at either end (alignment spans
-// as they are shown: runner.js, html.js).
-export function trimSpan(text, [start, end]) {
-  while (start < end && /\s/u.test(text[start])) start++;
-  while (end > start && /\s/u.test(text[end - 1])) end--;
-  return [start, end];
 }
 
 // Splits a sentence that is too long for the model at word boundaries.

@@ -34,14 +34,19 @@ export const MIME = {
   '.model': 'application/octet-stream',
 };
 
-// The demo's layout: URL prefix -> directory, and which files may be served.
-const MODEL_FILE = /^[^/]+\/(config\.json|manifest\.json|model\.safetensors|spm\.model|package\.json)$/;
+// The demo's layout: URL prefix -> directory, and which files may be served:
+// of a model, DIR/NAME with NAME one of its files (defaults.js names them) or its package.json.
+const MODEL_FILE_NAMES = new Set([...MODEL_FILES, MANIFEST, 'package.json']);
+function isModelFile(rest) {
+  const [dir, name, ...more] = rest.split('/');
+  return dir !== '' && !more.length && MODEL_FILE_NAMES.has(name);
+}
 export function demoMounts(root = ROOT) {
   return [
     { prefix: '/js/', dir: join(root, 'js') },
     { prefix: '/dist/', dir: join(root, 'dist') },
-    { prefix: '/models/', dir: join(root, 'models'), allow: (rest) => MODEL_FILE.test(rest) },
-    { prefix: '/tests/fixtures/models/', dir: join(root, 'tests/fixtures/models'), allow: (rest) => MODEL_FILE.test(rest) },
+    { prefix: '/models/', dir: join(root, 'models'), allow: isModelFile },
+    { prefix: '/tests/fixtures/models/', dir: join(root, 'tests/fixtures/models'), allow: isModelFile },
     { prefix: '/', dir: join(root, 'web') },
   ];
 }

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MANIFEST } from '../js/defaults.js';
+import { DETECTOR_MODEL, MANIFEST } from '../js/defaults.js';
 
 // Paths relative to web/ (where sw.js is served from); './' is index.html.
 export const SHELL = Object.freeze([
@@ -19,14 +19,14 @@ export const SHELL = Object.freeze([
   '../js/index.js', '../js/translator.js', '../js/catalog.js', '../js/pivot.js', '../js/host.js', '../js/backends.js', '../js/port.js', '../js/queue.js', '../js/languages.js',
   '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/files.js', '../js/verify.js', '../js/copies.js',
   '../js/discover.js', '../js/engine-fetch.js', '../js/cache.js',
-  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/defaults.js',
+  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/pipeline.js', '../js/defaults.js',
   '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',
   // Imported only for a Marian model (scripts/bundle.js leaves them out of the bundles).
   '../js/marian-load.js', '../js/marian.js', '../js/marian-files.js', '../js/marian-vocab.js',
   '../dist/demo.js', '../dist/worker.js', '../dist/pool-worker.js', '../dist/residual-mt.wasm', '../dist/residual-mt-relaxed.wasm', '../dist/residual-mt-threads.wasm',
   '../dist/residual-mt-relaxed-threads.wasm',
   // The language detector's model (the demo's direction follows the language typed, offline too).
-  '../models/langid/package.json', '../models/langid/model.safetensors',
+  `../${DETECTOR_MODEL.repoPath}package.json`, `../${DETECTOR_MODEL.repoPath}${DETECTOR_MODEL.file}`,
 ]);
 export const SHELL_MANIFEST = '../dist/shell.json'; // relative to web/, as the paths above
 export const SHELL_FORMAT = 'residual-mt-shell/1';
