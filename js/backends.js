@@ -1,5 +1,6 @@
 // Where the engine runs: in this thread (InProcessBackend) or in a worker
-// (WorkerBackend: a Web Worker in browsers, a worker_thread in Node). Both
+// (WorkerBackend: a Web Worker in browsers, a worker_thread in Node, shared
+// by a translation model and the language detector). Both
 // offer start(), loadEngine(engine), load(files), loadDetector(files),
 // call(type, payload, onPartial) -> { promise, cancel(reason) } and dispose().
 
@@ -46,11 +47,36 @@ export class InProcessBackend {
   }
 }
 
-export class WorkerBackend {
-  async start() {
-    const url = new URL('./worker.js', import.meta.url);
+// One worker serves this realm's engines: a translation model's (a Host's,
+// host.js) and the language detector's (detector.js), each a Runner of its
+// own there (its slot), so a page that detects and then translates starts
+// one worker, and one engine's dispose never touches the other's. A worker
+// holds one translation model at most: a second model gets a worker of its
+// own, and the two translate in parallel. The worker ends when its last
+// engine is disposed.
+const workers = new Set(); // the EngineWorkers that take new engines
+
+class EngineWorker {
+  constructor() {
+    this.engines = new Set(); // the WorkerBackends in it
     this.pending = new Map();
     this.nextId = 1;
+    this.nextSlot = 1;
+    this.started = this.start();
+    // Each engine's start() reports it; new engines go to a new worker.
+    this.started.catch((err) => {
+      this.failed ??= err;
+      workers.delete(this);
+    });
+  }
+
+  has(role) {
+    for (const engine of this.engines) if (engine.role === role && !engine.retired) return true;
+    return false;
+  }
+
+  async start() {
+    const url = new URL('./worker.js', import.meta.url);
     let onReady;
     const ready = new Promise((resolve, reject) => { onReady = { resolve, reject }; });
     const onMessage = (msg) => {
@@ -76,16 +102,18 @@ export class WorkerBackend {
       if (msg.type === 'done') job.resolve(msg.value);
       else job.reject(reviveError(msg.error));
     };
-    // A worker that fails or exits takes its jobs with it: they and every
-    // later call reject (never hang), and the next createTranslator starts a new one.
+    // A worker that fails or exits takes the jobs of all its engines with
+    // it: they and every later call reject (never hang), and the next
+    // translator or detector starts a new one.
     const onFailure = (err) => {
       if (this.failed || this.closing) return;
       const error = unknownError(`residual-mt: the translation worker failed: ${err?.message ?? err}`);
+      this.failed = error;
+      workers.delete(this);
       onReady.reject(error);
       for (const job of this.pending.values()) job.reject(error);
       this.pending.clear();
-      this.failed = error;
-      this.onDead?.();
+      for (const engine of this.engines) engine.onDead?.();
     };
     this.worker = await startWorker(url, 'residual-mt');
     this.worker.listen(onMessage, onFailure);
@@ -101,6 +129,54 @@ export class WorkerBackend {
     this.worker.ref();
     this.worker.post({ ...message, id }, transfer);
     return { id, promise };
+  }
+
+  // Takes `engine` out; true when it was the last (the worker then takes no
+  // new engine, and its exit is expected).
+  leave(engine) {
+    this.engines.delete(engine);
+    if (this.engines.size) return false;
+    workers.delete(this);
+    this.closing = true;
+    return true;
+  }
+
+  terminate() {
+    this.worker?.terminate();
+  }
+}
+
+// The worker for a new engine of this role ('translator' or 'detector'):
+// one that runs, or is starting, and holds no engine of that role; else a new one.
+function workerFor(backend) {
+  let shared = [...workers].find((w) => !w.has(backend.role));
+  if (!shared) {
+    shared = new EngineWorker();
+    workers.add(shared);
+  }
+  shared.engines.add(backend);
+  return shared;
+}
+
+// One engine (a Runner, its slot) in this realm's shared worker.
+export class WorkerBackend {
+  constructor(role = 'translator') {
+    this.role = role;
+  }
+
+  async start() {
+    this.shared = workerFor(this);
+    this.slot = this.shared.nextSlot++;
+    try {
+      await this.shared.started;
+    } catch (err) {
+      this.terminate();
+      throw err;
+    }
+  }
+
+  send(message, transfer, onPartial) {
+    return this.shared.send({ ...message, slot: this.slot }, transfer, onPartial);
   }
 
   // The engine ({ wasm, threads }: bytes move, a compiled module is shared)
@@ -127,20 +203,33 @@ export class WorkerBackend {
     const { id, promise } = this.send({ type, ...payload }, [], onPartial);
     return {
       promise,
-      cancel: (why) => this.worker.post({ type: 'cancel', target: id, message: why?.message }),
+      cancel: (why) => { if (!this.shared.failed) this.shared.worker.post({ type: 'cancel', target: id, message: why?.message }); },
     };
   }
 
-  async dispose() {
-    const reply = this.send({ type: 'dispose' }).promise;
-    this.closing = true; // its exit is expected now
-    try {
-      await reply;
-    } catch { /* the worker goes anyway */ }
-    this.terminate();
+  // This engine is going (its last calls drain, then dispose()): a new one
+  // of its role may join its worker meanwhile (a page that destroys its
+  // translator and makes another keeps one worker).
+  retire() {
+    this.retired = true;
   }
 
+  // Frees this engine; the worker closes with its last one.
+  async dispose() {
+    if (this.left) return;
+    this.left = true;
+    const last = this.shared.leave(this);
+    try {
+      await this.shared.send({ type: 'dispose', slot: this.slot, close: last }).promise;
+    } catch { /* the worker goes anyway */ }
+    if (last) this.shared.terminate();
+  }
+
+  // As dispose(), without waiting for the engine (a start or load that failed).
   terminate() {
-    this.worker?.terminate();
+    if (this.left || !this.shared) return;
+    this.left = true;
+    if (this.shared.leave(this)) this.shared.terminate();
+    else this.shared.send({ type: 'dispose', slot: this.slot }).promise.catch(() => {});
   }
 }

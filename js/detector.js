@@ -8,8 +8,10 @@
 // directory models/langid/), found as the translation model is: installed
 // beside residual-mt, the repository's copy, or its pinned URL on a CDN.
 // availability() is 'available' for the languages it knows ('unavailable'
-// for others) and create() needs no user gesture. Its engine runs where a translator's does (in a worker in
-// browsers, in-process in Node: the `worker` option as createTranslator's),
+// for others) and create() needs no user gesture. Its engine runs where a
+// translator's does (in a worker in browsers, in-process in Node: the `worker`
+// option as createTranslator's): in the translators' worker, the one a
+// translator uses or will use (backends.js), as an engine of its own there;
 // one engine shared by every detector, freed when the last is destroyed.
 
 import { InProcessBackend, WorkerBackend } from './backends.js';
@@ -72,7 +74,7 @@ async function startBackend(useWorker, workerRequired) {
     await backend.start();
     return backend;
   }
-  const worker = new WorkerBackend();
+  const worker = new WorkerBackend('detector');
   try {
     await worker.start();
     return worker;
@@ -106,6 +108,7 @@ function acquireEngine(useWorker, workerRequired) {
   const release = () => {
     if (--entry.refs > 0) return;
     if (engines.get(key) === entry) engines.delete(key);
+    entry.backend?.retire?.();
     entry.ready.then(({ queue }) => queue.drained()).then(() => entry.backend.dispose()).catch(() => {});
   };
   return { ready: entry.ready, release };

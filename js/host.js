@@ -37,7 +37,7 @@ class Host {
     const { base, marian, wasm, useWorker, workerRequired, verify, cache, cachedCopies = true } = options;
     let { threads } = options;
     // The worker starts while the files download.
-    let { backend, started } = useWorker ? startBackend(new WorkerBackend(), 'worker start') : startBackend(new InProcessBackend(), 'runner start');
+    let { backend, started } = useWorker ? startBackend(new WorkerBackend('translator'), 'worker start') : startBackend(new InProcessBackend(), 'runner start');
     if (useWorker && !workerRequired) {
       // A page that cannot start the worker (a Content Security Policy, a
       // file: URL) still gets translations, on its own thread.
@@ -127,6 +127,7 @@ class Host {
     if (this.refs > 0 || this.waiting > 0 || this.state !== 'available') return;
     if (hosts.get(this.key) === this) hosts.delete(this.key);
     this.state = 'closed';
+    this.backend.retire?.();
     this.queue.drained().then(() => this.backend.dispose()).catch(() => {});
   }
 }

@@ -1,19 +1,22 @@
-// The worker side of a translator (a Web Worker in browsers, a
-// worker_thread in Node). Messages from the page:
-//   { id, type: 'engine', wasm, threads }              -> done once the engine is ready (before its model)
-//   { id, type: 'load', wasm, config, weights, spm, threads, returnWeights }
+// The worker side of the engines (a Web Worker in browsers, a worker_thread
+// in Node): a translation model's and the language detector's, each a Runner
+// of its own, named by the `slot` of every message (backends.js shares one
+// worker between them). Messages from the page:
+//   { id, slot, type: 'engine', wasm, threads }        -> done once the engine is ready (before its model)
+//   { id, slot, type: 'load', wasm, config, weights, spm, threads, returnWeights }
 //                                                      -> { id, type: 'weights', weights } (returnWeights: once
 //                                                         they are in the engine's memory, or their digest:
 //                                                         engine.js loadModel), then done with info;
 //                                                         without wasm, on the engine of 'engine'; then
 //                                                         { type: 'steps', steps } once its warm-up has run
-//   { id, type: 'translate', texts, options, stream }  -> { id, type: 'partial', text }* then done
-//   { id, type: 'measure', text, options }             -> done with a token count
-//   { id, type: 'detector', model, wasm?, threads }     -> done with { languages, bytes } (a LanguageDetector's
+//   { id, slot, type: 'translate', texts, options, stream } -> { id, type: 'partial', text }* then done
+//   { id, slot, type: 'measure', text, options }       -> done with a token count
+//   { id, slot, type: 'detector', model, wasm?, threads } -> done with { languages, bytes } (a LanguageDetector's
 //                                                         model, on the engine of 'engine' or of wasm)
-//   { id, type: 'detect', text }                       -> done with { features, probabilities }
+//   { id, slot, type: 'detect', text }                 -> done with { features, probabilities }
 //   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
-//   { id, type: 'dispose' }                            -> done; the worker then closes
+//   { id, slot, type: 'dispose', close }               -> done once that slot's engine is freed; with close
+//                                                         (its last engine) every engine is, and the worker closes
 // Failures answer { id, type: 'error', error: { name, message } }. At start the
 // worker posts { type: 'ready' }, then { type: 'lock', lock } once it holds
 // its lock (see holdLifeLock): the page need not wait for that to send work.
@@ -40,11 +43,40 @@ async function holdLifeLock() {
 }
 
 const port = await connect();
-const runner = new Runner();
+const runners = new Map(); // slot -> Runner
+const disposals = new Set(); // the engines being freed
 const cancels = new Map(); // job id -> reason once cancelled
+
+// The slot's Runner: made by the messages that load an engine, a model or a
+// detector; any other message needs one there.
+function runnerOf({ slot, type }) {
+  let runner = runners.get(slot);
+  if (!runner && ['engine', 'load', 'detector'].includes(type)) runners.set(slot, runner = new Runner());
+  if (!runner) throw new Error(`residual-mt: no engine in the worker's slot ${slot} (freed?)`);
+  return runner;
+}
+
+// Frees the slot's engine once its jobs have run; resolves then.
+function dispose(slot) {
+  const runner = runners.get(slot);
+  if (!runner) return Promise.resolve();
+  runners.delete(slot);
+  const done = runner.exclusive(() => runner.dispose());
+  disposals.add(done);
+  done.finally(() => disposals.delete(done)).catch(() => {});
+  return done;
+}
 
 async function handle(msg) {
   const { id, type } = msg;
+  if (type === 'dispose') {
+    const freed = [dispose(msg.slot)];
+    // The last engine: the others too (a dispose sent without waiting), before the worker closes.
+    if (msg.close) freed.push(...[...runners.keys()].map(dispose), ...disposals);
+    await Promise.allSettled(freed);
+    return true;
+  }
+  const runner = runnerOf(msg);
   switch (type) {
     case 'engine':
       await runner.loadEngine(msg);
@@ -68,9 +100,6 @@ async function handle(msg) {
       return runner.loadDetector(msg);
     case 'detect':
       return runner.detect(msg.text);
-    case 'dispose':
-      await runner.exclusive(() => runner.dispose());
-      return true;
     default:
       throw new Error(`residual-mt: unknown worker message ${type}`);
   }
@@ -87,7 +116,7 @@ port.listen(async (msg) => {
   } catch (err) {
     port.post({ id: msg.id, type: 'error', error: serializeError(err) });
   }
-  if (msg.type === 'dispose') port.close();
+  if (msg.type === 'dispose' && msg.close) port.close();
 });
 port.post({ type: 'ready' });
 const lock = await holdLifeLock();

@@ -5,7 +5,9 @@
 // settles): residual-mt/polyfill stands aside for them, residual-mt/polyfill/replace
 // installs this engine in their place, and both of ours then work: detection
 // (in the engine's worker) as in Node, the spec's shapes, abort and destroy,
-// and a translation created in a click.
+// and a translation created in a click. A detector and a translator share one
+// Web Worker (counted at the page's Worker constructor; tests/shared-worker.test.js
+// checks the same in Node).
 //
 // Skipped only when /usr/bin/chromium is missing and CI is not set.
 import { test } from 'node:test';
@@ -142,4 +144,86 @@ test('Chromium: where a Content Security Policy forbids workers, the detector ru
     assert.deepEqual(got, { best: 'de', required: 'OperationError' });
     assert.ok(warnings.some((w) => w.includes("runs on the page's thread")), warnings.join('\n'));
   }, "script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval'; worker-src 'none'");
+});
+
+test('Chromium: a detector and a translator share one Web Worker, answer in it as alone, outlive each other, and fail together when it dies', { skip, timeout: 240_000 }, async () => {
+  const spanish = ['No se pudo abrir el archivo.', 'El archivo está en uso.', 'Hola, mundo.'];
+  const node = await createLanguageDetector({ worker: false });
+  const wantDetected = [];
+  for (const text of TEXTS) wantDetected.push(await node.detect(text));
+  node.destroy();
+  const inNode = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
+  const wantTranslated = [];
+  for (const text of spanish) wantTranslated.push(await inNode.translate(text));
+  inNode.destroy();
+  await onPage(async (page) => {
+    const got = await page.evaluate(async ({ texts, spanish }) => {
+      // The engine workers this page starts, counted where they are made.
+      const started = [];
+      let terminated = 0;
+      window.Worker = class CountingWorker extends Worker {
+        constructor(url, options) {
+          super(url, options);
+          if (String(url).endsWith('/js/worker.js')) started.push(this);
+        }
+
+        terminate() {
+          if (started.includes(this)) terminated++;
+          super.terminate();
+        }
+      };
+      const { createLanguageDetector, createTranslator } = await import('/node_modules/residual-mt/js/index.js');
+      const out = {};
+      const detector = await createLanguageDetector();
+      const translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
+      out.workers = started.length;
+      out.inWorker = translator.inWorker;
+      // Interleaved.
+      const calls = [];
+      texts.forEach((text, i) => {
+        calls.push(detector.detect(text));
+        if (i < spanish.length) calls.push(translator.translate(spanish[i]));
+      });
+      const results = await Promise.all(calls);
+      out.detected = results.filter((r) => Array.isArray(r));
+      out.translated = results.filter((r) => typeof r === 'string');
+      // One destroyed mid-call of the other.
+      const translating = translator.translate(spanish[0]);
+      detector.destroy();
+      out.afterDetectorDestroyed = await translating;
+      out.terminatedWithOne = terminated;
+      translator.destroy();
+      const deadline = Date.now() + 10_000;
+      while (!terminated && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      out.terminatedWithNone = terminated;
+      // The worker dies (terminated, not by the library) with calls of both in hand.
+      const d2 = await createLanguageDetector();
+      const t2 = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
+      out.workersAfterRestart = started.length;
+      const long = t2.translate(`${spanish[0]} `.repeat(200));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      Worker.prototype.terminate.call(started.at(-1));
+      const detecting = d2.detect(texts[0]);
+      const settled = await Promise.race([Promise.allSettled([long, detecting]),
+        new Promise((resolve) => { setTimeout(() => resolve('hung'), 20_000); })]);
+      out.died = settled === 'hung' ? settled : settled.map((s) => (s.status === 'rejected' ? s.reason.message : 'resolved'));
+      out.later = await d2.detect('hola').then(() => 'resolved', (err) => err.message);
+      d2.destroy();
+      t2.destroy();
+      return out;
+    }, { texts: TEXTS, spanish });
+    assert.equal(got.workers, 1, 'one worker for both');
+    assert.equal(got.inWorker, true);
+    assert.deepEqual(got.translated, wantTranslated, 'as in Node');
+    got.detected.forEach((results, i) => {
+      assert.deepEqual(results.map((r) => r.detectedLanguage), wantDetected[i].map((r) => r.detectedLanguage), TEXTS[i]);
+      results.forEach((r, k) => assert.ok(Math.abs(r.confidence - wantDetected[i][k].confidence) < 1e-5, TEXTS[i]));
+    });
+    assert.equal(got.afterDetectorDestroyed, wantTranslated[0]);
+    assert.equal(got.terminatedWithOne, 0, 'the translator still holds the worker');
+    assert.equal(got.terminatedWithNone, 1, 'both destroyed: the worker is terminated');
+    assert.equal(got.workersAfterRestart, 2, 'one new worker for the next two');
+    assert.notEqual(got.died, 'hung');
+    for (const message of [...got.died, got.later]) assert.match(message, /the translation worker failed: it stopped \(closed or crashed\)/);
+  });
 });
