@@ -29,7 +29,7 @@ function namedFields(wasm, name) {
   }
 }
 
-// The search parameters as the engine defines them (src/translation.c): the
+// The search parameters as the engine defines them (src/search_params.c): the
 // JS option of each field is its C name in camelCase ("max_len_a" -> maxLenA);
 // integer: whether it takes only integers.
 function searchFields(wasm) {

@@ -1,5 +1,5 @@
 // One home for each policy: the search defaults and limits live in the C
-// engine (src/translation.c), which JavaScript reads rather than repeats, and
+// engine (src/search_params.c), which JavaScript reads rather than repeats, and
 // they are the PyTorch reference's (models/residual_mt/reference.py), which defines
 // correct: its beam_search() keyword defaults and its Config's max_positions.
 import { test } from 'node:test';

@@ -131,6 +131,10 @@ WORK = os.environ.get("RMT_CORPUS") or os.path.join(os.path.dirname(__file__), "
 REQUIRE = os.environ.get("RMT_REQUIRE_CORPUS") == "1"
 
 
+# the train.src names of every source (back-translated ones by direction)
+TRAIN_SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint",
+                 "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es")
+
 class BuiltCorpusTest(unittest.TestCase):
     """Checks on the built corpus; skipped when none is built, unless
     RMT_REQUIRE_CORPUS=1 (as under npm test), where a missing corpus fails."""
@@ -175,8 +179,7 @@ class BuiltCorpusTest(unittest.TestCase):
 
     def test_every_source_is_in_training(self):
         self.assertEqual(set(self.lines("train.src")),
-                         {"bible", "gettext", "descriptions", "freedict", "gnome-help",
-                          "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es"})
+                         set(TRAIN_SOURCES))
 
     def test_held_out_text_never_trained_on(self):
         fold = lambda t: " ".join(t.casefold().split())  # noqa: E731
@@ -197,9 +200,18 @@ class BuiltCorpusTest(unittest.TestCase):
         with open(os.path.join(WORK, "stats.json"), encoding="utf-8") as f:
             stats = json.load(f)
         self.assertEqual(set(stats["held_out_packages"]), {"modern-valid", "modern-test"})
-        for source in ("bible", "gettext", "descriptions", "freedict", "gnome-help",
-                       "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es"):
+        for source in TRAIN_SOURCES:
             self.assertIn("licence", stats["sources"][source])
+
+    def test_the_tokenizer_it_encoded_with_is_in_the_corpus(self):
+        # export.py copies the corpus' spm.model into the model it writes
+        import hashlib
+        import json
+        with open(os.path.join(WORK, "spm.model"), "rb") as f:
+            digest = hashlib.sha256(f.read()).hexdigest()
+        with open(os.path.join(WORK, "stats.json"), encoding="utf-8") as f:
+            self.assertEqual(json.load(f)["spm_sha256"], digest)
+        self.assertTrue(os.path.getsize(os.path.join(WORK, "spm.vocab")) > 0)
 
     def test_everyday_sets_written_whole(self):
         for split, name in (("everyday-dev", "dev"), ("everyday-test", "test")):

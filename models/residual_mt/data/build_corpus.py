@@ -57,6 +57,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 
 from .. import paths
@@ -400,8 +401,12 @@ def tokenize(out, splits, spm_model, vocab_size, stats):
         ], check=True, cwd=out)
         model = os.path.join(out, "spm.model")
         stats["spm_sha256"] = sha256(model)
-    elif not os.path.exists(os.path.join(out, "spm.vocab")):
-        # train.py reads the pieces from spm.vocab: that of the given model
+    else:
+        # the corpus names its tokenizer as a trained one does (export.py copies
+        # OUT/spm.model into the model; train.py reads the pieces from spm.vocab)
+        if os.path.abspath(model) != os.path.abspath(os.path.join(out, "spm.model")):
+            shutil.copyfile(model, os.path.join(out, "spm.model"))
+        stats["spm_sha256"] = sha256(model)
         vocab = subprocess.run(["spm_export_vocab", "--model=" + model], capture_output=True,
                                text=True, check=True).stdout
         with open(os.path.join(out, "spm.vocab"), "w", encoding="utf-8") as f:
