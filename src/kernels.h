@@ -1,8 +1,9 @@
-// Compute kernels. Model code calls them by ISA-neutral names
-// (rmt_layer_norm_f32, rmt_gemm_f32, rmt_linear_i8, ...): the end of this file
-// maps each to the variant this build runs, and the int8 products choose
-// between the relaxed-dot and the dot_i16x8 kernel here too (rmt_gemm_i8_kr,
-// per layer at load; rmt_gemm_i8_cols runs the one a layer was packed for).
+// Compute kernels, each variant by its name. Model code calls them through
+// src/ops.h, by ISA-neutral names (rmt_layer_norm_f32, rmt_gemm_f32,
+// rmt_linear_i8, ...), which maps each to the variant this build runs; the
+// int8 products choose between the relaxed-dot and the dot_i16x8 kernel in
+// the kernel layer too (per layer at load; rmt_gemm_i8_cols runs the one a
+// layer was packed for).
 // Each SIMD kernel (suffix __wasmsimd, WebAssembly SIMD128, or __wasmrelaxed,
 // relaxed SIMD; SIMDe provides the same intrinsics natively) has a plain C
 // twin (suffix __ref); those names are for the kernel tests
@@ -110,9 +111,6 @@ void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int 
 // rmt_gather_packed_weight for an int8 weight packed with k groups of kr.
 void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr);
 int rmt_quantized_row_len(int K, int kr);
-// The int16 values a row of K activations takes for whichever int8 kernel a
-// layer runs (the relaxed kernel's k group is the wider; its bytes take half).
-static inline int rmt_quantized_row_len_any(int K) { return rmt_quantized_row_len(K, RMT_GEMM_I8_KR_RELAXED); }
 // Row m of quantized activations Aq (int16 for RMT_GEMM_I8_KR_DOT16, bytes for
 // RMT_GEMM_I8_KR_RELAXED, rows of rmt_quantized_row_len(K, kr)).
 int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr);
@@ -248,39 +246,4 @@ void rmt_attention_rows_f32__wasmsimd(float *out, const float *q, int n, int D, 
                                       const float *const *values, int T, int H, int E, float *scores);
 void rmt_attention_rows_f32__ref(float *out, const float *q, int n, int D, const float *const *keys,
                                  const float *const *values, int T, int H, int E, float *scores);
-// ---- ISA-neutral entry points: what model code calls, each the variant
-// this build runs of a kernel above (every build has SIMD128: natively
-// through SIMDe). The int8 and 16-bit products need none: rmt_linear_i8,
-// rmt_quantize_rows_i8, rmt_gemm_i8_cols and rmt_gemm_i16_cols are already.
-static inline void rmt_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias, int M, int N,
-                                int K) {
-  rmt_gemm_f32_4x8__wasmsimd(C, A, packed_weight, bias, M, N, K);
-}
-static inline void rmt_gemm_f32_cols(float *C, const float *A, const float *packed_weight, const float *bias, int M,
-                                     int N, int K, int n_begin, int n_end) {
-  rmt_gemm_f32_4x8_cols__wasmsimd(C, A, packed_weight, bias, M, N, K, n_begin, n_end);
-}
-static inline void rmt_layer_norm_f32(float *out, const float *x, const float *gamma, const float *beta, int M, int D,
-                                      float eps) {
-  rmt_layer_norm_f32__wasmsimd(out, x, gamma, beta, M, D, eps);
-}
-static inline void rmt_relu_f32(float *x, size_t n) { rmt_relu_f32__wasmsimd(x, n); }
-static inline void rmt_add_scaled_f32(float *out, const float *a, const float *b, float scale, size_t n) {
-  rmt_add_scaled_f32__wasmsimd(out, a, b, scale, n);
-}
-static inline void rmt_scale_f32(float *x, float scale, size_t n) { rmt_scale_f32__wasmsimd(x, scale, n); }
-static inline void rmt_f16_to_f32(float *out, const unsigned char *src, size_t n) { rmt_f16_to_f32__wasmsimd(out, src, n); }
-static inline size_t rmt_first_nonfinite_f32(const float *x, size_t n) { return rmt_first_nonfinite_f32__wasmsimd(x, n); }
-static inline size_t rmt_first_nonfinite_f16(const unsigned char *src, size_t n) {
-  return rmt_first_nonfinite_f16__wasmsimd(src, n);
-}
-static inline void rmt_log_softmax_f32(float *out, const float *x, int n) { rmt_log_softmax_f32__wasmsimd(out, x, n); }
-static inline void rmt_attention_row_f32(float *out, float *probs, const float *q, const float *const *keys,
-                                         const float *const *values, int T, int H, int E, float *scores) {
-  rmt_attention_row_f32__wasmsimd(out, probs, q, keys, values, T, H, E, scores);
-}
-static inline void rmt_attention_rows_f32(float *out, const float *q, int n, int D, const float *const *keys,
-                                          const float *const *values, int T, int H, int E, float *scores) {
-  rmt_attention_rows_f32__wasmsimd(out, q, n, D, keys, values, T, H, E, scores);
-}
 #endif

@@ -2,7 +2,7 @@
 // wasm module, so that a benchmark (tests/bench/relaxed_bench.js,
 // tests/bench/int8_bench.js) can time a kernel alone on the model's own
 // shapes. Thin wrappers: the engine calls the kernels directly.
-#include "kernels.h"
+#include "ops.h"
 #include "rmt.h"
 #include "size.h"
 

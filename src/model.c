@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "kernels.h"
+#include "ops.h"
 #include "safetensors.h"
 #include "size.h"
 

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "kernels.h"
+#include "ops.h"
 #include "json.h"
 #include "size.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "kernels.h"
+#include "ops.h"
 #include "threads.h"
 #include "translation.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "error.h"
-#include "kernels.h"
+#include "ops.h"
 #include "shortlist.h"
 
 // A sentence's output candidates under the lexical shortlist, as Marian's

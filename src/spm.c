@@ -8,7 +8,7 @@
 
 #include "error.h"
 #include "size.h"
-#include "spm_internal.h"
+#include "spm_types.h"
 
 // ---------------------------------------------------------------------------
 // Protobuf wire format: just what a ModelProto needs.

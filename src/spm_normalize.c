@@ -8,7 +8,7 @@
 
 #include "error.h"
 #include "size.h"
-#include "spm_internal.h"
+#include "spm_types.h"
 
 int spm_buf_reserve(spm_buf *buf, size_t extra) {
   size_t need = rmt_size_add(buf->len, extra);

@@ -34,7 +34,7 @@
 
 #include "arena.h"
 #include "error.h"
-#include "kernels.h"
+#include "ops.h"
 
 // Multiply-adds below which a loop stays on one thread (a GEMM's M * N * K). At
 // d_model 256: a batch-1 step's projections (1 x 256 x 256) stay, its

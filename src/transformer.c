@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "blocks.h"
-#include "kernels.h"
+#include "ops.h"
 #include "threads.h"
 #include "translation.h"
 

@@ -8,7 +8,7 @@
 
 #include "error.h"
 #include "json.h"
-#include "kernels.h"
+#include "ops.h"
 #include "shortlist.h"
 #include "threads.h"
 #include "translation.h"

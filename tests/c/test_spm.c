@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "spm.h"
-#include "spm_internal.h"  // has_denorm, for the span checks
+#include "spm_types.h"  // has_denorm, for the span checks
 #include "testutil.h"
 
 #define DIR_SPM "tests/fixtures/spm"
