@@ -2,12 +2,13 @@
 fortunes, Apertium back-translation, GNOME help, the Debian manuals, Tux Paint's stamps; stdlib only (Apertium
 itself is not run here: its output is given as text)."""
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from residual_mt.data import apertium_bt, build_corpus, fortunes, gnome_help, manuals, tuxpaint_stamps  # noqa: E402
+from residual_mt.data import apertium_bt, build_corpus, debs, fortunes, gnome_help, manuals, tuxpaint_stamps  # noqa: E402
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -216,6 +217,31 @@ class TuxPaintStampsTest(unittest.TestCase):
             self.assertEqual(tuxpaint_stamps.stamp_pairs(root),
                              [("A bunny with an Easter egg.", "Un conejo con un huevo de pascua."),
                               ("A camel.", "Un camello.")])
+
+
+class DebsTest(unittest.TestCase):
+    def test_unpacks_the_files_asked_for_and_more_when_asked_again(self):
+        # a .deb as dpkg-deb builds it, already in the scratch folder (so nothing is downloaded)
+        with tempfile.TemporaryDirectory() as tmp:
+            tree = os.path.join(tmp, "tree")
+            os.makedirs(os.path.join(tree, "DEBIAN"))
+            os.makedirs(os.path.join(tree, "usr/share/doc/demo"))
+            with open(os.path.join(tree, "DEBIAN/control"), "w") as f:
+                f.write("Package: demo\nVersion: 1:2.0-1\nArchitecture: all\nMaintainer: T <t@example.org>\n"
+                        "Description: test\n")
+            for name in ("a.html", "b.txt"):
+                with open(os.path.join(tree, "usr/share/doc/demo", name), "w") as f:
+                    f.write(name)
+            scratch = os.path.join(tmp, "scratch")
+            os.makedirs(scratch)
+            deb = os.path.join(scratch, "demo_1%3a2.0-1_all.deb")
+            subprocess.run(["dpkg-deb", "--root-owner-group", "-b", tree, deb], check=True, capture_output=True)
+            doc = os.path.join(scratch, "root/usr/share/doc/demo")
+            root, versions = debs.unpack(scratch, ["demo"], ["*.html"])
+            self.assertEqual(versions, {"demo": "1:2.0-1"})
+            self.assertEqual(sorted(os.listdir(doc)), ["a.html"])
+            debs.unpack(scratch, ["demo"], ["*.txt"])  # other patterns: unpacked again
+            self.assertEqual(sorted(os.listdir(doc)), ["a.html", "b.txt"])
 
 
 class EverydayAssemblyTest(unittest.TestCase):

@@ -386,8 +386,7 @@ def write_splits(out, splits, stats, log):
 
 def tokenize(out, splits, spm_model, vocab_size, stats):
     """Each split's .ids files, by spm_model or by a model trained here."""
-    model = spm_model
-    if model is None:
+    if spm_model is None:
         # spm_train stores its input and prefix paths in the model: relative
         # names, run inside the output directory, keep spm.model byte-identical
         write_lines(os.path.join(out, "spm_input.txt"), spm_sample(splits["train"]))
@@ -399,18 +398,17 @@ def tokenize(out, splits, spm_model, vocab_size, stats):
             "--input_sentence_size=0", "--shuffle_input_sentence=false",
             "--num_threads=1", "--minloglevel=1",
         ], check=True, cwd=out)
-        model = os.path.join(out, "spm.model")
-        stats["spm_sha256"] = sha256(model)
     else:
         # the corpus names its tokenizer as a trained one does (export.py copies
         # OUT/spm.model into the model; train.py reads the pieces from spm.vocab)
-        if os.path.abspath(model) != os.path.abspath(os.path.join(out, "spm.model")):
-            shutil.copyfile(model, os.path.join(out, "spm.model"))
-        stats["spm_sha256"] = sha256(model)
-        vocab = subprocess.run(["spm_export_vocab", "--model=" + model], capture_output=True,
+        if os.path.abspath(spm_model) != os.path.abspath(os.path.join(out, "spm.model")):
+            shutil.copyfile(spm_model, os.path.join(out, "spm.model"))
+        vocab = subprocess.run(["spm_export_vocab", "--model=" + spm_model], capture_output=True,
                                text=True, check=True).stdout
         with open(os.path.join(out, "spm.vocab"), "w", encoding="utf-8") as f:
             f.write(vocab)
+    model = os.path.join(out, "spm.model")
+    stats["spm_sha256"] = sha256(model)
     for name in splits:
         for lang in ("es", "en"):
             src = os.path.join(out, "%s.%s" % (name, lang))

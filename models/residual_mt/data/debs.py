@@ -1,6 +1,7 @@
 """Debian packages read as files: `apt-get download` into a scratch folder
 and unpacked into scratch/root (`dpkg-deb --fsys-tarfile | tar`, only the
 files asked for; nothing installed), each .deb once."""
+import hashlib
 import os
 import subprocess
 
@@ -34,7 +35,9 @@ def unpack(scratch, packages, patterns=("*",)):
         if deb is None:
             subprocess.run(["apt-get", "download", package], cwd=scratch, check=True, capture_output=True)
             deb = _deb_of(scratch, package)
-        marker = os.path.join(root, ".unpacked-" + deb)
+        # a marker per .deb and set of patterns: other patterns unpack again
+        wanted = hashlib.sha256("\n".join(patterns).encode()).hexdigest()[:12]
+        marker = os.path.join(root, ".unpacked-%s-%s" % (deb, wanted))
         if not os.path.exists(marker):
             extract(os.path.join(scratch, deb), root, patterns)
             open(marker, "w").close()
