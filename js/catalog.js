@@ -10,19 +10,22 @@
 // Translations' or OPUS-MT's files, each a URL or { url, sha256 }); `pairs`
 // saves reading a directory's config.json to learn them, and a Marian entry
 // must have them. `catalog` is that object, or the URL (or path, in Node) of
-// its JSON. Relative URLs are resolved against the catalogue's.
+// its JSON. Relative URLs are resolved against the catalogue's. It may also
+// be Firefox's model registry: 'firefox' or { firefox: URL } (registry.js).
 
 import { makeError } from './errors.js';
 import { canonicalTag, languagePairs, sameLanguage } from './languages.js';
 import { readJsonFile, toLocation, toUrl } from './files.js';
 import { readConfig } from './loader.js';
+import { isRegistry, loadRegistry } from './registry.js';
 
 // The language a pivot goes through (as Firefox Translations does).
 export const PIVOT_LANGUAGE = 'en';
 
 // The catalogue's entries as [{ model, pairs }], pairs canonical and each
 // entry's model resolved. A malformed catalogue is a TypeError naming the entry.
-export async function loadCatalog(catalog, { signal } = {}) {
+export async function loadCatalog(catalog, { signal, cache = true } = {}) {
+  if (isRegistry(catalog)) return loadRegistry(catalog, { signal, cache });
   let data = catalog, base = null;
   if (typeof catalog === 'string' || catalog instanceof URL) {
     base = await toUrl(catalog);

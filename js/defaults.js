@@ -118,3 +118,15 @@ export async function threadCount(threads) {
   if (!hasThreads()) return 1;
   return threads ?? Math.max(1, Math.min(await processorCount(), DEFAULT_THREADS_CAP));
 }
+
+// Firefox's model registry (registry.js): Mozilla's public Remote Settings
+// server, the collections read there (the current one first: zstd
+// attachments; then the older one: plain or gzip), the majors of the model
+// versions this reader knows (1.x and 2.x: Marian students, plain or gzip;
+// 3.x: the same zstd-compressed), the most bytes of a record list read whole,
+// and of one attachment, compressed or not.
+export const FIREFOX_REGISTRY = 'https://firefox.settings.services.mozilla.com/v1/';
+export const REGISTRY_COLLECTIONS = Object.freeze(['translations-models-v2', 'translations-models']);
+export const REGISTRY_MAJORS = Object.freeze({ min: 1, max: 3 });
+export const MAX_RECORDS_BYTES = 32 << 20;
+export const MAX_ATTACHMENT_BYTES = 1 << 30;

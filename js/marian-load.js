@@ -9,10 +9,13 @@
 // known before anything downloads, so a kept conversion loads with no
 // download at all; without, the files download (the HTTP cache may answer)
 // and only the conversion is saved, and offline the last conversion of
-// those URLs is used.
+// those URLs is used. A file may also give its size and, when it comes
+// compressed (gzip, or zstd as Firefox's registry serves it: registry.js), the
+// size and SHA-256 of its decompressed bytes, each checked (an OperationError
+// naming the file).
 
 import { cached, modelStore, sha256Hex } from './cache.js';
-import { CONFIG, TOKENIZER, WEIGHTS } from './defaults.js';
+import { CONFIG, MAX_ATTACHMENT_BYTES, TOKENIZER, WEIGHTS } from './defaults.js';
 import { makeError } from './errors.js';
 import { givenEngine, startEngine } from './engine-fetch.js';
 import { openUrl, toUrl } from './files.js';
@@ -21,23 +24,44 @@ import { gunzipped } from './marian-files.js';
 
 // The files a Marian model may have (the option's keys), what each is, and
 // the conversion's version (a new one is a new cache key).
-const ROLES = { model: 'model', vocab: 'vocabulary', shortlist: 'shortlist', sourceSpm: 'source spm', targetSpm: 'target spm' };
+const ROLES = { model: 'model', vocab: 'vocabulary', targetVocab: 'target vocabulary', shortlist: 'shortlist', sourceSpm: 'source spm', targetSpm: 'target spm' };
 const FORMAT = 'residual-mt/marian/1';
 const FILES = [CONFIG, WEIGHTS, TOKENIZER];
 
 const isBytes = (v) => v instanceof Uint8Array || v instanceof ArrayBuffer;
 const toBytes = (v) => (v instanceof ArrayBuffer ? new Uint8Array(v) : v);
 
-// One file of the option: a URL or a path, bytes, or { url, sha256 } / { bytes,
-// sha256, name } (name: the file's, for config.json's converted_from).
+// One file of the option: a URL or a path, bytes, or { url, sha256, size,
+// name, decompressed: { sha256, size } } / { bytes, sha256, name } (name: the
+// file's, for messages and config.json's converted_from).
 async function source(role, value) {
   const given = value && typeof value === 'object' && !isBytes(value) && !(value instanceof URL) ? value : { [isBytes(value) ? 'bytes' : 'url']: value };
   const { url, bytes, sha256 = null, name } = given;
-  if (sha256 !== null && !/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`residual-mt: marian.${role}.sha256 must be 64 lowercase hex digits`);
-  if (isBytes(bytes)) return { role, bytes: toBytes(bytes), sha256: sha256 ?? await sha256Hex(toBytes(bytes)), name: name ?? role, given: sha256 };
+  checkHash(sha256, `marian.${role}.sha256`);
+  const sizes = { size: checkSize(given.size, `marian.${role}.size`), decompressed: decompressedOf(given.decompressed, role) };
+  if (isBytes(bytes)) return { role, bytes: toBytes(bytes), sha256: sha256 ?? await sha256Hex(toBytes(bytes)), name: name ?? role, given: sha256, ...sizes };
   if (typeof url !== 'string' && !(url instanceof URL)) throw new TypeError(`residual-mt: marian.${role} must be a URL, a path or bytes`);
   const href = await toUrl(url);
-  return { role, url: href, sha256, given: sha256, name: decodeURIComponent(href.pathname.split('/').pop() || role) };
+  return { role, url: href, sha256, given: sha256, name: name ?? decodeURIComponent(href.pathname.split('/').pop() || role), ...sizes };
+}
+
+function checkHash(sha256, what) {
+  if (sha256 !== null && !/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`residual-mt: ${what} must be 64 lowercase hex digits`);
+}
+
+// A size given for a file: null, or an integer up to MAX_ATTACHMENT_BYTES.
+function checkSize(size, what) {
+  if (size === undefined || size === null) return null;
+  if (!Number.isSafeInteger(size) || size < 0 || size > MAX_ATTACHMENT_BYTES) {
+    throw new RangeError(`residual-mt: ${what} must be an integer from 0 to ${MAX_ATTACHMENT_BYTES}, got ${size}`);
+  }
+  return size;
+}
+
+function decompressedOf(decompressed, role) {
+  if (decompressed === undefined || decompressed === null) return null;
+  checkHash(decompressed.sha256 ?? null, `marian.${role}.decompressed.sha256`);
+  return { sha256: decompressed.sha256 ?? null, size: checkSize(decompressed.size, `marian.${role}.decompressed.size`) };
 }
 
 // The option checked: { files: [source], sourceLanguage, targetLanguage, key (when every sha256 is known), href }.
@@ -61,17 +85,24 @@ function describe(m, withHashes) {
 const conversionKey = async (m) => sha256Hex(new TextEncoder().encode(JSON.stringify(describe(m, true))));
 
 // Downloads the files that are URLs (progress over all of them), checks each
-// against its given sha256, and hashes those without one (the conversion's key).
+// against its given size and sha256, and hashes those without one (the
+// conversion's key). A file longer than its size stops as the excess comes.
 async function download(m, { signal, counted, verify }) {
-  const opened = await Promise.all(m.files.map(async (f) => (f.bytes ? null : openUrl(f.url, `the Marian ${ROLES[f.role]} file`, signal))));
-  counted.total(opened.reduce((n, o) => n + (o?.size ?? 0), 0));
+  const opened = await Promise.all(m.files.map(async (f) => (f.bytes ? null : openUrl(f.url, `the Marian ${ROLES[f.role]} file ${f.name}`, signal))));
+  counted.total(opened.reduce((n, o, i) => n + (o ? m.files[i].size ?? o.size ?? 0 : 0), 0));
   try {
     return await Promise.all(m.files.map(async (f, i) => {
       if (!opened[i]) return f.bytes;
-      const bytes = await opened[i].read((n) => counted(f.name, n));
+      let length = 0;
+      const bytes = await opened[i].read((n) => {
+        length += n;
+        if (f.size !== null && length > f.size) throw wrongFile(f, `more than the ${f.size} bytes it should have`);
+        counted(f.name, n);
+      });
+      if (f.size !== null && bytes.length !== f.size) throw wrongFile(f, `${bytes.length} bytes of the ${f.size} it should have (a truncated download)`);
       const hash = await sha256Hex(bytes);
       if (verify && f.given && hash !== f.given) {
-        throw makeError('OperationError', `residual-mt: ${f.url} failed SHA-256 verification (got ${hash.slice(0, 12)}…, ` +
+        throw makeError('OperationError', `residual-mt: ${f.name}: ${f.url} failed SHA-256 verification (got ${hash.slice(0, 12)}…, ` +
           `expected ${f.given.slice(0, 12)}…): a corrupt download, or not the file the sha256 names`);
       }
       f.sha256 = hash;
@@ -81,6 +112,33 @@ async function download(m, { signal, counted, verify }) {
     for (const o of opened) o?.cancel();
     throw err;
   }
+}
+
+const wrongFile = (f, what) => makeError('OperationError', `residual-mt: ${f.name}${f.url ? ` (${f.url})` : ''} has ${what}`);
+
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+const isZstd = (bytes) => ZSTD_MAGIC.every((b, i) => bytes[i] === b);
+
+// A file's bytes decompressed (zstd, gzip, or as they are), checked against
+// the decompressed size and SHA-256 given for it.
+export async function unpacked(f, bytes, { verify = true } = {}) {
+  const want = f.decompressed;
+  let out;
+  if (isZstd(bytes)) {
+    const { zstdDecompress } = await import('./zstd.js');
+    const bound = want?.size ?? MAX_ATTACHMENT_BYTES;
+    out = await zstdDecompress(bytes, { maxOutputBytes: bound, expectedBytes: want?.size ?? undefined, name: f.name });
+  } else {
+    out = await gunzipped(bytes);
+  }
+  if (!want) return out;
+  if (want.size !== null && out.length !== want.size) throw wrongFile(f, `${out.length} bytes decompressed, not the ${want.size} it should have`);
+  const hash = verify && want.sha256 ? await sha256Hex(out) : null;
+  if (hash && hash !== want.sha256) {
+    throw makeError('OperationError', `residual-mt: ${f.name} failed SHA-256 verification once decompressed (got ${hash.slice(0, 12)}…, ` +
+      `expected ${want.sha256.slice(0, 12)}…)`);
+  }
+  return out;
 }
 
 // The converted model as the cache keeps it: a manifest of its three files.
@@ -115,6 +173,14 @@ async function keep(store, converted, pointers) {
   const manifestBytes = await manifestOf(converted), hash = await sha256Hex(manifestBytes);
   for (const name of FILES) await store.put(hash, name, converted[name]);
   for (const pointer of pointers) await store.saveManifest(pointer, manifestBytes);
+}
+
+// Whether a conversion of m (marianSources') is kept: only known when every file has its sha256.
+export async function isConverted(m, cache = true) {
+  const urls = m.files.filter((f) => f.url).map((f) => f.url);
+  if (!m.key || !urls.length || !urls.every((u) => cached(u, cache))) return false;
+  const store = await modelStore(urls[0], cache);
+  return !!await store?.manifest(`${FORMAT}:${m.key}`);
 }
 
 // Loads the engine and a Marian model (marianSources' m) for host.js, with
@@ -153,7 +219,7 @@ async function convertedModel(m, { store, signal, counted, verify, cachedCopies,
   const key = `${FORMAT}:${await conversionKey(m)}`;
   const kept = store && cachedCopies ? await fromStore(store, key) : null;
   if (kept) return kept;
-  const files = Object.fromEntries(await Promise.all(m.files.map(async (f, i) => [f.role, await gunzipped(inputs[i])])));
+  const files = Object.fromEntries(await Promise.all(m.files.map(async (f, i) => [f.role, await unpacked(f, inputs[i], { verify })])));
   const model = m.files.find((f) => f.role === 'model');
   const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage });
   const converted = { [CONFIG]: new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, [TOKENIZER]: out.spm };

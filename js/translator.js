@@ -52,7 +52,7 @@ export async function availability(options) {
   if (missingFeatures()) return 'unavailable';
   if (sameLanguage(source, target)) return 'available';
   if (options.catalog !== undefined && model === undefined) return catalogAvailability(options, source, target);
-  if (isMarian(model)) return marianAvailability(model, source, target);
+  if (isMarian(model)) return marianAvailability(model, source, target, cache);
   let base;
   try {
     base = await modelLocation(model, signal);
@@ -83,7 +83,7 @@ async function catalogAvailability(options, source, target) {
 
 // The catalogue's models, then the default model's pairs where there is one.
 async function catalogEntries({ catalog, signal, cache = true }) {
-  const entries = await loadCatalog(catalog, { signal });
+  const entries = await loadCatalog(catalog, { signal, cache });
   try {
     const info = await modelInfo({ signal, cache });
     entries.push({ model: info.url, pairs: info.pairs });
@@ -406,12 +406,12 @@ async function createFromCatalog(options) {
 // which its config.json then declares.
 const isMarian = (model) => !!model && typeof model === 'object' && !(model instanceof URL) && 'marian' in model;
 
-// A Marian model translates any pair it is given: loaded, loading, or to be
-// downloaded (its kept conversion is not looked for).
-async function marianAvailability(model, source, target) {
-  const { marianSources } = await import('./marian-load.js');
+// A Marian model translates any pair it is given: loaded, loading, kept
+// converted (known when every file has its sha256), or to be downloaded.
+async function marianAvailability(model, source, target, cache) {
+  const { isConverted, marianSources } = await import('./marian-load.js');
   const marian = await marianSources(model, { sourceLanguage: source, targetLanguage: target });
-  return hostState(marian.href) ?? 'downloadable';
+  return hostState(marian.href) ?? (await isConverted(marian, cache) ? 'available' : 'downloadable');
 }
 
 async function acquireMarian(model, { source, target, hostOptions, progress, signal }) {
