@@ -43,6 +43,7 @@ const usage = (engine) => `usage:
   residual-mt --ids [--model DIR] [options]                                 translate lines of space-separated token ids
   residual-mt tokenize [--model DIR]                                        text lines -> space-separated ids
   residual-mt detokenize [--model DIR]                                      id lines -> text
+  residual-mt models list|pull ...                                          Firefox's model registry: list, or pull for self-hosting (models --help)
 
 options (--name value or --name=value; -- ends the options):
   --model DIR       model directory or URL (${CONFIG}, ${WEIGHTS}, ${TOKENIZER}); default: the shipped model
@@ -187,6 +188,7 @@ function format(hyps, nbest, scores, body) {
 
 async function main(runner) {
   const argv = process.argv.slice(2);
+  if (argv[0] === 'models') return (await import('./models-cli.js')).modelsCommand(argv.slice(1));
   // The engine first: the options and their defaults are its own.
   runner.loadEngine({ threads: threadsOption(argv) });
   await runner.engineReady;

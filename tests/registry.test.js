@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { buildReplica, startReplica } from './lib/registry.js';
+import { buildReplica, directOptions, startReplica, translateOnce } from './lib/registry.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'rmt-registry-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -23,23 +23,13 @@ const { compareVersions, selectModels } = await import('../js/registry.js');
 const replica = buildReplica(tmp);
 const TEXTS = { es: ['El archivo no existe.', 'No se puede abrir la carpeta.'], en: ['The file does not exist.'], de: ['Die Datei existiert nicht.'] };
 
-async function translateWith(options, texts) {
-  const translator = await createTranslator(options);
-  try {
-    return await translator.translate(texts);
-  } finally {
-    translator.destroy();
-  }
-}
+const translateWith = (options, texts) => translateOnce(createTranslator, options, texts);
 
 // What the pair's files give loaded straight from disk (memoised).
 const directs = new Map();
 function direct(pair, texts) {
   const key = `${pair}:${texts.join('|')}`;
-  if (!directs.has(key)) {
-    const f = replica.models[pair], [sourceLanguage, targetLanguage] = pair.split('-');
-    directs.set(key, translateWith({ sourceLanguage, targetLanguage, model: { marian: { model: f.model, vocab: f.vocab, shortlist: f.lex } } }, texts));
-  }
+  if (!directs.has(key)) directs.set(key, translateWith(directOptions(replica, pair), texts));
   return directs.get(key);
 }
 

@@ -151,3 +151,19 @@ function attachment(server, location, res, headers) {
   if (server.faults[location] !== 'cut') return res.end(bytes);
   res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
 }
+
+// createTranslator's options for a pair's plain files loaded directly (the reference).
+export function directOptions(replica, pair) {
+  const f = replica.models[pair], [sourceLanguage, targetLanguage] = pair.split('-');
+  return { sourceLanguage, targetLanguage, model: { marian: { model: f.model, vocab: f.vocab, shortlist: f.lex } } };
+}
+
+// texts translated by a translator create(options) makes, then destroyed.
+export async function translateOnce(create, options, texts) {
+  const translator = await create(options);
+  try {
+    return await translator.translate(texts);
+  } finally {
+    translator.destroy();
+  }
+}

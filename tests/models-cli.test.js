@@ -1,0 +1,102 @@
+// `residual-mt models list` and `models pull` (js/models-cli.js) against the
+// replica registry (tests/lib/registry.js): the listing, pulled models that
+// DIR/catalog.json serves (translating as the same files loaded directly,
+// direct and through English), a second run that downloads nothing, a model
+// pulled again from the kept downloads, and failed files: named, and nothing
+// half-written left.
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { buildReplica, directOptions, startReplica, translateOnce } from './lib/registry.js';
+
+const CLI = fileURLToPath(new URL('../js/cli.js', import.meta.url));
+const tmp = mkdtempSync(join(tmpdir(), 'rmt-models-cli-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+process.env.XDG_CACHE_HOME = join(tmp, 'cache');
+const { createTranslator } = await import('../js/index.js');
+const replica = buildReplica(tmp);
+const server = await startReplica(replica);
+after(() => server.stop());
+
+function cli(args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, 'models', ...args], { env: { ...process.env, XDG_CACHE_HOME: join(tmp, 'cli-cache') } });
+    let stdout = '', stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const translateWith = (options, texts) => translateOnce(createTranslator, options, texts);
+const direct = (pair, texts) => translateWith(directOptions(replica, pair), texts);
+const attachmentRequests = () => Object.entries(server.requests).filter(([p]) => p.startsWith('/attachments/')).reduce((n, [, k]) => n + k, 0);
+const v2 = () => server.collections['translations-models-v2'];
+const MB = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
+
+test('models list: one line per model (pair, architecture, version, download size: a trgvocab the same as its srcvocab is not downloaded), what is not used on stderr', async () => {
+  const r = await cli(['list', '--registry', server.root]);
+  assert.equal(r.code, 0, r.stderr);
+  const size = (pair, version) => MB(v2().filter((x) => `${x.sourceLanguage}-${x.targetLanguage}` === pair && x.version === version &&
+    !['qualityModel', 'modelCard', 'trgvocab'].includes(x.fileType)).reduce((n, x) => n + x.attachment.size, 0));
+  assert.deepEqual(r.stdout.trim().split('\n').map((line) => line.split(/\s{2,}| (?=\d)/).map((s) => s.trim()).filter(Boolean).join(' ')),
+    [['de-en', '3.0'], ['en-es', '3.0'], ['en-fr', '3.0'], ['es-en', '3.1']].map(([p, v]) => `${p} tiny ${v} ${size(p, v)}`));
+  assert.match(r.stderr, /4 models in translations-models-v2 at .* records not used \(.*fileType.*version.*filter_expression/);
+});
+
+test('models pull: DIR/<pair>/ and DIR/catalog.json, read by createTranslator({ catalog }), direct and through English; a second run downloads nothing', async () => {
+  const out = join(tmp, 'pulled');
+  const r = await cli(['pull', '--registry', server.root, 'es-en', 'de-en', 'en-fr', '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  const catalog = JSON.parse(readFileSync(join(out, 'catalog.json'), 'utf8'));
+  assert.deepEqual(catalog.models.map((e) => [e.model, e.pairs, e.registry.version]),
+    [['es-en/', [['es', 'en']], '3.1'], ['de-en/', [['de', 'en']], '3.0'], ['en-fr/', [['en', 'fr']], '3.0']]);
+  const texts = ['El archivo no existe.'];
+  assert.deepEqual(await translateWith({ sourceLanguage: 'es', targetLanguage: 'en', catalog: join(out, 'catalog.json') }, texts), await direct('es-en', texts));
+  assert.deepEqual(await translateWith({ sourceLanguage: 'de', targetLanguage: 'fr', catalog: join(out, 'catalog.json') }, texts),
+    await direct('en-fr', await direct('de-en', texts)));
+  const before = attachmentRequests();
+  const again = await cli(['pull', '--registry', server.root, 'es-en', 'de-en', '--out', out]);
+  assert.equal(again.code, 0, again.stderr);
+  assert.match(again.stderr, /es-en 3\.1: already in/);
+  assert.equal(attachmentRequests(), before, 'nothing downloaded again');
+  // A model directory removed: converted again from the kept downloads.
+  rmSync(join(out, 'es-en'), { recursive: true });
+  const third = await cli(['pull', '--registry', server.root, 'es-en', '--out', out]);
+  assert.equal(third.code, 0, third.stderr);
+  assert.equal(attachmentRequests(), before, 'from DIR/.downloads');
+  assert.deepEqual(JSON.parse(readFileSync(join(out, 'catalog.json'), 'utf8')).models.length, 3);
+});
+
+test('models pull: a missing attachment, a truncated one, a wrong hash and an unknown pair fail their pair only, naming the file; nothing half-written', async () => {
+  const out = join(tmp, 'failing');
+  const record = (name) => v2().find((x) => x.name === name);
+  server.faults[record('model.enes.intgemm8.bin').attachment.location] = 'missing';
+  server.faults[record('model.deen.intgemm8.bin').attachment.location] = 'cut';
+  const lex = record('lex.50.50.enfr.s2t.bin');
+  const hash = lex.attachment.hash;
+  lex.attachment.hash = '0'.repeat(64);
+  try {
+    const r = await cli(['pull', '--registry', server.root, 'en-es', 'de-en', 'en-fr', 'xx-yy', 'es-en', '--out', out]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /en-es: model\.enes\.intgemm8\.bin: .*HTTP 404/);
+    assert.match(r.stderr, /de-en: .*model\.deen\.intgemm8\.bin/);
+    assert.match(r.stderr, /en-fr: lex\.50\.50\.enfr\.s2t\.bin: failed SHA-256 verification/);
+    assert.match(r.stderr, /xx-yy: the registry has no model xx-yy/);
+    assert.deepEqual(readdirSync(out).sort(), ['.downloads', 'catalog.json', 'es-en']);
+    assert.ok(readdirSync(join(out, '.downloads')).every((name) => /^[0-9a-f]{64}$/.test(name)), 'no partial download left');
+    assert.ok(!existsSync(join(out, '.downloads', record('model.deen.intgemm8.bin').attachment.hash)));
+    assert.deepEqual(JSON.parse(readFileSync(join(out, 'catalog.json'), 'utf8')).models.map((e) => e.model), ['es-en/']);
+  } finally {
+    server.faults = {};
+    lex.attachment.hash = hash;
+  }
+  const usage = await cli(['pull', 'es-en']);
+  assert.equal(usage.code, 1);
+  assert.match(usage.stderr, /models pull needs PAIRs and --out DIR/);
+});
