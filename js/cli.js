@@ -49,6 +49,9 @@ options (--name value or --name=value; -- ends the options):
   --model DIR       model directory or URL (${CONFIG}, ${WEIGHTS}, ${TOKENIZER}); default: the shipped model
   --from LANG       source language (default: the model's, from --to)
   --to LANG         target language (default: the model's first pair)
+  --catalog C       translate --from --to with a catalogue's model (two through English where none is direct):
+                    C is a catalogue's JSON (path or URL, as models pull writes) or firefox (Mozilla's model registry)
+  --registry URL    the same with the Firefox model registry at URL (a Remote Settings server root)
 ${searchUsage(engine)}
   --scores          prefix each output line with its score and a tab (text: the sum over its sentences)
   --batch N         most sentences translated together (default ${BATCH_SENTENCES})
@@ -65,6 +68,7 @@ each sentence's n-th hypothesis.`;
 // The CLI's own options; the search options are the engine's (numbers).
 const OPTIONS = {
   model: { type: 'string' }, from: { type: 'string' }, to: { type: 'string' }, ids: { type: 'boolean' },
+  catalog: { type: 'string' }, registry: { type: 'string' },
   scores: { type: 'boolean' }, batch: { type: 'string' },
   threads: { type: 'string' }, verbose: { type: 'boolean' }, 'no-shortlist': { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, version: { type: 'boolean' },
 };
@@ -212,6 +216,7 @@ async function main(runner) {
   if (!texts.length && process.stdin.isTTY) {
     throw Object.assign(new UsageError('no TEXT and no input on stdin (pipe lines in, or give TEXT)'), { usage: usage(engine) });
   }
+  if (values.catalog !== undefined || values.registry !== undefined) return translateFromCatalog(parsed);
   const base = values.model === undefined ? await resolveDefaultModel() : await toLocation(values.model);
   const files = await modelFiles(base, command !== 'translate' || !values.ids);
   await runner.load({ ...files, threads, warmup: false });
@@ -252,6 +257,25 @@ async function main(runner) {
     out = results.flatMap((list) => format(list, nbest, values.scores, (h) => h.text));
   }
   process.stdout.write(out.map((line) => `${line}\n`).join(''));
+}
+
+// --catalog / --registry: the API's catalogue finds the model, or two through
+// English (catalog.js, registry.js); text only, with the API's options.
+async function translateFromCatalog({ values, command, search, threads, texts }) {
+  const other = Object.keys(search).find((key) => key !== 'beam');
+  if (values.model !== undefined || values.ids || values.scores || other || command !== 'translate' || !values.from || !values.to) {
+    throw new UsageError('--catalog and --registry translate text --from one language --to another; they take no --model, --ids, ' +
+      `--scores${other ? `, ${other}` : ''} or tokenize/detokenize`);
+  }
+  const { createTranslator } = await import('./translator.js');
+  const catalog = values.registry !== undefined ? { firefox: values.registry } : values.catalog;
+  const translator = await createTranslator({ sourceLanguage: values.from, targetLanguage: values.to, catalog, worker: false, threads });
+  try {
+    const out = await translator.translate(texts.length ? texts : await readStdinLines(), search.beam === undefined ? {} : { beam: search.beam });
+    process.stdout.write(out.map((line) => `${line}\n`).join(''));
+  } finally {
+    translator.destroy();
+  }
 }
 
 const runner = new Runner();

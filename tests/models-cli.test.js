@@ -23,9 +23,10 @@ const replica = buildReplica(tmp);
 const server = await startReplica(replica);
 after(() => server.stop());
 
-function cli(args) {
+const cli = (args) => run(['models', ...args]);
+function run(args) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'models', ...args], { env: { ...process.env, XDG_CACHE_HOME: join(tmp, 'cli-cache') } });
+    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, XDG_CACHE_HOME: join(tmp, 'cli-cache') } });
     let stdout = '', stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
@@ -49,7 +50,7 @@ test('models list: one line per model (pair, architecture, version, download siz
   assert.match(r.stderr, /4 models in translations-models-v2 at .* records not used \(.*fileType.*version.*filter_expression/);
 });
 
-test('models pull: DIR/<pair>/ and DIR/catalog.json, read by createTranslator({ catalog }), direct and through English; a second run downloads nothing', async () => {
+test('models pull: DIR/<pair>/ and DIR/catalog.json, read by createTranslator({ catalog }) and the CLI\'s --catalog, direct and through English (and --registry); a second run downloads nothing', async () => {
   const out = join(tmp, 'pulled');
   const r = await cli(['pull', '--registry', server.root, 'es-en', 'de-en', 'en-fr', '--out', out]);
   assert.equal(r.code, 0, r.stderr);
@@ -60,6 +61,15 @@ test('models pull: DIR/<pair>/ and DIR/catalog.json, read by createTranslator({ 
   assert.deepEqual(await translateWith({ sourceLanguage: 'es', targetLanguage: 'en', catalog: join(out, 'catalog.json') }, texts), await direct('es-en', texts));
   assert.deepEqual(await translateWith({ sourceLanguage: 'de', targetLanguage: 'fr', catalog: join(out, 'catalog.json') }, texts),
     await direct('en-fr', await direct('de-en', texts)));
+  // The CLI's translations through the same catalogue, and straight from the registry.
+  const viaCli = await run(['--catalog', join(out, 'catalog.json'), '--from', 'de', '--to', 'fr', ...texts]);
+  assert.equal(viaCli.code, 0, viaCli.stderr);
+  assert.equal(viaCli.stdout, `${(await direct('en-fr', await direct('de-en', texts))).join('\n')}\n`);
+  const viaRegistry = await run(['--registry', server.root, '--from', 'es', '--to', 'en', ...texts]);
+  assert.equal(viaRegistry.stdout, `${(await direct('es-en', texts)).join('\n')}\n`, viaRegistry.stderr);
+  const wrong = await run(['--catalog', join(out, 'catalog.json'), '--from', 'de', '--to', 'fr', '--nbest', '2', 'x']);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /--catalog and --registry translate text .* nbest/);
   const before = attachmentRequests();
   const again = await cli(['pull', '--registry', server.root, 'es-en', 'de-en', '--out', out]);
   assert.equal(again.code, 0, again.stderr);
