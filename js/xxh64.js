@@ -12,14 +12,18 @@ const P3 = [0x165667b1, 0x9e3779f9];
 const P4 = [0x85ebca77, 0xc2b2ae63];
 const P5 = [0x27d4eb2f, 0x165667c5];
 
-// (ah, al) * (bh, bl) mod 2^64: al * bl in full (its high half from 16-bit
-// pieces, none of whose products loses bits), the cross terms' low halves.
-function mul(ah, al, bh, bl) {
-  const a0 = al & 0xffff, a1 = al >>> 16, b0 = bl & 0xffff, b1 = bl >>> 16;
+// The high 32 bits of a * b (unsigned 32-bit), from 16-bit pieces, none of
+// whose products loses bits.
+function mulHigh(a, b) {
+  const a0 = a & 0xffff, a1 = a >>> 16, b0 = b & 0xffff, b1 = b >>> 16;
   const m1 = a1 * b0, m2 = a0 * b1;
   const mid = ((a0 * b0) >>> 16) + (m1 & 0xffff) + (m2 & 0xffff);
-  const high = a1 * b1 + (m1 >>> 16) + (m2 >>> 16) + (mid >>> 16);
-  R[0] = high + Math.imul(ah, bl) + Math.imul(al, bh);
+  return a1 * b1 + (m1 >>> 16) + (m2 >>> 16) + (mid >>> 16);
+}
+
+// (ah, al) * (bh, bl) mod 2^64: al * bl in full, the cross terms' low halves.
+function mul(ah, al, bh, bl) {
+  R[0] = mulHigh(al, bl) + Math.imul(ah, bl) + Math.imul(al, bh);
   R[1] = Math.imul(al, bl);
 }
 
@@ -86,13 +90,22 @@ export class Xxh64 {
   }
 
   stripe(bytes, at) {
+    for (let k = 0; k < 4; k++) this.lane(2 * k, u32(bytes, at + 8 * k + 4), u32(bytes, at + 8 * k));
+  }
+
+  // round() on lane v[i], v[i + 1] with input (ih, il), written out with
+  // locals: the stripes are where the time goes.
+  lane(i, ih, il) {
     const v = this.v;
-    for (let k = 0; k < 4; k++) {
-      const p = at + 8 * k;
-      round(v[2 * k], v[2 * k + 1], u32(bytes, p + 4), u32(bytes, p));
-      v[2 * k] = R[0];
-      v[2 * k + 1] = R[1];
-    }
+    const pl = Math.imul(il, P2[1]) >>> 0;
+    const ph = mulHigh(il, P2[1]) + Math.imul(ih, P2[1]) + Math.imul(il, P2[0]);
+    const sl = v[i + 1] + pl;
+    const sh = (v[i] + ph + (sl > 0xffffffff ? 1 : 0)) >>> 0;
+    const al = sl >>> 0;
+    const rh = ((sh << 31) | (al >>> 1)) >>> 0;
+    const rl = ((al << 31) | (sh >>> 1)) >>> 0;
+    v[i] = mulHigh(rl, P1[1]) + Math.imul(rh, P1[1]) + Math.imul(rl, P1[0]);
+    v[i + 1] = Math.imul(rl, P1[1]);
   }
 
   // The low 32 bits of the digest.

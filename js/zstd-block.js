@@ -134,13 +134,33 @@ function decodeFourStreams(bytes, at, end, table, out, size) {
   }
 }
 
-// n literals from one Huffman stream bytes[start, end) into out[at...].
+// n literals from one Huffman stream bytes[start, end) into out[at...]. The
+// hot loop of a model file (mostly literals): while 24 bits or more are left,
+// one 32-bit load serves the symbols its top bits hold (BackReader.peek loads
+// for each); the last few symbols go through the reader.
 function decodeHuffStream(bytes, start, end, table, out, at, n) {
   const r = new BackReader(bytes, start, end);
   const { maxBits, symbol, bits } = table;
-  for (let i = at, stop = at + n; i < stop; i++) {
+  const mask = (1 << maxBits) - 1;
+  const stop = at + n;
+  let i = at;
+  let left = r.left;
+  while (left >= 24 && i < stop) {
+    const base = (left >>> 3) - 3;
+    const p = start + base;
+    const word = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
+    let rel = left - 8 * base; // 24 to 31 bits of `word` are ours
+    while (rel >= maxBits && i < stop) {
+      const index = (word >>> (rel - maxBits)) & mask;
+      out[i++] = symbol[index];
+      rel -= bits[index];
+    }
+    left = 8 * base + rel;
+  }
+  r.left = left;
+  while (i < stop) {
     const index = r.peek(maxBits);
-    out[i] = symbol[index];
+    out[i++] = symbol[index];
     r.left -= bits[index];
   }
   if (r.left !== 0) corrupt('a Huffman stream that does not end where its literals do');

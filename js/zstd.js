@@ -314,13 +314,14 @@ class Frame {
 }
 
 // The input not yet used: bytes[start, start + available). A piece that
-// arrives when nothing is left over is used in place, uncopied.
+// arrives when nothing is left over is used in place, uncopied; a block that
+// spans pieces is gathered in `own`, one buffer reused from block to block.
 class Input {
   constructor() {
     this.bytes = new Uint8Array(0);
     this.start = 0;
     this.available = 0;
-    this.owned = false;
+    this.own = null;
     this.consumed = 0;
   }
 
@@ -330,21 +331,21 @@ class Input {
       this.bytes = chunk;
       this.start = 0;
       this.available = chunk.length;
-      this.owned = false;
       return;
     }
-    const end = this.start + this.available;
-    if (this.owned && this.bytes.length - end >= chunk.length) {
-      this.bytes.set(chunk, end);
+    const need = this.available + chunk.length;
+    const rest = this.bytes.subarray(this.start, this.start + this.available);
+    if (this.bytes === this.own && this.start + need <= this.own.length) {
+      this.own.set(chunk, this.start + this.available);
     } else {
-      const grown = new Uint8Array(Math.max(this.available + chunk.length, 2 * this.available, 1 << 18));
-      grown.set(this.bytes.subarray(this.start, end));
-      grown.set(chunk, this.available);
-      this.bytes = grown;
+      if (!this.own || this.own.length < need) this.own = new Uint8Array(Math.max(need, 2 * this.available, 1 << 18));
+      if (rest.buffer === this.own.buffer) this.own.copyWithin(0, this.start, this.start + this.available);
+      else this.own.set(rest);
+      this.own.set(chunk, this.available);
+      this.bytes = this.own;
       this.start = 0;
-      this.owned = true;
     }
-    this.available += chunk.length;
+    this.available = need;
   }
 
   take(n) {

@@ -11,12 +11,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { zstdDecompress, zstdDecompressStream } from '../js/zstd.js';
 import { ZSTD_MAX_WINDOW } from '../js/defaults.js';
+import { modelLike } from './lib/model-like.js';
 
 const DIR = new URL('./fixtures/zstd/', import.meta.url);
 const FIREFOX = new URL('./fixtures/firefox-esen/', import.meta.url);
@@ -83,11 +84,7 @@ test("Mozilla's .zst files decode to what gunzip gives for their .gz twins", asy
 });
 
 test('a 17 MB model-like file: zstd -3, -1 --long=27 from a pipe, a 4 KiB window from a pipe, -19', { skip: skipBig, timeout: 300_000 }, async () => {
-  const model = Buffer.concat([
-    readFileSync(new URL('../models/es-en/model.safetensors', import.meta.url)),
-    gunzipSync(readFileSync(new URL('lex.50.50.esen.s2t.bin.gz', FIREFOX))),
-    gunzipSync(readFileSync(new URL('vocab.esen.spm.gz', FIREFOX))),
-  ]);
+  const model = modelLike();
   const dir = mkdtempSync(join(tmpdir(), 'rmt-zstd-'));
   try {
     const file = join(dir, 'model.bin');
