@@ -81,16 +81,18 @@ export class Xxh64 {
       this.buffered += take;
       i = take;
       if (this.buffered < 32) return;
-      this.stripe(this.buffer, 0);
+      this.stripe(new DataView(this.buffer.buffer), 0);
       this.buffered = 0;
     }
-    for (; i + 32 <= n; i += 32) this.stripe(bytes, i);
+    const view = new DataView(bytes.buffer, bytes.byteOffset, n);
+    for (; i + 32 <= n; i += 32) this.stripe(view, i);
     this.buffer.set(bytes.subarray(i), 0);
     this.buffered = n - i;
   }
 
-  stripe(bytes, at) {
-    for (let k = 0; k < 4; k++) this.lane(2 * k, u32(bytes, at + 8 * k + 4), u32(bytes, at + 8 * k));
+  // 32 bytes at `at` of a DataView (one load a word, where bytes[i] | ... takes four).
+  stripe(view, at) {
+    for (let k = 0; k < 4; k++) this.lane(2 * k, view.getUint32(at + 8 * k + 4, true), view.getUint32(at + 8 * k, true));
   }
 
   // round() on lane v[i], v[i + 1] with input (ih, il), written out with

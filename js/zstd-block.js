@@ -119,36 +119,72 @@ function readHuffmanLiterals(bytes, pos, end, tables, type, format) {
 
 function decodeFourStreams(bytes, at, end, table, out, size) {
   if (at + 6 > end) corrupt('a literals jump table past its section');
-  const s1 = bytes[at] | (bytes[at + 1] << 8);
-  const s2 = bytes[at + 2] | (bytes[at + 3] << 8);
-  const s3 = bytes[at + 4] | (bytes[at + 5] << 8);
   const quarter = (size + 3) >>> 2;
   if (quarter * 3 > size) corrupt('too few literals for four streams');
-  let p = at + 6;
-  const ends = [p + s1, p + s1 + s2, p + s1 + s2 + s3, end];
-  if (ends[2] > end) corrupt('a literals jump table past its section');
-  for (let i = 0; i < 4; i++) {
-    const n = i < 3 ? quarter : size - 3 * quarter;
-    decodeHuffStream(bytes, p, ends[i], table, out, i * quarter, n);
-    p = ends[i];
-  }
+  const starts = [at + 6];
+  for (let k = 0; k < 3; k++) starts.push(starts[k] + (bytes[at + 2 * k] | (bytes[at + 2 * k + 1] << 8)));
+  starts.push(end);
+  if (starts[3] > end) corrupt('a literals jump table past its section');
+  const lefts = [0, 1, 2, 3].map((k) => new BackReader(bytes, starts[k], starts[k + 1]).left);
+  const outs = [0, quarter, 2 * quarter, 3 * quarter];
+  const stops = [quarter, 2 * quarter, 3 * quarter, size];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  interleave(view, starts, lefts, table, out, outs, stops);
+  for (let k = 0; k < 4; k++) huffRest(view, starts[k], lefts[k], table, out, outs[k], stops[k]);
 }
 
-// n literals from one Huffman stream bytes[start, end) into out[at...]. The
-// hot loop of a model file (mostly literals): while 24 bits or more are left,
-// one 32-bit load serves the symbols its top bits hold (BackReader.peek loads
-// for each); the last few symbols go through the reader.
+// The four streams two symbols at a time each, in turn (independent work the
+// processor can overlap), while each has 24 bits and two symbols to go.
+function interleave(view, starts, lefts, table, out, outs, stops) {
+  let [l0, l1, l2, l3] = lefts;
+  let [o0, o1, o2, o3] = outs;
+  const [s0, s1, s2, s3] = starts;
+  const last = stops[3]; // the fourth stream is the shortest
+  while (l0 >= 24 && l1 >= 24 && l2 >= 24 && l3 >= 24 && o3 + 2 <= last) {
+    l0 = twoSymbols(view, s0, l0, table, out, o0);
+    l1 = twoSymbols(view, s1, l1, table, out, o1);
+    l2 = twoSymbols(view, s2, l2, table, out, o2);
+    l3 = twoSymbols(view, s3, l3, table, out, o3);
+    o0 += 2; o1 += 2; o2 += 2; o3 += 2;
+  }
+  lefts.splice(0, 4, l0, l1, l2, l3);
+  outs.splice(0, 4, o0, o1, o2, o3);
+}
+
+// Two symbols from the 24 or more bits below bit `left` (maxBits <= 11):
+// returns where the stream is then. The 32-bit word read ends at or below
+// the stream's last byte, since `left` starts below its end mark.
+function twoSymbols(view, start, left, table, out, o) {
+  const { maxBits, symbol, bits } = table;
+  const base = (left >>> 3) - 3;
+  const word = view.getUint32(start + base, true);
+  const mask = (1 << maxBits) - 1;
+  let rel = left - 8 * base;
+  let index = (word >>> (rel - maxBits)) & mask;
+  out[o] = symbol[index];
+  rel -= bits[index];
+  index = (word >>> (rel - maxBits)) & mask;
+  out[o + 1] = symbol[index];
+  return 8 * base + rel - bits[index];
+}
+
+// n literals from one Huffman stream bytes[start, end) into out[at...].
 function decodeHuffStream(bytes, start, end, table, out, at, n) {
-  const r = new BackReader(bytes, start, end);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+  huffRest(view, start, new BackReader(bytes, start, end).left, table, out, at, at + n);
+}
+
+// The literals out[i, stop) from a stream whose next bit is below `left`.
+// The hot loop of a model file (mostly literals): while 24 bits or more are
+// left, one 32-bit load serves the symbols its top bits hold (BackReader.peek
+// loads for each); the last few symbols go through the reader. `view`: a
+// DataView of the block's bytes.
+function huffRest(view, start, left, table, out, i, stop) {
   const { maxBits, symbol, bits } = table;
   const mask = (1 << maxBits) - 1;
-  const stop = at + n;
-  let i = at;
-  let left = r.left;
   while (left >= 24 && i < stop) {
     const base = (left >>> 3) - 3;
-    const p = start + base;
-    const word = bytes[p] | (bytes[p + 1] << 8) | (bytes[p + 2] << 16) | (bytes[p + 3] << 24);
+    const word = view.getUint32(start + base, true);
     let rel = left - 8 * base; // 24 to 31 bits of `word` are ours
     while (rel >= maxBits && i < stop) {
       const index = (word >>> (rel - maxBits)) & mask;
@@ -157,7 +193,7 @@ function decodeHuffStream(bytes, start, end, table, out, at, n) {
     }
     left = 8 * base + rel;
   }
-  r.left = left;
+  const r = new BackReader(new Uint8Array(view.buffer, view.byteOffset, view.byteLength), start, null, left);
   while (i < stop) {
     const index = r.peek(maxBits);
     out[i++] = symbol[index];

@@ -18,12 +18,15 @@ export function highBit(v) {
 // top; reads take bits downwards from there. Past the bottom, reads give
 // zeros and `left` goes negative (the caller checks it ends at 0).
 export class BackReader {
-  constructor(bytes, start, end) {
+  // The stream [start, end), or (end null) one read down to bit `left`.
+  constructor(bytes, start, end, left = 0) {
+    this.bytes = bytes;
+    this.start = start;
+    this.left = left;
+    if (end === null) return;
     if (end <= start) corrupt('an empty bitstream');
     const last = bytes[end - 1];
     if (last === 0) corrupt('a bitstream without its end mark');
-    this.bytes = bytes;
-    this.start = start;
     this.left = (end - start - 1) * 8 + highBit(last);
   }
 
