@@ -1,11 +1,16 @@
 // SentencePiece tokenizer, WASM build: exact parity with spm_encode /
 // spm_decode (sentencepiece 0.1.97) on every model in tests/fixtures/spm/
 // (made by tests/fixtures/make_spm_fixtures.py), invalid UTF-8, corrupt
-// models, and a bounded random-bytes fuzz. RMT_WASM=path tests another build.
+// models, and a bounded random-bytes fuzz; Firefox's real es->en vocabulary
+// (tests/fixtures/firefox-esen/, decompressed from Mozilla's .zst and .gz)
+// against spm_encode on a corpus of our own (made by
+// tests/fixtures/make_firefox_esen.py). RMT_WASM=path tests another build.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { loadWasm } from '../js/wasm.js';
+import { zstdDecompress } from '../js/zstd.js';
 
 const DIR = new URL('./fixtures/spm/', import.meta.url);
 const wasm = await loadWasm(process.env.RMT_WASM || undefined);
@@ -136,6 +141,31 @@ for (const name of models) {
     spm.free();
   });
 }
+
+// Firefox's vocab.esen.spm (32,000 pieces): the corpus covers every script
+// and symbol class we could think of (make_firefox_esen.py lists them).
+test("Firefox's es-en vocabulary, from Mozilla's .zst and .gz: ids identical to spm_encode's on 1,400 lines of every script", async () => {
+  const FIREFOX = new URL('./fixtures/firefox-esen/', import.meta.url);
+  const fromGz = gunzipSync(readFileSync(new URL('vocab.esen.spm.gz', FIREFOX)));
+  const fromZst = await zstdDecompress(new Uint8Array(readFileSync(new URL('zst/vocab.esen.spm.zst', FIREFOX))), { name: 'vocab.esen.spm.zst' });
+  assert.ok(fromGz.equals(fromZst), 'the .zst and the .gz hold the same vocabulary');
+  const spm = new Spm(fromZst);
+  assert.ok(spm.ptr, `load: ${wasm.lastError()}`);
+  assert.equal(ex.rmt_spm_vocab_size(spm.ptr), 32000);
+  const lines = splitLines(readFileSync(new URL('corpus.txt', FIREFOX)));
+  const want = readFileSync(new URL('corpus.ids', FIREFOX), 'utf8').split('\n').slice(0, -1);
+  assert.ok(lines.length >= 1000 && lines.length === want.length, `${lines.length} lines, ${want.length} id lines`);
+  let same = 0;
+  const bad = [];
+  lines.forEach((line, i) => {
+    const got = Array.from(spm.encode(line)).join(' ');
+    if (got === want[i]) same++;
+    else if (bad.length < 5) bad.push(`line ${i + 1}: ${line.toString().slice(0, 80)}\n  spm: ${want[i]}\n  rmt: ${got}`);
+  });
+  spm.free();
+  console.log(`Firefox es-en vocabulary: ${same} of ${lines.length} lines tokenized as spm_encode does`);
+  assert.equal(same, lines.length, bad.join('\n'));
+});
 
 test('invalid UTF-8 becomes U+FFFD one byte at a time, as in SentencePiece', () => {
   const spm = new Spm(readFileSync(new URL('uni_nfkc.model', DIR)));
