@@ -127,7 +127,12 @@ export async function unpacked(f, bytes, { verify = true } = {}) {
   if (isZstd(bytes)) {
     const { zstdDecompress } = await import('./zstd.js');
     const bound = want?.size ?? MAX_ATTACHMENT_BYTES;
-    out = await zstdDecompress(bytes, { maxOutputBytes: bound, expectedBytes: want?.size ?? undefined, name: f.name });
+    try {
+      out = await zstdDecompress(bytes, { maxOutputBytes: bound, expectedBytes: want?.size ?? undefined, name: f.name });
+    } catch (err) {
+      // The decoder's errors (truncated, corrupt, not the size expected) name the file; here they are the API's kind.
+      throw makeError('OperationError', err.message.startsWith('residual-mt:') ? err.message : `residual-mt: ${f.name}: ${err.message}`);
+    }
   } else {
     out = await gunzipped(bytes);
   }
