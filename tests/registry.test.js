@@ -3,15 +3,18 @@
 // both collections in their exact forms, attachments written by the real
 // zstd and gzip tools, random-weight Marian students of the real tiny shape
 // with Firefox's real vocabulary). Outputs are compared with the same files
-// loaded directly (model: { marian } from their paths).
+// loaded directly (model: { marian } from their paths), in Node and in Chromium.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
+import { withServer } from './lib/server.js';
 import { buildReplica, directOptions, startReplica, translateOnce } from './lib/registry.js';
 
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'rmt-registry-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 let caches = 0;
@@ -172,4 +175,54 @@ test('a server without the registry\'s API, and records it cannot use, are clear
       (err) => err.name === 'NotSupportedError' && /no model of the catalogue translates de → fr/.test(err.message));
     await assert.rejects(createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', catalog: { firefox: 42 } }), TypeError);
   });
+});
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+test('Chromium: a page pointed at the replica translates es → en, en → es and de → fr (through English) as the files loaded directly, and again offline after a reload', {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not found` : false,
+}, async () => {
+  const cases = [['es', 'en', TEXTS.es], ['en', 'es', TEXTS.en], ['de', 'fr', TEXTS.de]];
+  const expected = {
+    'es-en': await direct('es-en', TEXTS.es), 'en-es': await direct('en-es', TEXTS.en),
+    'de-fr': await direct('en-fr', await direct('de-en', TEXTS.de)),
+  };
+  const pageDir = join(tmp, 'page');
+  mkdirSync(pageDir, { recursive: true });
+  writeFileSync(join(pageDir, 'page.html'), `<!doctype html><meta charset="utf-8">
+<script type="importmap">{ "imports": { "js-yaml": "/node_modules/js-yaml/dist/js-yaml.mjs" } }</script>
+<script type="module">
+  import { availability, createTranslator } from '/js/index.js';
+  const catalog = { firefox: new URLSearchParams(location.search).get('registry') };
+  window.result = (async () => {
+    const out = {};
+    for (const [sourceLanguage, targetLanguage, texts] of ${JSON.stringify(cases)}) {
+      const translator = await createTranslator({ sourceLanguage, targetLanguage, catalog });
+      out[sourceLanguage + '-' + targetLanguage] = await translator.translate(texts);
+      translator.destroy();
+    }
+    out.availability = await availability({ sourceLanguage: 'de', targetLanguage: 'fr', catalog });
+    return out;
+  })().catch((err) => ({ error: err.name + ': ' + err.message }));
+</script>`);
+  const { chromium } = await import('playwright-core');
+  const context = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'] });
+  const server = await startReplica(replica);
+  try {
+    await withServer({ mounts: [{ prefix: '/files/', dir: pageDir }, { prefix: '/', dir: ROOT }], csp: null }, async (base) => {
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      await page.goto(`${base}files/page.html?registry=${encodeURIComponent(server.root)}`);
+      assert.deepEqual(await page.evaluate(() => window.result), { ...expected, availability: 'available' });
+      await server.stop();
+      await page.reload();
+      assert.deepEqual(await page.evaluate(() => window.result), { ...expected, availability: 'available' }, 'offline, after a reload');
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await server.stop();
+    await context.close();
+  }
 });
