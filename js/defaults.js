@@ -136,3 +136,9 @@ export const REGISTRY_COLLECTIONS = Object.freeze(['translations-models-v2', 'tr
 export const REGISTRY_MAJORS = Object.freeze({ min: 1, max: 3 });
 export const MAX_RECORDS_BYTES = 32 << 20;
 export const MAX_ATTACHMENT_BYTES = 1 << 30;
+
+// Where the demo looks for models `residual-mt models pull --out` wrote
+// (npm start serves them), relative to the package root, and the name of the
+// catalogue pull writes there.
+export const PULLED_MODELS = 'models/pulled/';
+export const CATALOG = 'catalog.json';

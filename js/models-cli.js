@@ -18,7 +18,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open as openFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CONFIG, MANIFEST, TOKENIZER, WEIGHTS } from './defaults.js';
+import { CATALOG, CONFIG, MANIFEST, TOKENIZER, WEIGHTS } from './defaults.js';
 import { open } from './files.js';
 import { convertMarian } from './marian.js';
 import { unpacked } from './marian-load.js';
@@ -184,7 +184,7 @@ function progressBar(file) {
 
 // DIR/catalog.json with this model's entry (replacing an older one of its pair).
 async function addToCatalog(out, m, registry) {
-  const path = join(out, 'catalog.json');
+  const path = join(out, CATALOG);
   let catalog = { models: [] };
   try {
     catalog = JSON.parse(await readFile(path, 'utf8'));

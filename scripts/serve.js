@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, promises as fs, readFileSync } from 'node:fs';
 import { extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { DEFAULT_MODEL, MANIFEST, MODEL_FILES } from '../js/defaults.js';
+import { CATALOG, DEFAULT_MODEL, MANIFEST, MODEL_FILES, PULLED_MODELS } from '../js/defaults.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -41,10 +41,17 @@ function isModelFile(rest) {
   const [dir, name, ...more] = rest.split('/');
   return dir !== '' && !more.length && MODEL_FILE_NAMES.has(name);
 }
+// The models `residual-mt models pull --out DIR` wrote (PULLED_MODELS in a
+// clone): DIR/catalog.json and DIR/PAIR/NAME, which the demo's menus offer.
+export function pulledMount(dir) {
+  return { prefix: `/${PULLED_MODELS}`, dir, allow: (rest) => rest === CATALOG || isModelFile(rest) };
+}
+
 export function demoMounts(root = ROOT) {
   return [
     { prefix: '/js/', dir: join(root, 'js') },
     { prefix: '/dist/', dir: join(root, 'dist') },
+    pulledMount(join(root, PULLED_MODELS)),
     { prefix: '/models/', dir: join(root, 'models'), allow: isModelFile },
     { prefix: '/tests/fixtures/models/', dir: join(root, 'tests/fixtures/models'), allow: isModelFile },
     { prefix: '/', dir: join(root, 'web') },

@@ -3,7 +3,7 @@
 // DIR/catalog.json serves (translating as the same files loaded directly,
 // direct and through English), a second run that downloads nothing, a model
 // pulled again from the kept downloads, and failed files: named, and nothing
-// half-written left.
+// half-written left; the demo showing pulled models' languages (Chromium).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { demoMounts, pulledMount } from '../scripts/serve.js';
+import { withServer } from './lib/server.js';
 import { buildReplica, directOptions, startReplica, translateOnce } from './lib/registry.js';
 
 const CLI = fileURLToPath(new URL('../js/cli.js', import.meta.url));
@@ -109,4 +111,58 @@ test('models pull: a missing attachment, a truncated one, a wrong hash and an un
   const usage = await cli(['pull', 'es-en']);
   assert.equal(usage.code, 1);
   assert.match(usage.stderr, /models pull needs PAIRs and --out DIR/);
+});
+
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+test('the demo with pulled models (what npm start serves from models/pulled/): their languages in the menu, pivots through English, the detector picks German, de → fr as Node, again offline', {
+  skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not found` : false, timeout: 240_000,
+}, async () => {
+  const out = join(tmp, 'demo-pulled');
+  const r = await cli(['pull', '--registry', server.root, 'de-en', 'en-fr', '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  const german = 'Die Datei konnte nicht geöffnet werden, weil ein anderes Programm sie gerade verwendet.';
+  const want = await direct('en-fr', await direct('de-en', [german]));
+  const { chromium } = await import('playwright-core');
+  const context = await chromium.launchPersistentContext(join(tmp, 'chromium-demo'), { executablePath: CHROMIUM, headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'] });
+  try {
+    await withServer({ mounts: [pulledMount(out), ...demoMounts()] }, async (base) => {
+      const page = await context.newPage();
+      const errors = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      const state = async () => `status "${await page.textContent('[data-testid=status]')}", error "${await page.textContent('[data-testid=error]')}", ` +
+        `direction ${await page.$eval('[data-testid=direction]', (s) => s.value)}, target "${await page.textContent('[data-testid=target]')}"; ${errors.join('; ')}`;
+      const failing = async (err) => { throw new Error(`${await state()}: ${err.message}`); };
+      const ready = () => page.waitForFunction(() => document.documentElement.dataset.ready === 'true', null, { timeout: 60_000 }).catch(failing);
+      const options = () => page.$$eval('[data-testid=direction] option', (all) => Object.fromEntries(all.map((o) => [o.value, o.textContent])));
+      const shows = (pair, text) => page.waitForFunction(([p, t]) => document.querySelector('[data-testid=direction]').value === p &&
+        document.querySelector('[data-testid=target]').textContent === t, [pair, text], { timeout: 60_000 }).catch(failing);
+      await page.goto(base);
+      await ready();
+      const menu = await options();
+      for (const pair of ['es-en', 'en-es', 'de-en', 'en-fr']) assert.doesNotMatch(menu[pair] ?? '', /through English|^$/, pair);
+      for (const pair of ['de-fr', 'de-es', 'es-fr']) assert.match(menu[pair] ?? '', /\(through English\)$/, pair);
+      assert.equal(menu['fr-de'], undefined, 'no model from French');
+      // German typed: the detector turns the source to German (its target stays English).
+      await page.fill('[data-testid=source]', german);
+      await shows('de-en', (await direct('de-en', [german]))[0]);
+      assert.equal(await page.textContent('[data-testid=detected]'), 'detected: German');
+      await page.selectOption('[data-testid=direction]', 'de-fr');
+      await shows('de-fr', want[0]);
+      // Offline after first use: the shell from the service worker, the catalogue as last read, the models from the library's cache.
+      await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 60_000 })
+        .catch(async (err) => failing(new Error(`offline: "${await page.textContent('[data-testid=offline]')}" ${err.message}`)));
+      await context.setOffline(true);
+      await page.reload();
+      await ready();
+      assert.deepEqual(await options(), menu);
+      await page.selectOption('[data-testid=direction]', 'de-fr');
+      await page.fill('[data-testid=source]', german);
+      await shows('de-fr', want[0]);
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await context.close();
+  }
 });

@@ -6,8 +6,13 @@
 // language of what the visitor types (LanguageDetector, debounced) until the
 // visitor picks one by hand. An error (a failed load, a failed translation) is shown
 // until the next success; a failed load is tried again on the next action.
-// Query parameters for testing: ?model=URL, ?beam=N, ?worker=0, ?sw=0.
+// Its languages: the default model's, and those of the models
+// `residual-mt models pull --out models/pulled` wrote (PULLED_MODELS: npm start
+// serves them), a pair no model has going through English.
+// Query parameters for testing: ?model=URL (that model alone), ?beam=N, ?worker=0, ?sw=0.
 import { LanguageDetector, createTranslator, modelInfo, restoreElement, translateElement } from '../js/index.js';
+import { findRoute, loadCatalog } from '../js/catalog.js';
+import { CATALOG, PULLED_MODELS, packageUrl } from '../js/defaults.js';
 import { missingFeatures } from '../js/env.js';
 
 performance.mark('rmt-app'); // the modules are loaded (for tests/bench/load_bench.js)
@@ -126,18 +131,53 @@ async function showTraining(modelUrl) {
   } catch { /* no package.json: nothing to say */ }
 }
 
-// Reads the model's languages (once), then loads the selected direction.
+// The catalogue of pulled models (its model URLs made absolute), or null:
+// read from the server, else (offline) the copy kept from the last visit;
+// the library's model cache keeps the models themselves.
+const PULLED_KEY = 'residual-mt-demo:pulled-catalog';
+async function pulledCatalog() {
+  const url = packageUrl(`${PULLED_MODELS}${CATALOG}`);
+  let data = null;
+  try {
+    const response = await fetch(url, { cache: 'no-cache' });
+    if (response.status === 404) localStorage.removeItem(PULLED_KEY); // none pulled (any more)
+    if (!response.ok) throw new Error(`HTTP ${response.status}`); // offline, the service worker may answer so
+    data = await response.json();
+    localStorage.setItem(PULLED_KEY, JSON.stringify(data));
+  } catch {
+    try {
+      data = JSON.parse(localStorage.getItem(PULLED_KEY) ?? 'null');
+    } catch { /* no storage here */ }
+  }
+  if (!Array.isArray(data?.models) || !data.models.length) return null;
+  return { models: data.models.map((entry) => ({ ...entry, model: new URL(entry.model, url).href })) };
+}
+
+// [source, target, through English?] of every pair the catalogue's models and the default model's reach.
+async function reachablePairs(catalog, read) {
+  const entries = [...await loadCatalog(catalog), { model: read.url, pairs: read.pairs }];
+  const languages = [...new Set(entries.flatMap((e) => e.pairs.flat()))];
+  return languages.flatMap((s) => languages.filter((t) => t !== s).map((t) => [s, t, findRoute(entries, s, t)]))
+    .filter(([, , route]) => route).map(([s, t, route]) => [s, t, route.length === 2]);
+}
+
+// Reads the models' languages (once), then loads the selected direction.
 // Rejects on failure; the next action calls it again.
 async function start() {
   if (!info) {
     // The default model translates es → en, the direction shown first: it
-    // starts loading while the model's languages are read.
+    // starts loading while the models' languages are read.
+    if (options.model === undefined) options.catalog = await pulledCatalog() ?? undefined;
     if (options.model === undefined) translatorFor(['es', 'en']).catch(() => {});
     const read = await modelInfo({ model: options.model });
     performance.mark('rmt-info');
-    ui.modelName.textContent = read.url.replace(location.origin, '');
+    ui.modelName.textContent = read.url.replace(location.origin, '') + (options.catalog ? ` and ${options.catalog.models.length} pulled` : '');
     if (!read.pairs.length) throw new Error(`the model at ${read.url} names no languages`);
-    for (const [s, t] of read.pairs) ui.direction.append(new Option(`${languageName(s)} → ${languageName(t)}`, `${s}-${t}`));
+    const pairs = options.catalog ? await reachablePairs(options.catalog, read) : read.pairs.map(([s, t]) => [s, t, false]);
+    for (const [s, t, pivot] of pairs) {
+      ui.direction.append(new Option(`${languageName(s)} → ${languageName(t)}${pivot ? ' (through English)' : ''}`, `${s}-${t}`));
+    }
+    read.pairs = pairs.map(([s, t]) => [s, t]);
     const preferred = read.pairs.findIndex(([s, t]) => s === 'es' && t === 'en');
     ui.direction.selectedIndex = Math.max(0, preferred);
     info = read;
