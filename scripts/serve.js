@@ -42,9 +42,11 @@ function isModelFile(rest) {
   return dir !== '' && !more.length && MODEL_FILE_NAMES.has(name);
 }
 // The models `residual-mt models pull --out DIR` wrote (PULLED_MODELS in a
-// clone): DIR/catalog.json and DIR/PAIR/NAME, which the demo's menus offer.
+// clone): DIR/catalog.json and DIR/PAIR/NAME, which the demo's menus offer;
+// none pulled, an empty catalogue (not a 404 the page's console would show).
 export function pulledMount(dir) {
-  return { prefix: `/${PULLED_MODELS}`, dir, allow: (rest) => rest === CATALOG || isModelFile(rest) };
+  return { prefix: `/${PULLED_MODELS}`, dir, allow: (rest) => rest === CATALOG || isModelFile(rest),
+    missing: (rest) => (rest === CATALOG ? '{ "models": [] }\n' : null) };
 }
 
 export function demoMounts(root = ROOT) {
@@ -94,7 +96,8 @@ export const DEMO_CSP = [
   "form-action 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
-// Resolves a URL path to { file, dir } inside a mount (lexically), or null.
+// Resolves a URL path to { file, dir, missing } inside a mount (lexically), or
+// null; missing: what to answer if the file is not there (else a 404).
 function locate(mounts, pathname) {
   let decoded;
   try {
@@ -110,7 +113,7 @@ function locate(mounts, pathname) {
     const dir = resolve(mount.dir);
     const file = normalize(join(dir, rest));
     if (file !== dir && !file.startsWith(dir + sep)) return null;
-    return { file, dir };
+    return { file, dir, missing: mount.missing?.(rest) ?? null };
   }
   return null;
 }
@@ -181,7 +184,7 @@ export function createStaticServer({ mounts = demoMounts(), log = false, cors = 
         info = await fs.stat(file);
       }
     } catch {
-      return send(404, 'not found\n');
+      return found.missing === null ? send(404, 'not found\n') : send(200, found.missing, MIME[extname(file)]);
     }
     if (!info.isFile() || !await insideAfterLinks(file, found.dir)) return send(404, 'not found\n');
     const etag = `W/"${info.size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;

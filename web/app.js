@@ -137,20 +137,33 @@ async function showTraining(modelUrl) {
 const PULLED_KEY = 'residual-mt-demo:pulled-catalog';
 async function pulledCatalog() {
   const url = packageUrl(`${PULLED_MODELS}${CATALOG}`);
-  let data = null;
-  try {
-    const response = await fetch(url, { cache: 'no-cache' });
-    if (response.status === 404) localStorage.removeItem(PULLED_KEY); // none pulled (any more)
-    if (!response.ok) throw new Error(`HTTP ${response.status}`); // offline, the service worker may answer so
-    data = await response.json();
-    localStorage.setItem(PULLED_KEY, JSON.stringify(data));
-  } catch {
-    try {
-      data = JSON.parse(localStorage.getItem(PULLED_KEY) ?? 'null');
-    } catch { /* no storage here */ }
-  }
+  const data = navigator.onLine === false ? keptCatalog() : await readPulled(url).catch(keptCatalog);
   if (!Array.isArray(data?.models) || !data.models.length) return null;
   return { models: data.models.map((entry) => ({ ...entry, model: new URL(entry.model, url).href })) };
+}
+
+async function readPulled(url) {
+  const response = await fetch(url, { cache: 'no-cache' });
+  if (response.status === 404) keep(null); // none pulled (any more)
+  if (!response.ok) throw new Error(`HTTP ${response.status}`); // offline, the service worker may answer so
+  const data = await response.json();
+  keep(data);
+  return data;
+}
+
+function keep(data) {
+  try {
+    if (data) localStorage.setItem(PULLED_KEY, JSON.stringify(data));
+    else localStorage.removeItem(PULLED_KEY);
+  } catch { /* no storage here: nothing kept for offline visits */ }
+}
+
+function keptCatalog() {
+  try {
+    return JSON.parse(localStorage.getItem(PULLED_KEY) ?? 'null');
+  } catch {
+    return null; // no storage here
+  }
 }
 
 // [source, target, through English?] of every pair the catalogue's models and the default model's reach.
