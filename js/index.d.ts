@@ -8,9 +8,12 @@ export type Availability = 'unavailable' | 'downloadable' | 'downloading' | 'ava
 /** Options of addEventListener (as in the DOM; written out so that a Node-only project needs no DOM lib). */
 export type ListenerOptions = boolean | { capture?: boolean; once?: boolean; passive?: boolean; signal?: AbortSignal };
 
-/** One Marian file: a URL or path, its bytes (gzipped or not), or either with the SHA-256 (hex) it must have. */
+/**
+ * One Marian file: a URL or path, its bytes (gzipped, zstd or not), or either with the SHA-256 (hex) it must have;
+ * a URL may also give its size, name, and the size and SHA-256 it must have decompressed (as Firefox's registry does).
+ */
 export type MarianFile = string | URL | Uint8Array | ArrayBuffer
-  | { url: string | URL; sha256?: string }
+  | { url: string | URL; sha256?: string; size?: number; name?: string; decompressed?: { sha256?: string; size?: number } }
   | { bytes: Uint8Array | ArrayBuffer; sha256?: string; name?: string };
 
 /** A Marian model's files: model (.bin, .npz), vocab (.spm, or OPUS-MT's vocab.yml with sourceSpm and targetSpm), shortlist (lex.*.s2t.bin). */
@@ -18,6 +21,8 @@ export interface MarianFiles {
   model: MarianFile;
   vocab: MarianFile;
   shortlist?: MarianFile;
+  /** The target vocabulary where a model names two (srcvocab, trgvocab): it must be the same as vocab. */
+  targetVocab?: MarianFile;
   sourceSpm?: MarianFile;
   targetSpm?: MarianFile;
 }
@@ -45,8 +50,9 @@ export interface CreateMonitor extends EventTarget {
     options?: ListenerOptions): void;
 }
 
-/** A catalogue of models (docs/API.md): its JSON, or the URL of it. */
-export type Catalog = string | URL | { models: { model: string | { marian: MarianFiles }; pairs?: [string, string][] }[] };
+/** A catalogue of models (docs/API.md): its JSON, or the URL of it; or Firefox's model registry ('firefox', or a Remote Settings server root). */
+export type Catalog = string | URL | { models: { model: string | { marian: MarianFiles }; pairs?: [string, string][] }[] } |
+  { firefox: string | URL; collection?: string };
 
 export interface AvailabilityOptions {
   /** BCP 47 tag, e.g. "es" or "es-ES" (matched to the model's languages by language). Required. */
