@@ -182,3 +182,22 @@ test('maxOutputBytes and expectedBytes: over or different is an error naming the
   }
   await assert.rejects(zstdDecompress('not bytes'), TypeError);
 });
+
+test('3,000 inputs with random bytes changed or cut: each decodes or fails with a ZSTD_ error, nothing else', async () => {
+  const files = SUMS.map(({ file }) => fixture(file));
+  let seed = 7;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const codes = {};
+  for (let i = 0; i < 3000; i++) {
+    const source = files[i % files.length];
+    const bytes = source.slice(0, Math.max(1, Math.floor(source.length * (random() < 0.2 ? random() : 1))));
+    for (let k = 1 + Math.floor(random() * 8); k > 0; k--) {
+      const at = Math.floor(random() * (random() < 0.5 ? Math.min(64, bytes.length) : bytes.length));
+      bytes[at] = Math.floor(random() * 256);
+    }
+    const code = await zstdDecompress(bytes, { name: 'fuzz.zst' }).then(() => 'decoded', (err) => err.code ?? err.stack);
+    assert.match(code, /^(decoded|ZSTD_[A-Z_]+)$/);
+    codes[code] = (codes[code] ?? 0) + 1;
+  }
+  console.log('3,000 changed inputs:', codes);
+});
