@@ -236,6 +236,7 @@ class ZstdDecoder {
     }
     this.frames++;
     this.state = frame.hash ? 'checksum' : 'magic';
+    if (!frame.hash) this.frame = null; // its window goes with it
   }
 
   readChecksum() {
