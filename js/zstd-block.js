@@ -121,41 +121,43 @@ function decodeFourStreams(bytes, at, end, table, out, size) {
   if (at + 6 > end) corrupt('a literals jump table past its section');
   const quarter = (size + 3) >>> 2;
   if (quarter * 3 > size) corrupt('too few literals for four streams');
-  const starts = [at + 6];
-  for (let k = 0; k < 3; k++) starts.push(starts[k] + (bytes[at + 2 * k] | (bytes[at + 2 * k + 1] << 8)));
-  starts.push(end);
-  if (starts[3] > end) corrupt('a literals jump table past its section');
-  const lefts = [0, 1, 2, 3].map((k) => new BackReader(bytes, starts[k], starts[k + 1]).left);
-  const outs = [0, quarter, 2 * quarter, 3 * quarter];
-  const stops = [quarter, 2 * quarter, 3 * quarter, size];
+  // st: the streams' starts, then where each is (its bit), then its next output.
+  const st = new Int32Array(12);
+  st[0] = at + 6;
+  for (let k = 0; k < 3; k++) st[k + 1] = st[k] + (bytes[at + 2 * k] | (bytes[at + 2 * k + 1] << 8));
+  if (st[3] > end) corrupt('a literals jump table past its section');
+  for (let k = 0; k < 4; k++) {
+    st[4 + k] = new BackReader(bytes, st[k], k < 3 ? st[k + 1] : end).left;
+    st[8 + k] = k * quarter;
+  }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
-  interleave(view, starts, lefts, table, out, outs, stops);
-  for (let k = 0; k < 4; k++) huffRest(view, starts[k], lefts[k], table, out, outs[k], stops[k]);
+  interleave(view, st, table, out, size);
+  for (let k = 0; k < 4; k++) huffRest(view, st[k], st[4 + k], table, out, st[8 + k], k < 3 ? (k + 1) * quarter : size);
 }
 
 // The four streams two symbols at a time each, in turn (independent work the
-// processor can overlap), while each has 24 bits and two symbols to go.
-function interleave(view, starts, lefts, table, out, outs, stops) {
-  let [l0, l1, l2, l3] = lefts;
-  let [o0, o1, o2, o3] = outs;
-  const [s0, s1, s2, s3] = starts;
-  const last = stops[3]; // the fourth stream is the shortest
-  while (l0 >= 24 && l1 >= 24 && l2 >= 24 && l3 >= 24 && o3 + 2 <= last) {
-    l0 = twoSymbols(view, s0, l0, table, out, o0);
-    l1 = twoSymbols(view, s1, l1, table, out, o1);
-    l2 = twoSymbols(view, s2, l2, table, out, o2);
-    l3 = twoSymbols(view, s3, l3, table, out, o3);
+// processor can overlap), while each has 24 bits and two symbols to go (the
+// fourth stream, ending at `size`, is the shortest).
+function interleave(view, st, table, out, size) {
+  const { maxBits, symbol, bits } = table;
+  let l0 = st[4], l1 = st[5], l2 = st[6], l3 = st[7];
+  let o0 = st[8], o1 = st[9], o2 = st[10], o3 = st[11];
+  const s0 = st[0], s1 = st[1], s2 = st[2], s3 = st[3];
+  while (l0 >= 24 && l1 >= 24 && l2 >= 24 && l3 >= 24 && o3 + 2 <= size) {
+    l0 = twoSymbols(view, s0, l0, maxBits, symbol, bits, out, o0);
+    l1 = twoSymbols(view, s1, l1, maxBits, symbol, bits, out, o1);
+    l2 = twoSymbols(view, s2, l2, maxBits, symbol, bits, out, o2);
+    l3 = twoSymbols(view, s3, l3, maxBits, symbol, bits, out, o3);
     o0 += 2; o1 += 2; o2 += 2; o3 += 2;
   }
-  lefts.splice(0, 4, l0, l1, l2, l3);
-  outs.splice(0, 4, o0, o1, o2, o3);
+  st[4] = l0; st[5] = l1; st[6] = l2; st[7] = l3;
+  st[8] = o0; st[9] = o1; st[10] = o2; st[11] = o3;
 }
 
 // Two symbols from the 24 or more bits below bit `left` (maxBits <= 11):
 // returns where the stream is then. The 32-bit word read ends at or below
 // the stream's last byte, since `left` starts below its end mark.
-function twoSymbols(view, start, left, table, out, o) {
-  const { maxBits, symbol, bits } = table;
+function twoSymbols(view, start, left, maxBits, symbol, bits, out, o) {
   const base = (left >>> 3) - 3;
   const word = view.getUint32(start + base, true);
   const mask = (1 << maxBits) - 1;

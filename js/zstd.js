@@ -236,6 +236,7 @@ class ZstdDecoder {
     }
     this.frames++;
     this.state = frame.hash ? 'checksum' : 'magic';
+    if (!frame.hash) this.frame = null; // its window goes with it
   }
 
   readChecksum() {
@@ -275,6 +276,10 @@ class Frame {
   // Decodes one block whose bytes start at bytes[at]: returns its size.
   decode(bytes, at, type, size) {
     const win = this.win;
+    if (this.stable && win.buf.length < this.contentSize) {
+      // A typed array whose buffer was transferred reads as empty.
+      throw new TypeError('residual-mt: a zstd output chunk\'s buffer was transferred while the frame was decoding into it (copy chunks before transferring them)');
+    }
     let room = this.blockMax;
     if (this.contentSize !== null) room = Math.min(room, this.contentSize - this.produced);
     if (win.pos + room > win.buf.length) this.makeRoom(room);

@@ -49,11 +49,12 @@ function importGraph(entries) {
 // converter's JavaScript: js/marian*.js, about 11 KB packed; 500 KB before
 // the unknown characters' carry, src/carry.c in each of the four builds,
 // and the catalogue: 517 KB measured; then the LanguageDetector: the
-// identifier's C, about 5 KB gzipped in each build, and its JavaScript).
-// Its model is a package of its own (models/langid/).
-const PACKED_LIMIT = 560 * 1024;
+// identifier's C, about 5 KB gzipped in each build, and its JavaScript;
+// 560 KB before the zstd decoder: js/zstd*.js and js/xxh64.js, about 13 KB
+// packed, and its docs). Its model is a package of its own (models/langid/).
+const PACKED_LIMIT = 576 * 1024;
 
-test('npm pack of residual-mt: under 560 KB, no model, no demo server, every module its entry points reach', () => {
+test('npm pack of residual-mt: under 576 KB, no model, no demo server, every module its entry points reach', () => {
   const info = packed(root);
   const files = new Set(info.files.map((f) => f.path));
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);

@@ -182,3 +182,46 @@ test('maxOutputBytes and expectedBytes: over or different is an error naming the
   }
   await assert.rejects(zstdDecompress('not bytes'), TypeError);
 });
+
+test('3,000 inputs with random bytes changed or cut: each decodes or fails with a ZSTD_ error, nothing else', async () => {
+  const files = SUMS.map(({ file }) => fixture(file));
+  let seed = 7;
+  const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const codes = {};
+  for (let i = 0; i < 3000; i++) {
+    const source = files[i % files.length];
+    const bytes = source.slice(0, Math.max(1, Math.floor(source.length * (random() < 0.2 ? random() : 1))));
+    for (let k = 1 + Math.floor(random() * 8); k > 0; k--) {
+      const at = Math.floor(random() * (random() < 0.5 ? Math.min(64, bytes.length) : bytes.length));
+      bytes[at] = Math.floor(random() * 256);
+    }
+    const code = await zstdDecompress(bytes, { name: 'fuzz.zst' }).then(() => 'decoded', (err) => err.code ?? err.stack);
+    assert.match(code, /^(decoded|ZSTD_[A-Z_]+)$/);
+    codes[code] = (codes[code] ?? 0) + 1;
+  }
+  console.log('3,000 changed inputs:', codes);
+});
+
+test("the stream's chunks are views of one buffer while a frame of known size decodes: transferring one is a TypeError, not wrong bytes", async () => {
+  const bytes = fixture('text60.wlog17.zst'); // no content size: its chunks are copies, free to transfer
+  const copies = [];
+  for await (const chunk of new Blob([bytes]).stream().pipeThrough(zstdDecompressStream())) {
+    copies.push(structuredClone(chunk, { transfer: [chunk.buffer] }));
+  }
+  assert.equal(sha256(Buffer.concat(copies)), SUMS.find((s) => s.file === 'text60.wlog17.zst').sha256);
+  const known = new Uint8Array(readFileSync(new URL('zst/lex.50.50.esen.s2t.bin.zst', FIREFOX)));
+  let at = 0;
+  const source = new ReadableStream({ // 64 KiB a read, so the frame is still decoding after the first chunk
+    pull(controller) {
+      if (at >= known.length) controller.close();
+      else controller.enqueue(known.slice(at, at += 65536));
+    },
+  }, { highWaterMark: 0 });
+  await assert.rejects((async () => {
+    let first = true;
+    for await (const chunk of source.pipeThrough(zstdDecompressStream())) {
+      if (first) structuredClone(chunk, { transfer: [chunk.buffer] });
+      first = false;
+    }
+  })(), (err) => err instanceof TypeError && /transferred/.test(err.message));
+});

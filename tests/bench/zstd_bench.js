@@ -3,7 +3,7 @@
 // compiled to WebAssembly), both devDependencies here. On tests/lib/model-like.js's
 // 16.5 MB file compressed by Debian's zstd at level 1 (what Mozilla's .zst
 // files use) and 19: MB/s of decompressed output, whole and fed in 64 KiB
-// pieces, in Node and in Chromium (best of 5 after the first run, decoders
+// pieces, in Node and in Chromium (best of 10 after the first run, decoders
 // in turn; the first run's own figure too: a page decodes a model once); the gzipped bytes each adds to a page; and the peak memory (max RSS
 // (VmHWM) of a fresh Node process, above one that only imports the decoder) of
 // loading the file from disk into one Uint8Array: streamed, or read whole and
@@ -22,7 +22,7 @@ import { modelLike } from '../lib/model-like.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const PIECE = 64 << 10;
-const RUNS = 5;
+const RUNS = 10;
 const OURS = ['js/zstd.js', 'js/zstd-block.js', 'js/zstd-entropy.js', 'js/xxh64.js', 'js/defaults.js'];
 const FZSTD = 'node_modules/fzstd/esm/index.mjs';
 const ZSTDDEC = 'node_modules/zstddec/dist/zstddec.mjs';
@@ -66,14 +66,14 @@ async function makeDecoders(load) {
 }
 
 // { best: { decoder: MB/s }, first: {...} } for each compressed file in `files` ({ name: bytes }).
-async function timeAll(decoders, files, size, check) {
+async function timeAll(decoders, files, size, check, runs) {
   const result = {};
   for (const [file, bytes] of Object.entries(files)) {
     const pieces = [];
     for (let i = 0; i < bytes.length; i += 65536) pieces.push(bytes.subarray(i, i + 65536));
     const best = {};
     const first = {};
-    for (let run = 0; run <= 5; run++) {
+    for (let run = 0; run <= runs; run++) {
       for (const [name, decode] of Object.entries(decoders)) {
         const t = performance.now();
         const out = await decode(bytes, pieces, size);
@@ -90,7 +90,7 @@ async function timeAll(decoders, files, size, check) {
 
 async function inNode(files, model) {
   const decoders = await makeDecoders((path) => import(`${root}${path}`));
-  return timeAll(decoders, files, model.length, (out) => Buffer.from(out.buffer, out.byteOffset, out.length).equals(model));
+  return timeAll(decoders, files, model.length, (out) => Buffer.from(out.buffer, out.byteOffset, out.length).equals(model), RUNS);
 }
 
 async function inChromium(dir, files, model) {
@@ -104,15 +104,15 @@ async function inChromium(dir, files, model) {
     const result = await withServer({ mounts, csp: null }, async (url) => {
       const page = await browser.newPage();
       await page.goto(`${url}package.json`);
-      return page.evaluate(async ({ names, size, want, make, time }) => {
+      return page.evaluate(async ({ names, size, want, make, time, runs }) => {
         const makeDecoders = (0, eval)(`(${make})`);
         const timeAll = (0, eval)(`(${time})`);
         const decoders = await makeDecoders((path) => import(`/${path}`));
         const files = {};
         for (const name of names) files[name] = new Uint8Array(await (await fetch(`/bench/${name}`)).arrayBuffer());
         const hex = async (out) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', out))].map((b) => b.toString(16).padStart(2, '0')).join('');
-        return timeAll(decoders, files, size, async (out) => (await hex(out)) === want);
-      }, { names: Object.keys(files), size: model.length, want: digest, make: makeDecoders.toString(), time: timeAll.toString() });
+        return timeAll(decoders, files, size, async (out) => (await hex(out)) === want, runs);
+      }, { names: Object.keys(files), size: model.length, want: digest, make: makeDecoders.toString(), time: timeAll.toString(), runs: RUNS });
     });
     return { chromium: chromiumVersion(), ...result };
   } finally {
