@@ -179,7 +179,7 @@ test('a server without the registry\'s API, and records it cannot use, are clear
 
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-test('Chromium: a page pointed at the replica translates es → en, en → es and de → fr (through English) as the files loaded directly, and again offline after a reload', {
+test('Chromium: a page pointed at the replica fails on a wrong hash before and after decompression, naming the file, then translates es → en, en → es and de → fr (through English) as the files loaded directly, and again offline after a reload', {
   skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not found` : false,
 }, async () => {
   const cases = [['es', 'en', TEXTS.es], ['en', 'es', TEXTS.en], ['de', 'fr', TEXTS.de]];
@@ -194,7 +194,9 @@ test('Chromium: a page pointed at the replica translates es → en, en → es an
 <script type="module">
   import { availability, createTranslator } from '/js/index.js';
   const catalog = { firefox: new URLSearchParams(location.search).get('registry') };
-  window.result = (async () => {
+  window.create = (sourceLanguage, targetLanguage) => createTranslator({ sourceLanguage, targetLanguage, catalog })
+    .then((t) => { t.destroy(); return 'created'; }, (err) => err.name + ': ' + err.message);
+  window.run = async () => {
     const out = {};
     for (const [sourceLanguage, targetLanguage, texts] of ${JSON.stringify(cases)}) {
       const translator = await createTranslator({ sourceLanguage, targetLanguage, catalog });
@@ -203,7 +205,7 @@ test('Chromium: a page pointed at the replica translates es → en, en → es an
     }
     out.availability = await availability({ sourceLanguage: 'de', targetLanguage: 'fr', catalog });
     return out;
-  })().catch((err) => ({ error: err.name + ': ' + err.message }));
+  };
 </script>`);
   const { chromium } = await import('playwright-core');
   const context = await chromium.launchPersistentContext(join(tmp, 'chromium'), { executablePath: CHROMIUM, headless: true,
@@ -215,10 +217,20 @@ test('Chromium: a page pointed at the replica translates es → en, en → es an
       const errors = [];
       page.on('pageerror', (err) => errors.push(err.message));
       await page.goto(`${base}files/page.html?registry=${encodeURIComponent(server.root)}`);
-      assert.deepEqual(await page.evaluate(() => window.result), { ...expected, availability: 'available' });
+      await page.waitForFunction(() => window.run);
+      // Broken records first (nothing is kept of a failed load): a wrong hash before and after decompression.
+      const lex = server.collections['translations-models-v2'].find((r) => r.name === 'lex.50.50.esen.s2t.bin' && r.version === '3.1');
+      const good = structuredClone(lex);
+      lex.decompressedHash = '0'.repeat(64);
+      assert.match(await page.evaluate(() => window.create('es', 'en')), /^OperationError: .*lex\.50\.50\.esen\.s2t\.bin failed SHA-256 verification once decompressed/);
+      Object.assign(lex, structuredClone(good), { attachment: { ...good.attachment, hash: '0'.repeat(64) } });
+      assert.match(await page.evaluate(() => window.create('es', 'en')), /^OperationError: .*lex\.50\.50\.esen\.s2t\.bin: .* failed SHA-256 verification/);
+      Object.assign(lex, good);
+      assert.deepEqual(await page.evaluate(() => window.run()), { ...expected, availability: 'available' });
       await server.stop();
       await page.reload();
-      assert.deepEqual(await page.evaluate(() => window.result), { ...expected, availability: 'available' }, 'offline, after a reload');
+      await page.waitForFunction(() => window.run);
+      assert.deepEqual(await page.evaluate(() => window.run()), { ...expected, availability: 'available' }, 'offline, after a reload');
       assert.deepEqual(errors, []);
     });
   } finally {
