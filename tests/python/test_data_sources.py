@@ -1,5 +1,7 @@
 """Cleaning rules of each training source (models/residual_mt/data), stdlib only."""
 import os
+import subprocess
+import tempfile
 import sys
 import unittest
 
@@ -249,3 +251,37 @@ class AssemblyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CatalogLocalesTest(unittest.TestCase):
+    """Which Spanish catalogs of a .deb are read: es, else es_ES (never es_AR), from a
+    .deb dpkg-deb builds holding catalogs msgfmt writes."""
+
+    def deb(self, tmp, locales):
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(os.path.join(tree, "DEBIAN"))
+        with open(os.path.join(tree, "DEBIAN/control"), "w") as f:
+            f.write("Package: game\nVersion: 1.0-1\nArchitecture: all\nMaintainer: T <t@example.org>\nDescription: test\n")
+        for locale, text in locales.items():
+            folder = os.path.join(tree, "usr/share/locale", locale, "LC_MESSAGES")
+            os.makedirs(folder)
+            po = os.path.join(tmp, locale + ".po")
+            with open(po, "w", encoding="utf-8") as f:
+                f.write('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                        'msgid "Open the door"\nmsgstr "%s"\n' % text)
+            subprocess.run(["msgfmt", "-o", os.path.join(folder, "game.mo"), po], check=True)
+        path = os.path.join(tmp, "game_1.0-1_all.deb")
+        subprocess.run(["dpkg-deb", "--root-owner-group", "-b", tree, path], check=True, capture_output=True)
+        return path
+
+    def read(self, locales):
+        with tempfile.TemporaryDirectory() as tmp:
+            mos = gt.extract_catalogs(self.deb(tmp, locales), os.path.join(tmp, "out"))
+            return [p.split(os.sep)[-3] for p in mos], gt.catalog_pairs(mos)[0]
+
+    def test_spain_when_there_is_no_plain_spanish(self):
+        self.assertEqual(self.read({"es_AR": "Abrí la puerta", "es_ES": "Abre la puerta"}),
+                         (["es_ES"], [("Open the door", "Abre la puerta")]))
+
+    def test_plain_spanish_first(self):
+        self.assertEqual(self.read({"es": "Abrir la puerta", "es_ES": "Abre la puerta"})[0], ["es"])

@@ -1,5 +1,6 @@
 """Cleaning rules of the everyday sources (models/residual_mt/data): WordNet examples,
-fortunes, Apertium back-translation, GNOME help, the Debian manuals, Tux Paint's stamps; stdlib only (Apertium
+fortunes, Apertium back-translation, GNOME help, the Debian manuals, Tux Paint's stamps, GCompris's Qt files,
+Minetest's .tr texts, CLDR's names; stdlib only (Apertium
 itself is not run here: its output is given as text)."""
 import os
 import subprocess
@@ -8,7 +9,8 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from residual_mt.data import apertium_bt, build_corpus, debs, fortunes, gnome_help, manuals, tuxpaint_stamps  # noqa: E402
+from residual_mt.data import (apertium_bt, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
+                              minetest_tr, qt_resources, tuxpaint_stamps)
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -277,3 +279,95 @@ class EverydayAssemblyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+QT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "qt")
+
+
+def qt_fixture(name):
+    with open(os.path.join(QT, name), "rb") as f:
+        return f.read()
+
+
+class QtResourcesTest(unittest.TestCase):
+    """GCompris's files, read from what Qt's own lrelease and rcc write
+    (tests/fixtures/make_qt_fixtures.sh)."""
+
+    def test_catalog_messages_by_context_with_plural_forms(self):
+        messages = qt_resources.read_qm(qt_fixture("catalog.qm"))
+        self.assertIn(("ActivityInfo", "How many seasons has Earth?", ["¿Cuántas estaciones tiene la Tierra?"]), messages)
+        self.assertIn(("Score", "%n apples", ["%n manzana", "%n manzanas"]), messages)
+        self.assertNotIn("Not translated yet", [m[1] for m in messages])  # unfinished: lrelease leaves it out
+
+    def test_catalog_pairs_cleaned_as_gettext_ones(self):
+        # placeholders dropped (%n, %1), markup stripped, comments not text
+        self.assertEqual(sorted(qt_resources.catalog_pairs(qt_fixture("catalog.qm"))), [
+            ("Drag and Drop each item above its name", "Arrastra y suelta cada objeto sobre su nombre"),
+            ("Great, you won the game!", "¡Genial, has ganado la partida!"),
+            ("How many seasons has Earth?", "¿Cuántas estaciones tiene la Tierra?")])
+
+    def test_bundles_compressed_plain_and_format_1_read_alike(self):
+        paths = ["/gcompris/src/activities/lang/resource/content-%s.json" % lang for lang in ("en", "es")]
+        for name in ("words.rcc", "words-plain.rcc", "words-v1.rcc"):
+            bundle = qt_resources.read_rcc(qt_fixture(name))
+            self.assertEqual(sorted(bundle), paths, name)
+            # words paired by their picture's key; a key on one side only gives nothing
+            self.assertEqual(qt_resources.word_pairs(bundle),
+                             [("bread", "pan"), ("tablecloth", "mantel"), ("zero", "cero")], name)
+
+    def test_damaged_files_are_clear_errors(self):
+        qm, rcc = qt_fixture("catalog.qm"), qt_fixture("words.rcc")
+        for reader, data, what in ((qt_resources.read_qm, qm[:-3], "truncated"),
+                                   (qt_resources.read_qm, b"\0" * 16 + qm[16:], "bad magic"),
+                                   (qt_resources.read_rcc, rcc[:40], "truncated|outside"),
+                                   (qt_resources.read_rcc, b"qrez" + rcc[4:], "bad magic")):
+            with self.assertRaisesRegex(ValueError, what):
+                reader(data)
+
+
+class MinetestTrTest(unittest.TestCase):
+    # A mod's locale/<mod>.es.tr as Minetest's translators write it.
+    FILE = ("# textdomain: default\nLocked Chest=Cofre cerrado\nLocked Chest (owned by @1)=Cofre cerrado (propiedad de @1)\n"
+            "Write=\n\nKey @= value=Clave @= valor\nTwo@nlines=Dos@nlíneas\nMail me @@ home=Escríbeme @@ casa\n")
+
+    def test_escapes_parameters_and_untranslated_lines(self):
+        self.assertEqual(minetest_tr.parse_tr(self.FILE), [
+            ("Locked Chest", "Cofre cerrado"), ("Key = value", "Clave = valor"), ("Two\nlines", "Dos\nlíneas"),
+            ("Mail me @ home", "Escríbeme @ casa")])
+
+    def test_pairs_of_a_tree_cleaned_sorted_once(self):
+        with tempfile.TemporaryDirectory() as root:
+            for mod in ("default", "chests"):
+                folder = os.path.join(root, "mods", mod, "locale")
+                os.makedirs(folder)
+                with open(os.path.join(folder, mod + ".es.tr"), "w", encoding="utf-8") as f:
+                    f.write(self.FILE)
+                with open(os.path.join(folder, mod + ".de.tr"), "w", encoding="utf-8") as f:
+                    f.write("Locked Chest=Verschlossene Truhe\n")
+            # other languages' files not read; line breaks made spaces by the cleaning
+            self.assertEqual(minetest_tr.tr_pairs(root), [("Key = value", "Clave = valor"), ("Locked Chest", "Cofre cerrado"),
+                                                          ("Mail me @ home", "Escríbeme @ casa"), ("Two lines", "Dos líneas")])
+
+
+class CldrAnnotationsTest(unittest.TestCase):
+    # The shape of CLDR's common/annotations/{en,es}.xml: keywords and a tts name per character.
+    EN = """<?xml version="1.0" encoding="UTF-8" ?>
+<!DOCTYPE ldml SYSTEM "../../common/dtd/ldml.dtd">
+<ldml><identity><version number="$Revision$"/><language type="en"/></identity><annotations>
+<annotation cp="🍎">apple | fruit | red</annotation>
+<annotation cp="🍎" type="tts">red apple</annotation>
+<annotation cp="🚶‍♀" type="tts">woman walking</annotation>
+<annotation cp="{" type="tts">left curly bracket</annotation>
+<annotation cp="‾" type="tts">overline</annotation>
+<annotation cp="🎄" type="tts">Christmas tree</annotation>
+</annotations></ldml>"""
+    ES = EN.replace('"en"', '"es"').replace("apple | fruit | red", "fruta | manzana").replace(
+        "red apple", "manzana roja").replace("woman walking", "mujer  caminando").replace(
+        "left curly bracket", "llave de apertura").replace(
+        '<annotation cp="‾" type="tts">overline', '<annotation cp="‾" type="tts" draft="provisional">línea').replace(
+        "Christmas tree", "↑↑↑")
+
+    def test_names_paired_by_character_drafts_and_inherited_left_out(self):
+        self.assertEqual(cldr_annotations.name_pairs(self.EN, self.ES), [
+            ("left curly bracket", "llave de apertura"), ("red apple", "manzana roja"),
+            ("woman walking", "mujer caminando")])

@@ -21,6 +21,12 @@ Sources (one module each; licences in the model card):
   tuxpaint      Tux Paint's stamp descriptions (tuxpaint-stamps-default):
                 short everyday phrases, English and their Spanish lines
                 (tuxpaint_stamps.py).
+  gcompris      GCompris's Spanish Qt catalog and its vocabulary activity's
+                word lists (gcompris-qt-data; qt_resources.py).
+  minetest      Minetest's game texts, its mods' .es.tr files (minetest-data;
+                minetest_tr.py).
+  cldr          Unicode CLDR's emoji and symbol names, English and Spanish
+                (unicode-cldr-core; cldr_annotations.py).
   wordnet       WordNet's English example sentences (wordnet_examples.py),
                 back-translated by Apertium: synthetic es -> human en.
   fortunes      English fortune cookies (fortunes.py), the same way.
@@ -61,11 +67,16 @@ import shutil
 import subprocess
 
 from .. import paths
-from . import (apertium_bt, bible, descriptions, fortunes, freedict, gettext_catalogs, gnome_help, manuals,
-               tuxpaint_stamps, wordnet_examples)
+from . import (apertium_bt, bible, cldr_annotations, descriptions, fortunes, freedict, gettext_catalogs, gnome_help,
+               manuals, minetest_tr, qt_resources, tuxpaint_stamps, wordnet_examples)
 
-SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "wordnet",
-           "fortunes", "fortunes-es")
+SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
+           "minetest", "cldr", "wordnet", "fortunes", "fortunes-es")
+# human phrase pairs read from one package each: {name: (module, its pairs(root))}
+PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs),
+                  "gcompris": (qt_resources, qt_resources.gcompris_pairs),
+                  "minetest": (minetest_tr, minetest_tr.tr_pairs),
+                  "cldr": (cldr_annotations, cldr_annotations.cldr_pairs)}
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
               "fortunes-es": ("fortunes-es-bt:en-es", "es")}
@@ -337,11 +348,13 @@ def read_sources(sources, scratch, n_packages, stats, log):
         extra += [(en, es, "manuals") for page in sorted(pages) for en, es in pages[page]]
         stats["versions"].update(versions)
         stats["sources"]["manuals"] = {"licence": manuals.LICENCE, "pages": len(pages)}
-    if "tuxpaint" in sources:
-        root, version = tuxpaint_stamps.download(os.path.join(scratch, "tuxpaint"))
-        extra += [(en, es, "tuxpaint") for en, es in tuxpaint_stamps.stamp_pairs(root)]
-        stats["versions"][tuxpaint_stamps.PACKAGE] = version
-        stats["sources"]["tuxpaint"] = {"licence": tuxpaint_stamps.LICENCE}
+    for name, (module, read_pairs) in PHRASE_SOURCES.items():
+        if name in sources:
+            root, version = module.download(os.path.join(scratch, name))
+            pairs = read_pairs(root)
+            extra += [(en, es, name) for en, es in pairs]
+            stats["versions"][module.PACKAGE] = version
+            stats["sources"][name] = {"licence": module.LICENCE, "pairs_read": len(pairs)}
     for name in ("wordnet", "fortunes", "fortunes-es"):
         if name not in sources:
             continue

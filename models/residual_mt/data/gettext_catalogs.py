@@ -4,7 +4,9 @@ The package list is gettext-packages.txt (one name per line): every package
 of Debian 12 main that ships a Spanish catalog (*/es/LC_MESSAGES/*.mo,
 found in the Contents index with `apt-file search`), except those whose
 .deb is over 60 MB (big game/art data with few strings), plus
-wesnoth-1.16-data for its story dialogue.  Each package is fetched with
+wesnoth-1.16-data for its story dialogue, freedroidrpg-data for its game
+conversation (freedroidrpg-dialogs.mo) and cataclysm-dda-data, whose
+catalogs are es_ES and es_AR (read: es_ES, where a package has no es).  Each package is fetched with
 `apt-get download` into a scratch folder, its Spanish catalogs are unpacked
 (`dpkg-deb --fsys-tarfile | tar`, the catalogs only: nothing is installed)
 and read with `msgunfmt` (package gettext).
@@ -32,6 +34,7 @@ from .. import paths
 from . import debs
 
 PACKAGE_LIST = paths.GETTEXT_PACKAGES
+LOCALES = ("es", "es_ES")
 LICENCE = ("each catalog under its package's licence (GPL, LGPL, MPL, BSD, ...; "
            "/usr/share/doc/PKG/copyright in the package)")
 
@@ -74,20 +77,23 @@ def download(packages, debs_dir, batch=50):
 def extract_catalogs(deb, out_dir):
     """Unpacks the Spanish .mo files of one .deb into out_dir (once: a marker
     file remembers it); returns their paths, sorted."""
-    done = os.path.join(out_dir, ".unpacked-" + os.path.basename(deb))
+    done = os.path.join(out_dir, ".unpacked-es-es_ES-" + os.path.basename(deb))
     if not os.path.exists(done):
         unpack_catalogs(deb, out_dir)
         open(done, "w").close()
-    found = []
+    found = {locale: [] for locale in LOCALES}
     for root, _, files in os.walk(out_dir):
         for name in files:
-            if name.endswith(".mo") and root.endswith(os.path.join("es", "LC_MESSAGES")):
-                found.append(os.path.join(root, name))
-    return sorted(found)
+            for locale in LOCALES:
+                if name.endswith(".mo") and root.endswith(os.path.join(locale, "LC_MESSAGES")):
+                    found[locale].append(os.path.join(root, name))
+    # Spain's catalogs only where a package has no plain Spanish one
+    # (cataclysm-dda-data ships es_ES and es_AR): never both, never es_AR
+    return sorted(found["es"] or found["es_ES"])
 
 
 def unpack_catalogs(deb, out_dir):
-    debs.extract(deb, out_dir, ["*/es/LC_MESSAGES/*.mo"])
+    debs.extract(deb, out_dir, ["*/%s/LC_MESSAGES/*.mo" % locale for locale in LOCALES])
 
 
 # ---------------------------------------------------------------- parse
