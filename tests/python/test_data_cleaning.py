@@ -134,7 +134,7 @@ REQUIRE = os.environ.get("RMT_REQUIRE_CORPUS") == "1"
 # the train.src names of every source (back-translated ones by direction)
 TRAIN_SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
                  "minetest", "cldr",
-                 "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es")
+                 "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es", "austen-bt:es-en")
 
 class BuiltCorpusTest(unittest.TestCase):
     """Checks on the built corpus; skipped when none is built, unless

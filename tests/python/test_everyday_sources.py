@@ -1,16 +1,17 @@
 """Cleaning rules of the everyday sources (models/residual_mt/data): WordNet examples,
 fortunes, Apertium back-translation, GNOME help, the Debian manuals, Tux Paint's stamps, GCompris's Qt files,
-Minetest's .tr texts, CLDR's names; stdlib only (Apertium
+Minetest's .tr texts, CLDR's names, Austen's speech from R's data files; stdlib only (Apertium
 itself is not run here: its output is given as text)."""
 import os
 import subprocess
 import sys
 import tempfile
 import unittest
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from residual_mt.data import (apertium_bt, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
-                              minetest_tr, qt_resources, tuxpaint_stamps)
+from residual_mt.data import (apertium_bt, austen, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
+                              minetest_tr, qt_resources, r_data, tuxpaint_stamps)
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -371,3 +372,56 @@ class CldrAnnotationsTest(unittest.TestCase):
         self.assertEqual(cldr_annotations.name_pairs(self.EN, self.ES), [
             ("left curly bracket", "llave de apertura"), ("red apple", "manzana roja"),
             ("woman walking", "mujer caminando")])
+
+
+RDATA = os.path.join(os.path.dirname(__file__), "..", "fixtures", "rdata")
+
+
+class RDataTest(unittest.TestCase):
+    """A package's lazy-load database as R writes it (tests/fixtures/make_r_fixtures.sh)."""
+
+    def setUp(self):
+        with open(os.path.join(RDATA, "Rdata.rdx"), "rb") as f:
+            self.index = r_data.lazy_load_index(f.read())
+        with open(os.path.join(RDATA, "Rdata.rdb"), "rb") as f:
+            self.rdb = f.read()
+
+    def value(self, name):
+        return r_data.lazy_load_value(self.rdb, self.index[name], name)
+
+    def test_vectors_with_na_utf8_names_and_compact_sequences(self):
+        self.assertEqual(sorted(self.index), ["counts", "emma", "others", "persuasion"])
+        self.assertEqual(self.value("counts"), [1, None, 3])
+        emma = self.value("emma")
+        self.assertEqual((len(emma), emma[0], emma[11]), (13, "EMMA", None))
+        self.assertIn("Café, s'il vous plaît", emma[12])
+        others = self.value("others")  # list(a = 1:3, b = "x"): 1:3 in R's compact form
+        self.assertEqual((others.value, others.attributes), ([[1, 2, 3], ["x"]], {"names": ["a", "b"]}))
+
+    def test_damaged_data_is_a_clear_error(self):
+        spot = self.index["emma"]
+        with self.assertRaisesRegex(ValueError, "outside the file"):
+            r_data.lazy_load_value(self.rdb[:spot[0] + 10], spot, "emma")
+        with self.assertRaisesRegex(ValueError, "truncated|does not fit"):
+            r_data.unserialize(zlib.decompress(self.rdb[spot[0] + 4:spot[0] + spot[1]])[:-20], "emma")
+        with self.assertRaisesRegex(ValueError, "not R's XDR"):
+            r_data.unserialize(b"A\n" + bytes(30))
+
+    def test_austen_keeps_the_sentences_of_quoted_speech(self):
+        novels = {name: [] for name in austen.NOVELS}
+        novels["emma"], novels["persuasion"] = self.value("emma"), self.value("persuasion")
+        # "--" sentences, fragments ending in a comma, narrative and headings left out; Mr. kept whole
+        self.assertEqual(austen.novel_sentences(novels), [
+            "What a pity it is that Mr. Weston ever thought of her!", "I cannot agree with you, papa; you know I cannot.",
+            "Mr. Weston is such a good-humoured, pleasant, excellent man.", "We shall walk to the village tomorrow.",
+            "I am sure I shan't get a wink of sleep all night."])
+
+    def test_a_package_without_the_novels_is_refused_by_name(self):
+        with tempfile.TemporaryDirectory() as root:
+            folder = os.path.join(root, austen.DATA)
+            os.makedirs(folder)
+            for name in ("Rdata.rdx", "Rdata.rdb"):
+                with open(os.path.join(RDATA, name), "rb") as f, open(os.path.join(folder, name), "wb") as g:
+                    g.write(f.read())
+            with self.assertRaisesRegex(ValueError, "no mansfieldpark, northangerabbey, prideprejudice"):
+                austen.read_novels(root)

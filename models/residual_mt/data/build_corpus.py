@@ -32,6 +32,8 @@ Sources (one module each; licences in the model card):
   fortunes      English fortune cookies (fortunes.py), the same way.
   fortunes-es   Spanish fortune cookies, back-translated by Apertium:
                 synthetic en -> human es.
+  austen        The quoted speech of Jane Austen's novels (r-cran-janeaustenr;
+                austen.py, r_data.py), the same way: synthetic es -> human en.
 
 Back-translated pairs (apertium_bt.py) are named "<source>-bt:es-en" or
 "<source>-bt:en-es" in train.src: train.py uses them only in that direction,
@@ -67,11 +69,11 @@ import shutil
 import subprocess
 
 from .. import paths
-from . import (apertium_bt, bible, cldr_annotations, descriptions, fortunes, freedict, gettext_catalogs, gnome_help,
+from . import (apertium_bt, austen, bible, cldr_annotations, descriptions, fortunes, freedict, gettext_catalogs, gnome_help,
                manuals, minetest_tr, qt_resources, tuxpaint_stamps, wordnet_examples)
 
 SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
-           "minetest", "cldr", "wordnet", "fortunes", "fortunes-es")
+           "minetest", "cldr", "wordnet", "fortunes", "fortunes-es", "austen")
 # human phrase pairs read from one package each: {name: (module, its pairs(root))}
 PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs),
                   "gcompris": (qt_resources, qt_resources.gcompris_pairs),
@@ -79,7 +81,7 @@ PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs),
                   "cldr": (cldr_annotations, cldr_annotations.cldr_pairs)}
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
-              "fortunes-es": ("fortunes-es-bt:en-es", "es")}
+              "fortunes-es": ("fortunes-es-bt:en-es", "es"), "austen": ("austen-bt:es-en", "en")}
 # our own everyday dev and test sets (models/everyday/{dev,test}.{es,en}):
 # written to the corpus as everyday-dev / everyday-test, never trained on
 EVERYDAY_DIR = paths.EVERYDAY
@@ -355,24 +357,32 @@ def read_sources(sources, scratch, n_packages, stats, log):
             extra += [(en, es, name) for en, es in pairs]
             stats["versions"][module.PACKAGE] = version
             stats["sources"][name] = {"licence": module.LICENCE, "pairs_read": len(pairs)}
-    for name in ("wordnet", "fortunes", "fortunes-es"):
+    for name, (tag, lang) in BT_SOURCES.items():
         if name not in sources:
             continue
-        tag, lang = BT_SOURCES[name]
-        if name == "wordnet":
-            mono, licence, pkgs = wordnet_examples.examples(), wordnet_examples.LICENCE, ["wordnet-base"]
-        elif name == "fortunes":
-            mono, licence, pkgs = fortunes.fortune_sentences(fortunes.english_files()), fortunes.LICENCE_EN, ["fortunes"]
-        else:
-            mono, licence, pkgs = fortunes.fortune_sentences(fortunes.spanish_files()), fortunes.LICENCE_ES, ["fortunes-es"]
+        mono, licence, versions = monolingual(name, scratch)
         pairs, dropped = apertium_bt.back_translate(mono, lang)
         extra += [(en, es, tag) for en, es in pairs]
         stats["sources"][tag] = {"licence": licence + "; synthetic side: " + apertium_bt.LICENCE,
                                  "monolingual_sentences": len(mono), "dropped_by_apertium_checks": dropped}
-        for p in pkgs + list(apertium_bt.PACKAGES):
-            stats["versions"][p] = package_version(p)
+        stats["versions"].update(versions)
+        stats["versions"].update({p: package_version(p) for p in apertium_bt.PACKAGES})
         log("%s: %d sentences, %d pairs" % (tag, len(mono), len(pairs)))
     return b, per_package, dict_pairs, extra
+
+
+def monolingual(name, scratch):
+    """(sentences, licence, {package: version}) of a back-translated source."""
+    if name == "wordnet":
+        return wordnet_examples.examples(), wordnet_examples.LICENCE, {"wordnet-base": package_version("wordnet-base")}
+    if name == "fortunes":
+        return fortunes.fortune_sentences(fortunes.english_files()), fortunes.LICENCE_EN, \
+            {"fortunes": package_version("fortunes")}
+    if name == "fortunes-es":
+        return fortunes.fortune_sentences(fortunes.spanish_files()), fortunes.LICENCE_ES, \
+            {"fortunes-es": package_version("fortunes-es")}
+    root, version = austen.download(os.path.join(scratch, "austen"))
+    return austen.novel_sentences(austen.read_novels(root)), austen.LICENCE, {austen.PACKAGE: version}
 
 
 def write_splits(out, splits, stats, log):
