@@ -26,6 +26,7 @@ import struct
 import zlib
 
 from . import debs, gettext_catalogs
+from .binary import Bytes
 
 LICENCE = "GPL-3.0-or-later (gcompris-qt-data)"
 PACKAGE = "gcompris-qt-data"
@@ -41,38 +42,9 @@ _TAG_OBSOLETE1 = 5
 _DIRECTORY, _ZLIB, _ZSTD = 2, 1, 4
 
 
-class Reader:
-    """Big-endian fields of a byte string; every read checked against its end."""
-
-    def __init__(self, data, what):
-        self.data, self.pos, self.what = data, 0, what
-
-    def take(self, n):
-        if n < 0 or self.pos + n > len(self.data):
-            raise ValueError("%s: truncated at byte %d (%d more wanted)" % (self.what, self.pos, n))
-        out = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return out
-
-    def u8(self):
-        return self.take(1)[0]
-
-    def u16(self):
-        return struct.unpack(">H", self.take(2))[0]
-
-    def u32(self):
-        return struct.unpack(">I", self.take(4))[0]
-
-    def at(self, pos):
-        if not 0 <= pos <= len(self.data):
-            raise ValueError("%s: offset %d outside the file" % (self.what, pos))
-        self.pos = pos
-        return self
-
-
 def read_qm(data):
     """[(context, source, [translations])] of a .qm file's messages."""
-    r = Reader(data, ".qm")
+    r = Bytes(data, ".qm")
     if r.take(16) != QM_MAGIC:
         raise ValueError(".qm: not a Qt translation file (bad magic)")
     messages = []
@@ -80,7 +52,7 @@ def read_qm(data):
         tag, length = r.u8(), r.u32()
         body = r.take(length)
         if tag == _QM_MESSAGES:
-            messages += _qm_messages(Reader(body, ".qm messages"))
+            messages += _qm_messages(Bytes(body, ".qm messages"))
     return messages
 
 
@@ -112,7 +84,7 @@ def _qm_messages(r):
 def read_rcc(data):
     """{path: bytes} of every file in an .rcc bundle (zlib entries unpacked;
     zstd ones are refused by name)."""
-    r = Reader(data, ".rcc")
+    r = Bytes(data, ".rcc")
     if r.take(4) != RCC_MAGIC:
         raise ValueError(".rcc: not a Qt resource bundle (bad magic)")
     version, tree, data_at, names = r.u32(), r.u32(), r.u32(), r.u32()

@@ -14,6 +14,8 @@ import gzip
 import struct
 import zlib
 
+from .binary import Bytes
+
 # SEXP types (R Internals, "Serialization formats")
 NILSXP, SYMSXP, LISTSXP, CHARSXP, LGLSXP, INTSXP, REALSXP, STRSXP, VECSXP = 0, 1, 2, 9, 10, 13, 14, 16, 19
 REFSXP, NILVALUE_SXP, ALTREP_SXP = 255, 254, 238
@@ -21,19 +23,13 @@ _IS_OBJECT, _HAS_ATTR, _HAS_TAG = 1 << 8, 1 << 9, 1 << 10
 _NA_INT = -(1 << 31)
 
 
-class Unserializer:
+class Unserializer(Bytes):
     def __init__(self, data, what):
-        self.data, self.pos, self.what, self.refs = data, 0, what, []
-
-    def take(self, n):
-        if n < 0 or self.pos + n > len(self.data):
-            raise ValueError("%s: truncated at byte %d (%d more wanted)" % (self.what, self.pos, n))
-        out = self.data[self.pos:self.pos + n]
-        self.pos += n
-        return out
+        super().__init__(data, what)
+        self.refs = []
 
     def int(self):
-        return struct.unpack(">i", self.take(4))[0]
+        return self.i32()
 
     def length(self):
         n = self.int()
