@@ -10,8 +10,8 @@ import unittest
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from residual_mt.data import (apertium_bt, austen, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
-                              minetest_tr, qt_resources, r_data, tuxpaint_stamps)
+from residual_mt.data import (apertium_bt, asterisk_prompts, austen, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
+                              kvtml, minetest_tr, qt_resources, r_data, tuxpaint_stamps)
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -425,3 +425,44 @@ class RDataTest(unittest.TestCase):
                     g.write(f.read())
             with self.assertRaisesRegex(ValueError, "no mansfieldpark, northangerabbey, prideprejudice"):
                 austen.read_novels(root)
+
+
+class KvtmlTest(unittest.TestCase):
+    # KVTML 2 as KDE's files write it: entries by id, a translation's text and comment.
+    FILE = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE kvtml PUBLIC "kvtml2.dtd" "http://edu.kde.org/kvtml/kvtml2.dtd">
+<kvtml version="2.0" ><information><title>T</title></information>
+  <identifiers><identifier id="0" ><locale>%s</locale></identifier></identifiers>
+  <entries>%s</entries></kvtml>"""
+    ENTRY = '<entry id="%s" ><inactive>false</inactive><translation id="0" ><text>%s</text><comment>%s</comment></translation></entry>'
+
+    def kvtml(self, lang, rows):
+        return self.FILE % (lang, "".join(self.ENTRY % row for row in rows))
+
+    def test_words_and_hints_paired_by_entry_id(self):
+        en = self.kvtml("en", [("0", "bear", "Large heavy animal with thick fur"), ("1", "monitor", "A screen")])
+        es = self.kvtml("es", [("1", "monitor", "Una pantalla"), ("0", "oso", "Un animal grande y pesado")])
+        self.assertEqual(kvtml.file_pairs(en, es), [("bear", "oso"), ("Large heavy animal with thick fur", "Un animal grande y pesado"),
+                                                    ("A screen", "Una pantalla")])
+
+    def test_files_whose_ids_differ_give_nothing(self):
+        en = self.kvtml("en", [("0", "hairdresser", ""), ("1", "lawyer", "")])
+        es = self.kvtml("es", [("0", "mecánico", ""), ("1", "peluquero", ""), ("2", "abogado", "")])
+        self.assertEqual(kvtml.file_pairs(en, es), [])
+
+
+class AsteriskPromptsTest(unittest.TestCase):
+    # core-sounds-{en,es}.txt as the packages ship them (gzipped in /usr/share/doc).
+    EN = ("; Core Asterisk Sounds in English\n\nagent-pass: Please enter your password followed by the pound key.\n"
+          "ascending-2tone: [ascending tones]\nauth-thankyou: Thank you.\nonly-en: Goodbye.\n")
+    ES = ("; Core Asterisk Sounds in Spanish\n\nagent-pass: Por favor ingrese su contrasena seguida por la tecla de numero\n"
+          "ascending-2tone: [tonos ascendentes]\nauth-thankyou: Gracias\n")
+
+    def test_paired_by_recording_sound_descriptions_left_out(self):
+        self.assertEqual(asterisk_prompts.prompt_pairs(self.EN, self.ES), [
+            ("Please enter your password followed by the pound key.", "Por favor ingrese su contrasena seguida por la tecla de numero"),
+            ("Thank you.", "Gracias")])
+
+    def test_used_es_to_en_only(self):
+        # the train.src name carries the one direction (corpus.source_has_direction reads it)
+        self.assertEqual(build_corpus.bt_direction(build_corpus.PHRASE_SOURCES["asterisk"][2]), "es-en")

@@ -27,6 +27,10 @@ Sources (one module each; licences in the model card):
                 minetest_tr.py).
   cldr          Unicode CLDR's emoji and symbol names, English and Spanish
                 (unicode-cldr-core; cldr_annotations.py).
+  kvtml         KDE's themed vocabulary files, words and hints
+                (kdeedu-kvtml-data; kvtml.py).
+  asterisk      Asterisk's telephone prompts (asterisk-core-sounds-en/-es;
+                asterisk_prompts.py), es -> en only: the Spanish is unaccented.
   wordnet       WordNet's English example sentences (wordnet_examples.py),
                 back-translated by Apertium: synthetic es -> human en.
   fortunes      English fortune cookies (fortunes.py), the same way.
@@ -69,16 +73,19 @@ import shutil
 import subprocess
 
 from .. import paths
-from . import (apertium_bt, austen, bible, cldr_annotations, descriptions, fortunes, freedict, gettext_catalogs, gnome_help,
-               manuals, minetest_tr, qt_resources, tuxpaint_stamps, wordnet_examples)
+from . import (apertium_bt, asterisk_prompts, austen, bible, cldr_annotations, descriptions, fortunes, freedict,
+               gettext_catalogs, gnome_help, kvtml, manuals, minetest_tr, qt_resources, tuxpaint_stamps, wordnet_examples)
 
 SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
-           "minetest", "cldr", "wordnet", "fortunes", "fortunes-es", "austen")
-# human phrase pairs read from one package each: {name: (module, its pairs(root))}
-PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs),
-                  "gcompris": (qt_resources, qt_resources.gcompris_pairs),
-                  "minetest": (minetest_tr, minetest_tr.tr_pairs),
-                  "cldr": (cldr_annotations, cldr_annotations.cldr_pairs)}
+           "minetest", "cldr", "kvtml", "asterisk", "wordnet", "fortunes", "fortunes-es", "austen")
+# human phrase pairs read from one package each: {name: (module, its pairs(root), train.src
+# name)}; a name ending in ":es-en" is used in that direction only (as back-translations are)
+PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs, "tuxpaint"),
+                  "gcompris": (qt_resources, qt_resources.gcompris_pairs, "gcompris"),
+                  "minetest": (minetest_tr, minetest_tr.tr_pairs, "minetest"),
+                  "cldr": (cldr_annotations, cldr_annotations.cldr_pairs, "cldr"),
+                  "kvtml": (kvtml, kvtml.kvtml_pairs, "kvtml"),
+                  "asterisk": (asterisk_prompts, asterisk_prompts.asterisk_pairs, "asterisk:es-en")}
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
               "fortunes-es": ("fortunes-es-bt:en-es", "es"), "austen": ("austen-bt:es-en", "en")}
@@ -350,13 +357,13 @@ def read_sources(sources, scratch, n_packages, stats, log):
         extra += [(en, es, "manuals") for page in sorted(pages) for en, es in pages[page]]
         stats["versions"].update(versions)
         stats["sources"]["manuals"] = {"licence": manuals.LICENCE, "pages": len(pages)}
-    for name, (module, read_pairs) in PHRASE_SOURCES.items():
+    for name, (module, read_pairs, tag) in PHRASE_SOURCES.items():
         if name in sources:
             root, version = module.download(os.path.join(scratch, name))
             pairs = read_pairs(root)
-            extra += [(en, es, name) for en, es in pairs]
-            stats["versions"][module.PACKAGE] = version
-            stats["sources"][name] = {"licence": module.LICENCE, "pairs_read": len(pairs)}
+            extra += [(en, es, tag) for en, es in pairs]
+            stats["versions"].update(version if isinstance(version, dict) else {module.PACKAGE: version})
+            stats["sources"][tag] = {"licence": module.LICENCE, "pairs_read": len(pairs)}
     for name, (tag, lang) in BT_SOURCES.items():
         if name not in sources:
             continue
