@@ -6,12 +6,13 @@ import os
 import subprocess
 import sys
 import tempfile
+import struct
 import unittest
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
 from residual_mt.data import (apertium_bt, asterisk_prompts, austen, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
-                              kvtml, minetest_tr, qt_resources, r_data, tuxpaint_stamps)
+                              kvtml, minetest_tr, openttd_lng, qt_resources, r_data, tuxpaint_stamps)
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -466,3 +467,38 @@ class AsteriskPromptsTest(unittest.TestCase):
     def test_used_es_to_en_only(self):
         # the train.src name carries the one direction (corpus.source_has_direction reads it)
         self.assertEqual(build_corpus.bt_direction(build_corpus.PHRASE_SOURCES["asterisk"][2]), "es-en")
+
+
+class OpenttdLngTest(unittest.TestCase):
+    """The layout strgen writes (the real files are read whole by the corpus build under npm test)."""
+
+    @staticmethod
+    def lng(version, strings):
+        header = bytearray(openttd_lng.HEADER)
+        header[0:8] = b"LANG" + version
+        counts = [len(strings)] + [0] * (openttd_lng.TABS - 1)
+        header[88:152] = struct.pack("<32H", *counts)
+        body = b""
+        for s in strings:
+            b = s.encode("utf-8")
+            body += (bytes([len(b)]) if len(b) < 0xC0 else bytes([0xC0 | len(b) >> 8, len(b) & 0xFF])) + b
+        return bytes(header) + body + b"\0"
+
+    def test_strings_paired_by_index_colours_removed_parameters_dropped(self):
+        # a string of 200 bytes or more has a two-byte length
+        long_en, long_es = "Build " + "a long railway line " * 12, "Construir " + "una larga vía férrea " * 12
+        long_en, long_es = long_en.strip(), long_es.strip()
+        en = self.lng(b"\x35\x9f\xf0\x02", ["\ue002Build railway track", "Cost: \ue08a", "", long_en])
+        es = self.lng(b"\x35\x9f\xf0\x02", ["\ue002Construir vías de ferrocarril", "Coste: \ue08a", "", long_es])
+        self.assertEqual(openttd_lng.read_lng(en)[1], ["\ue002Build railway track", "Cost: \ue08a", "", long_en])
+        self.assertEqual(openttd_lng.lng_pairs(en, es),
+                         [(long_en, long_es), ("Build railway track", "Construir vías de ferrocarril")])
+
+    def test_files_of_other_versions_or_damaged_refused(self):
+        en = self.lng(b"\x35\x9f\xf0\x02", ["Yes"])
+        with self.assertRaisesRegex(ValueError, "different string lists"):
+            openttd_lng.lng_pairs(en, self.lng(b"\x00\x00\x00\x01", ["Sí"]))
+        with self.assertRaisesRegex(ValueError, "truncated"):
+            openttd_lng.read_lng(en[:-3])
+        with self.assertRaisesRegex(ValueError, "not an OpenTTD"):
+            openttd_lng.read_lng(b"GNAL" + en[4:])

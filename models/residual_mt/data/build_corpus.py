@@ -29,6 +29,8 @@ Sources (one module each; licences in the model card):
                 (unicode-cldr-core; cldr_annotations.py).
   kvtml         KDE's themed vocabulary files, words and hints
                 (kdeedu-kvtml-data; kvtml.py).
+  openttd       OpenTTD's compiled English and Spanish strings (openttd-data;
+                openttd_lng.py).
   asterisk      Asterisk's telephone prompts (asterisk-core-sounds-en/-es;
                 asterisk_prompts.py), es -> en only: the Spanish is unaccented.
   wordnet       WordNet's English example sentences (wordnet_examples.py),
@@ -74,10 +76,10 @@ import subprocess
 
 from .. import paths
 from . import (apertium_bt, asterisk_prompts, austen, bible, cldr_annotations, descriptions, fortunes, freedict,
-               gettext_catalogs, gnome_help, kvtml, manuals, minetest_tr, qt_resources, tuxpaint_stamps, wordnet_examples)
+               gettext_catalogs, gnome_help, kvtml, manuals, minetest_tr, openttd_lng, qt_resources, tuxpaint_stamps, wordnet_examples)
 
 SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
-           "minetest", "cldr", "kvtml", "asterisk", "wordnet", "fortunes", "fortunes-es", "austen")
+           "minetest", "cldr", "kvtml", "openttd", "asterisk", "wordnet", "fortunes", "fortunes-es", "austen")
 # human phrase pairs read from one package each: {name: (module, its pairs(root), train.src
 # name)}; a name ending in ":es-en" is used in that direction only (as back-translations are)
 PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs, "tuxpaint"),
@@ -85,6 +87,7 @@ PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs, "tu
                   "minetest": (minetest_tr, minetest_tr.tr_pairs, "minetest"),
                   "cldr": (cldr_annotations, cldr_annotations.cldr_pairs, "cldr"),
                   "kvtml": (kvtml, kvtml.kvtml_pairs, "kvtml"),
+                  "openttd": (openttd_lng, openttd_lng.openttd_pairs, "openttd"),
                   "asterisk": (asterisk_prompts, asterisk_prompts.asterisk_pairs, "asterisk:es-en")}
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
