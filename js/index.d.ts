@@ -81,6 +81,12 @@ export interface CreateTranslatorOptions extends AvailabilityOptions {
   verify?: boolean | 'require';
   /** The input usage one call may have (a QuotaExceededError past it). Default: INPUT_QUOTA. */
   inputQuota?: number;
+  /**
+   * The most bytes of a model file whose size nothing else states (no manifest.json entry; for the weights, no
+   * config.json to bound them), downloaded or decompressed (a Marian model's files, gzipped or not); a file past
+   * it fails the load with an OperationError naming it. Default: MAX_MODEL_BYTES (1 GiB).
+   */
+  maxModelBytes?: number;
 }
 
 export interface TranslateOptions {
