@@ -270,6 +270,8 @@ export const DEFAULT_MODEL: Readonly<{ package: string; version: string; repoPat
 
 /** The default input quota (tokens per call). */
 export const INPUT_QUOTA: number;
+/** The default maxModelBytes: the most bytes of a model file whose size nothing else states (1 GiB). */
+export const MAX_MODEL_BYTES: number;
 /** The default thread count's cap (the processors, up to this). */
 export const DEFAULT_THREADS_CAP: number;
 /** The most threads the threads option takes. */
