@@ -70,6 +70,7 @@ export const DETECTOR_MODEL = Object.freeze({
   repoPath: 'models/langid/',
   url: `https://cdn.jsdelivr.net/npm/${DETECTOR_PACKAGE}@${DETECTOR_VERSION}/`,
   file: WEIGHTS,
+  maxBytes: 16 * 2 ** 20, // the most bytes of its file read (it has 954 KB): a download past it stops
 });
 
 // The most bytes of a JSON file read whole (config.json, manifest.json),

@@ -21,7 +21,7 @@ import { deflateRawSync, gzipSync } from 'node:zlib';
 
 import { decompressed, weightsBound } from '../js/bounded.js';
 import { readNpz } from '../js/marian-files.js';
-import { BOUNDS_PAGE, boundsCases, bombs, chromiumLoader, hostileServer, runCase, writeModels } from './lib/bounds.js';
+import { boundsCases, boundsPage, bombs, chromiumLoader, hostileServer, runCase, writeModels } from './lib/bounds.js';
 import { PYTHON, randomMarianModel, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz } from './lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -206,7 +206,8 @@ test('Chromium: every hostile URL is refused within seconds, naming the file and
   skip: !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not found` : false,
 }, async () => {
   const { chromium } = await import('playwright-core');
-  const server = await hostileServer({ files, dir: model, root: ROOT, pages: { '/bounds.html': BOUNDS_PAGE } });
+  const server = await hostileServer({ files, dir: model, root: ROOT, pages: { '/bounds.html': boundsPage(),
+    '/detector.html': boundsPage({ 'residual-mt-langid/': '/h/endless/' }) } });
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'] });
   try {
@@ -229,6 +230,11 @@ test('Chromium: every hostile URL is refused within seconds, naming the file and
       checkClosed(name, server.stats, r);
       console.log(`# Chromium, ${name}: ${Math.round(r.ms)} ms, renderer's peak ${r.peakMB} MB (bound ${limitMB} MB)`);
     }
+    // The language detector's model, where the page's import map puts its package: an endless answer.
+    const r = await load({ page: 'detector.html', detector: true });
+    assert.equal(r.name, 'OperationError', JSON.stringify(r));
+    assert.match(r.message, /^residual-mt: the language detector model \(.*\/h\/endless\/model\.safetensors\) is larger than its bound of 16777216 bytes/);
+    checkClosed('the language detector', server.stats, r);
   } finally {
     await browser.close();
     server.close();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { BOUNDS_PAGE, boundsCases, chromiumLoader, hostileServer, runCase, writeModels } from '../lib/bounds.js';
+import { boundsCases, boundsPage, chromiumLoader, hostileServer, runCase, writeModels } from '../lib/bounds.js';
 import { randomMarianModel, randomShortlist, writeMarianBin } from '../lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -34,7 +34,7 @@ const shown = (r) => {
 const rows = new Map();
 const { chromium } = existsSync(CHROMIUM) ? await import('playwright-core') : { chromium: null };
 for (const [i, root] of roots.entries()) {
-  const server = await hostileServer({ files, dir: model, root, pages: { '/bounds.html': BOUNDS_PAGE } });
+  const server = await hostileServer({ files, dir: model, root, pages: { '/bounds.html': boundsPage() } });
   const browser = await chromium?.launch({ executablePath: CHROMIUM, headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'] });
   try {

@@ -81,8 +81,8 @@ function lying(res, bytes, length) {
   socket.end(bytes);
 }
 
-// A server on 127.0.0.1: /h/MODE/NAME answers `files[NAME]` (a path) as MODE
-// says; /dir/MODE/m|n/FILE is a model directory (`dir`) whose
+// A server on 127.0.0.1: /h/MODE/NAME answers `files[NAME]` (a path; none
+// for endless, huge and slow) as MODE says; /dir/MODE/m|n/FILE is a model directory (`dir`) whose
 // model.safetensors comes as MODE says, with (m) or without (n) its
 // manifest.json; `pages` (path -> HTML) are pages; every other path is
 // served from `root` (js/, node_modules/).
@@ -97,7 +97,7 @@ export async function hostileServer({ files = {}, dir, root, pages = {} }) {
     res.on('close', () => { stat.closedAt = Date.now(); });
     stats[path] = stat;
     if (pages[path]) return res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(pages[path]);
-    if (kind === 'h' && MODES[mode]) return MODES[mode](res, readFileSync(files[rest.join('/')]), stat);
+    if (kind === 'h' && MODES[mode]) return MODES[mode](res, files[rest.join('/')] ? readFileSync(files[rest.join('/')]) : Buffer.alloc(0), stat);
     if (kind === 'dir' && MODES[mode]) {
       const [manifest, name] = rest;
       if (name === 'manifest.json' && manifest !== 'm') return res.writeHead(404).end();
@@ -215,19 +215,22 @@ export function boundsCases(base, files, maxBytes) {
   return cases;
 }
 
-// The page Chromium loads each case in (served as hostileServer's `pages`):
-// window.load(spec) answers as bounds-case.js prints.
-export const BOUNDS_PAGE = `<!doctype html><meta charset="utf-8">
-<script type="importmap">{ "imports": { "js-yaml": "/node_modules/js-yaml/dist/js-yaml.mjs" } }</script>
+// The page Chromium loads each case in (served as hostileServer's `pages`),
+// `imports` added to its import map: window.load(spec) answers as
+// bounds-case.js prints (spec.detector: createLanguageDetector's load).
+export const boundsPage = (imports = {}) => `<!doctype html><meta charset="utf-8">
+<script type="importmap">${JSON.stringify({ imports: { 'js-yaml': '/node_modules/js-yaml/dist/js-yaml.mjs', ...imports } })}</script>
 <script type="module">
-  import { createTranslator } from '/js/index.js';
+  import { createLanguageDetector, createTranslator } from '/js/index.js';
   window.load = async (spec) => {
     const controller = new AbortController();
     if (spec.abortAfterMs) setTimeout(() => controller.abort(new Error('aborted by the test')), spec.abortAfterMs);
     const start = performance.now();
     try {
-      (await createTranslator({ sourceLanguage: spec.source, targetLanguage: spec.target, model: spec.model,
-        maxModelBytes: spec.maxModelBytes, signal: controller.signal, cache: false })).destroy();
+      const loaded = spec.detector ? createLanguageDetector({ signal: controller.signal })
+        : createTranslator({ sourceLanguage: spec.source, targetLanguage: spec.target, model: spec.model,
+          maxModelBytes: spec.maxModelBytes, signal: controller.signal, cache: false });
+      (await loaded).destroy();
       return { ok: true, ms: performance.now() - start };
     } catch (err) {
       return { ok: false, name: err.name, message: err.message, ms: performance.now() - start, at: Date.now() };
@@ -237,7 +240,7 @@ export const BOUNDS_PAGE = `<!doctype html><meta charset="utf-8">
 </script>`;
 
 // load(spec) in a fresh page of `browser` (playwright-core) at
-// `base`bounds.html: its answer with peakMB, the renderer's peak memory
+// `base`bounds.html (or spec.page): its answer with peakMB, the renderer's peak memory
 // (VmHWM, reset before the load: clear_refs 5), or { killed } when the
 // renderer passed killAboveMB (it is killed) or the load timeoutMs; the page
 // is closed lingerMs after it answers.
@@ -248,7 +251,7 @@ export function chromiumLoader(browser, base, { timeoutMs = 30000, killAboveMB =
     const start = Date.now();
     let watch = null;
     try {
-      await tab.goto(`${base}bounds.html`);
+      await tab.goto(`${base}${spec.page ?? 'bounds.html'}`);
       await tab.waitForFunction(() => window.ready);
       const renderers = (await (await cdp).send('SystemInfo.getProcessInfo')).processInfo.filter((p) => p.type === 'renderer').map((p) => p.id);
       for (const pid of renderers) writeFileSync(`/proc/${pid}/clear_refs`, '5');
