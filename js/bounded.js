@@ -66,7 +66,8 @@ export async function decompressed(input, { codec, maxBytes, expectedBytes = nul
   const bound = expectedBytes ?? maxBytes;
   if (expectedBytes !== null && expectedBytes > maxBytes) throw tooLarge(name, maxBytes, expectedBytes, `its declared ${codec} size`);
   if (input instanceof Uint8Array && codec === 'gzip' && gzipDeclared(input) > bound) {
-    throw tooLarge(name, bound, `at least ${gzipDeclared(input)}`, 'decompressed gzip, as its trailer says');
+    const why = expectedBytes === null ? 'decompressed gzip, as its trailer says' : 'its declared gzip size; its trailer says more';
+    throw tooLarge(name, bound, `at least ${gzipDeclared(input)}`, why);
   }
   const reader = sliced(input).pipeThrough(CODECS[codec]({ maxBytes: bound })).getReader();
   const parts = [];

@@ -32,10 +32,11 @@ export function typeName(type) {
 }
 
 // Bytes, gunzipped when they start with gzip's magic: streamed, and stopped
-// at maxBytes (bounded.js decompressed); `name` names the file in errors.
-export async function gunzipped(bytes, { maxBytes = MAX_MODEL_BYTES, name = 'the model file' } = {}) {
+// at maxBytes (bounded.js decompressed), or at expectedBytes where a record
+// declares the size; `name` names the file in errors.
+export async function gunzipped(bytes, { maxBytes = MAX_MODEL_BYTES, expectedBytes = null, name = 'the model file' } = {}) {
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  return decompressed(bytes, { codec: 'gzip', maxBytes, name });
+  return decompressed(bytes, { codec: 'gzip', maxBytes, expectedBytes, name });
 }
 
 // { name, type, shape, data } of each item of Marian's binary format, by name.

@@ -20,7 +20,7 @@ import { Worker } from 'node:worker_threads';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 
 import { decompressed, weightsBound } from '../js/bounded.js';
-import { readNpz } from '../js/marian-files.js';
+import { gunzipped, readNpz } from '../js/marian-files.js';
 import { boundsCases, boundsPage, bombs, chromiumLoader, hostileServer, runCase, writeModels } from './lib/bounds.js';
 import { PYTHON, randomMarianModel, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz } from './lib/marian.js';
 
@@ -90,6 +90,10 @@ test('decompressed(): streamed within its bound, a declared size checked, a dama
   const data = new Uint8Array(300000).map((_, i) => (i * 7919) % 251);
   assert.deepEqual(await decompressed(gzipSync(data), { codec: 'gzip', maxBytes: data.length, name: 'f' }), data);
   assert.deepEqual(await decompressed(new Blob([gzipSync(data)]).stream(), { codec: 'gzip', maxBytes: data.length, name: 'f' }), data);
+  // gunzipped(): a Marian file's size, where a record declares it.
+  assert.deepEqual(await gunzipped(gzipSync(data), { expectedBytes: data.length, name: 'vocab.spm.gz' }), data);
+  await assert.rejects(gunzipped(gzipSync(data), { expectedBytes: 1000, name: 'vocab.spm.gz' }),
+    /vocab\.spm\.gz is larger than its bound of 1000 bytes \(its declared gzip size; its trailer says more\): it has at least 300000 bytes/);
   const raw = deflateRawSync(data);
   assert.deepEqual(await decompressed(raw, { codec: 'deflate-raw', maxBytes: MAX_BYTES, expectedBytes: data.length, name: 'f' }), data);
   await assert.rejects(decompressed(raw, { codec: 'deflate-raw', maxBytes: MAX_BYTES, expectedBytes: 1000, name: 'f.npy' }),
