@@ -70,6 +70,7 @@ export const DETECTOR_MODEL = Object.freeze({
   repoPath: 'models/langid/',
   url: `https://cdn.jsdelivr.net/npm/${DETECTOR_PACKAGE}@${DETECTOR_VERSION}/`,
   file: WEIGHTS,
+  maxBytes: 16 * 2 ** 20, // the most bytes of its file read (it has 954 KB): a download past it stops
 });
 
 // The most bytes of a JSON file read whole (config.json, manifest.json),
@@ -84,6 +85,18 @@ export const MAX_JSON_BYTES = 1 << 20;
 // larger window needs `zstd -d --memory=`). A frame of known size up to this
 // decodes into one buffer of its size.
 export const ZSTD_MAX_WINDOW = 1 << 27;
+
+// The most bytes of a model file whose size nothing else states (no manifest
+// entry; for the weights no config to bound them: bounded.js weightsBound),
+// downloaded or decompressed (a Marian model's files, gzipped or not): a
+// download or an inflate that passes it is stopped (bounded.js). The
+// `maxModelBytes` option raises or lowers it. 1 GiB: above the Marian
+// models in use (OPUS-MT's big ones have under 600 MB), below what a page's
+// 32-bit engine could load anyway.
+export const MAX_MODEL_BYTES = 2 ** 30;
+
+// The most bytes of an engine (residual-mt*.wasm) downloaded: ours have under 300 KB.
+export const MAX_ENGINE_BYTES = 16 * 2 ** 20;
 
 // Input usage (tokens) one translate() call may have; a QuotaExceededError
 // past it. Long text is split into sentences, so this bounds only the work and
@@ -129,13 +142,12 @@ export async function threadCount(threads) {
 // server, the collections read there (the current one first: zstd
 // attachments; then the older one: plain or gzip), the majors of the model
 // versions this reader knows (1.x and 2.x: Marian students, plain or gzip;
-// 3.x: the same zstd-compressed), the most bytes of a record list read whole,
-// and of one attachment, compressed or not.
+// 3.x: the same zstd-compressed), and the most bytes of a record list read
+// whole (an attachment's bound is its record's size, within MAX_MODEL_BYTES).
 export const FIREFOX_REGISTRY = 'https://firefox.settings.services.mozilla.com/v1/';
 export const REGISTRY_COLLECTIONS = Object.freeze(['translations-models-v2', 'translations-models']);
 export const REGISTRY_MAJORS = Object.freeze({ min: 1, max: 3 });
 export const MAX_RECORDS_BYTES = 32 << 20;
-export const MAX_ATTACHMENT_BYTES = 1 << 30;
 
 // Where the demo looks for models `residual-mt models pull --out` wrote
 // (npm start serves them), relative to the package root, and the name of the

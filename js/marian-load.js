@@ -14,8 +14,9 @@
 // size and SHA-256 of its decompressed bytes, each checked (an OperationError
 // naming the file).
 
+import { modelBound } from './bounded.js';
 import { cached, modelStore, sha256Hex } from './cache.js';
-import { CONFIG, MAX_ATTACHMENT_BYTES, TOKENIZER, WEIGHTS } from './defaults.js';
+import { CONFIG, MAX_MODEL_BYTES, TOKENIZER, WEIGHTS } from './defaults.js';
 import { makeError } from './errors.js';
 import { givenEngine, startEngine } from './engine-fetch.js';
 import { openUrl, toUrl } from './files.js';
@@ -49,11 +50,11 @@ function checkHash(sha256, what) {
   if (sha256 !== null && !/^[0-9a-f]{64}$/.test(sha256)) throw new TypeError(`residual-mt: ${what} must be 64 lowercase hex digits`);
 }
 
-// A size given for a file: null, or an integer up to MAX_ATTACHMENT_BYTES.
+// A size given for a file: null, or an integer up to MAX_MODEL_BYTES.
 function checkSize(size, what) {
   if (size === undefined || size === null) return null;
-  if (!Number.isSafeInteger(size) || size < 0 || size > MAX_ATTACHMENT_BYTES) {
-    throw new RangeError(`residual-mt: ${what} must be an integer from 0 to ${MAX_ATTACHMENT_BYTES}, got ${size}`);
+  if (!Number.isSafeInteger(size) || size < 0 || size > MAX_MODEL_BYTES) {
+    throw new RangeError(`residual-mt: ${what} must be an integer from 0 to ${MAX_MODEL_BYTES}, got ${size}`);
   }
   return size;
 }
@@ -84,21 +85,18 @@ function describe(m, withHashes) {
 
 const conversionKey = async (m) => sha256Hex(new TextEncoder().encode(JSON.stringify(describe(m, true))));
 
-// Downloads the files that are URLs (progress over all of them), checks each
-// against its given size and sha256, and hashes those without one (the
-// conversion's key). A file longer than its size stops as the excess comes.
-async function download(m, { signal, counted, verify }) {
-  const opened = await Promise.all(m.files.map(async (f) => (f.bytes ? null : openUrl(f.url, `the Marian ${ROLES[f.role]} file ${f.name}`, signal))));
+// Downloads the files that are URLs (progress over all of them, each within
+// its given size, else maxBytes), checks each against its given size and
+// sha256, and hashes those without one (the conversion's key).
+async function download(m, { signal, counted, verify, maxBytes }) {
+  const limit = (f) => ({ maxBytes: f.size ?? maxBytes, name: `the Marian ${ROLES[f.role]} file ${f.name}`,
+    why: f.size === null ? 'maxModelBytes' : 'the size given for it' });
+  const opened = await Promise.all(m.files.map(async (f) => (f.bytes ? null : openUrl(f.url, `the Marian ${ROLES[f.role]} file ${f.name}`, signal, limit(f)))));
   counted.total(opened.reduce((n, o, i) => n + (o ? m.files[i].size ?? o.size ?? 0 : 0), 0));
   try {
     return await Promise.all(m.files.map(async (f, i) => {
       if (!opened[i]) return f.bytes;
-      let length = 0;
-      const bytes = await opened[i].read((n) => {
-        length += n;
-        if (f.size !== null && length > f.size) throw wrongFile(f, `more than the ${f.size} bytes it should have`);
-        counted(f.name, n);
-      });
+      const bytes = await opened[i].read((n) => counted(f.name, n));
       if (f.size !== null && bytes.length !== f.size) throw wrongFile(f, `${bytes.length} bytes of the ${f.size} it should have (a truncated download)`);
       const hash = await sha256Hex(bytes);
       if (verify && f.given && hash !== f.given) {
@@ -119,22 +117,22 @@ const wrongFile = (f, what) => makeError('OperationError', `residual-mt: ${f.nam
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 const isZstd = (bytes) => ZSTD_MAGIC.every((b, i) => bytes[i] === b);
 
-// A file's bytes decompressed (zstd, gzip, or as they are), checked against
-// the decompressed size and SHA-256 given for it.
-export async function unpacked(f, bytes, { verify = true } = {}) {
-  const want = f.decompressed;
+// A file's bytes decompressed (zstd, gzip, or as they are) within the
+// decompressed size given for it (else maxBytes), checked against that size
+// and the SHA-256 given.
+export async function unpacked(f, bytes, { verify = true, maxBytes = MAX_MODEL_BYTES } = {}) {
+  const want = f.decompressed, name = `the Marian ${ROLES[f.role] ?? 'model'} file ${f.name}`;
   let out;
   if (isZstd(bytes)) {
     const { zstdDecompress } = await import('./zstd.js');
-    const bound = want?.size ?? MAX_ATTACHMENT_BYTES;
     try {
-      out = await zstdDecompress(bytes, { maxOutputBytes: bound, expectedBytes: want?.size ?? undefined, name: f.name });
+      out = await zstdDecompress(bytes, { maxOutputBytes: want?.size ?? maxBytes, expectedBytes: want?.size ?? undefined, name: f.name });
     } catch (err) {
       // The decoder's errors (truncated, corrupt, not the size expected) name the file; here they are the API's kind.
       throw makeError('OperationError', err.message.startsWith('residual-mt:') ? err.message : `residual-mt: ${f.name}: ${err.message}`);
     }
   } else {
-    out = await gunzipped(bytes);
+    out = await gunzipped(bytes, { maxBytes: want?.size ?? maxBytes, expectedBytes: want?.size ?? null, name });
   }
   if (!want) return out;
   if (want.size !== null && out.length !== want.size) throw wrongFile(f, `${out.length} bytes decompressed, not the ${want.size} it should have`);
@@ -190,7 +188,9 @@ export async function isConverted(m, cache = true) {
 
 // Loads the engine and a Marian model (marianSources' m) for host.js, with
 // the answer loader.js loadFiles gives for a model directory.
-export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, verify = true, cache = true, onEngine = null, cachedCopies = true } = {}) {
+export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, verify = true, cache = true, onEngine = null, cachedCopies = true,
+  maxModelBytes } = {}) {
+  const maxBytes = modelBound(maxModelBytes);
   signal?.throwIfAborted();
   const engine = startEngine(wasm, signal, onEngine);
   const urls = m.files.filter((f) => f.url).map((f) => f.url);
@@ -203,7 +203,7 @@ export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, 
   counted.total = (n) => { total += n; };
   const engineDone = engine?.then(({ size }) => counted('residual-mt.wasm', size));
   let model = cachedCopies && store && m.key ? await fromStore(store, `${FORMAT}:${m.key}`) : null;
-  if (!model) model = await convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress });
+  if (!model) model = await convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress, maxBytes });
   const got = await engine;
   await engineDone;
   return { wasm: got?.wasm ?? givenEngine(wasm), ...model, manifest: null, manifestBytes: null, bytes: loaded,
@@ -211,11 +211,11 @@ export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, 
 }
 
 // Downloads and converts (or, offline, finds the last conversion of these URLs).
-async function convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress }) {
+async function convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress, maxBytes }) {
   onProgress({ loaded: 0, total: 0, file: null });
   let inputs;
   try {
-    inputs = await download(m, { signal, counted, verify });
+    inputs = await download(m, { signal, counted, verify, maxBytes });
   } catch (err) {
     const kept = err.name === 'NetworkError' && store && cachedCopies ? await fromStore(store, `${FORMAT}:${m.href}`) : null;
     if (kept) return kept;
@@ -224,9 +224,11 @@ async function convertedModel(m, { store, signal, counted, verify, cachedCopies,
   const key = `${FORMAT}:${await conversionKey(m)}`;
   const kept = store && cachedCopies ? await fromStore(store, key) : null;
   if (kept) return kept;
-  const files = Object.fromEntries(await Promise.all(m.files.map(async (f, i) => [f.role, await unpacked(f, inputs[i], { verify })])));
+  // One file at a time: a bomb among them is stopped before the next is decompressed.
+  const files = {};
+  for (const [i, f] of m.files.entries()) files[f.role] = await unpacked(f, inputs[i], { verify, maxBytes });
   const model = m.files.find((f) => f.role === 'model');
-  const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage });
+  const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage, maxBytes });
   const converted = { [CONFIG]: new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, [TOKENIZER]: out.spm };
   // Kept before the engine has them (its worker takes the weights' memory).
   if (store) await keep(store, converted, [key, `${FORMAT}:${m.href}`]).catch(() => {});

@@ -18,6 +18,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open as openFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { boundedChunks } from './bounded.js';
 import { CATALOG, CONFIG, MANIFEST, TOKENIZER, WEIGHTS } from './defaults.js';
 import { open } from './files.js';
 import { convertMarian } from './marian.js';
@@ -142,9 +143,8 @@ async function download(file, out) {
   const tmp = tmpName(path), handle = await openFile(tmp, 'w'), hash = createHash('sha256'), bar = progressBar(file);
   let length = 0;
   try {
-    for await (const chunk of source.chunks()) {
+    for await (const chunk of boundedChunks(source.chunks(), { maxBytes: file.size, name: file.name, why: 'the size its record gives' }, source.size)) {
       length += chunk.length;
-      if (length > file.size) throw new Error(`${file.name}: more than the ${file.size} bytes its record gives`);
       hash.update(chunk);
       await handle.write(chunk);
       bar(length);

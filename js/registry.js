@@ -17,7 +17,7 @@
 // The record list is read on every call (a new version is seen at once) and
 // kept in the model cache, which answers when the server cannot.
 
-import { FIREFOX_REGISTRY, MAX_ATTACHMENT_BYTES, MAX_RECORDS_BYTES, REGISTRY_COLLECTIONS, REGISTRY_MAJORS } from './defaults.js';
+import { FIREFOX_REGISTRY, MAX_MODEL_BYTES, MAX_RECORDS_BYTES, REGISTRY_COLLECTIONS, REGISTRY_MAJORS } from './defaults.js';
 import { modelStore } from './cache.js';
 import { makeError } from './errors.js';
 import { networkError, open, readAll, readJsonFile, toUrl } from './files.js';
@@ -40,21 +40,12 @@ export async function registryRoot(catalog) {
   return root;
 }
 
-// A JSON answer of the server, read whole within `limit` bytes.
-async function readServerJson(url, what, signal, limit) {
+// A JSON answer of the server (null: there is none), read whole within MAX_RECORDS_BYTES.
+async function readServerJson(url, what, signal) {
   const file = await open(url, what, signal);
   if (file.missing) return null;
   if (file.error) throw file.error;
-  const tooLarge = () => makeError('OperationError', `residual-mt: ${what} (${url}) has more than ${limit} bytes`);
-  if (file.size > limit) {
-    file.cancel?.();
-    throw tooLarge();
-  }
-  let length = 0;
-  const bytes = await readAll(file, (n) => {
-    length += n;
-    if (length > limit) throw tooLarge();
-  });
+  const bytes = await readAll(file, () => {}, file.size, { maxBytes: MAX_RECORDS_BYTES, name: `${what} (${url})`, why: 'MAX_RECORDS_BYTES' });
   try {
     return JSON.parse(new TextDecoder().decode(bytes));
   } catch (err) {
@@ -70,7 +61,7 @@ async function fetchRegistry(root, { collection, signal }) {
   if (typeof base !== 'string') throw makeError('OperationError', `residual-mt: ${root.href} announces no capabilities.attachments.base_url: not a Remote Settings server with attachments`);
   for (const name of collection ? [collection] : REGISTRY_COLLECTIONS) {
     const url = new URL(`buckets/main/collections/${encodeURIComponent(name)}/records`, root);
-    const answer = await readServerJson(url, `the registry's ${name} records`, signal, MAX_RECORDS_BYTES);
+    const answer = await readServerJson(url, `the registry's ${name} records`, signal);
     if (answer === null) continue;
     if (!Array.isArray(answer?.data)) throw makeError('OperationError', `residual-mt: ${url.href} is not a record list ({ "data": [...] })`);
     return { root: root.href, baseUrl: new URL(base, root).href, collection: name, records: answer.data };
@@ -127,7 +118,7 @@ export const supportedVersion = (version) => compareVersions(`${REGISTRY_MAJORS.
   compareVersions(`${REGISTRY_MAJORS.max + 1}.0a`, version) > 0;
 
 const sizeOf = (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
-const validSize = (size) => Number.isSafeInteger(size) && size >= 0 && size <= MAX_ATTACHMENT_BYTES;
+const validSize = (size) => Number.isSafeInteger(size) && size >= 0 && size <= MAX_MODEL_BYTES;
 const validHash = (hash) => typeof hash === 'string' && /^[0-9a-f]{64}$/.test(hash);
 
 // A record in one form (v2's names), or { why } when it cannot be used.
