@@ -34,6 +34,8 @@ export const MODELS_USAGE = `usage:
 
 const MB = (bytes) => `${(bytes / 1e6).toFixed(1)} MB`;
 const pairName = (m) => `${m.pair.join('-')}${m.variant ? `:${m.variant}` : ''}`;
+// A model's directory under DIR: its pair, and its variant in characters safe in a path and a relative URL.
+const dirName = (m) => `${m.pair.join('-')}${m.variant ? `.${String(m.variant).replace(/[^A-Za-z0-9_-]/g, '_')}` : ''}`;
 const tmpName = (path) => `${path}.${process.pid}.tmp`;
 
 class ModelsUsageError extends Error {}
@@ -86,7 +88,7 @@ async function pullModels(catalog, pairs, out) {
 }
 
 async function pullModel(m, registry, out) {
-  const dir = join(out, pairName(m));
+  const dir = join(out, dirName(m));
   if (await pulledAlready(dir, m)) return console.error(`residual-mt: ${pairName(m)} ${m.version}: already in ${dir}`);
   const bytes = {};
   for (const [role, record] of Object.entries(m.files)) {
@@ -119,6 +121,7 @@ async function pulledAlready(dir, m) {
   }
   const hashes = Object.values(m.files).map((r) => r.attachment.hash);
   if (JSON.stringify(manifest.registry?.files) !== JSON.stringify(hashes)) return false;
+  if (![CONFIG, WEIGHTS, TOKENIZER].every((name) => manifest.files?.[name])) return false;
   for (const [name, { sha256, size }] of Object.entries(manifest.files ?? {})) {
     if ((await stat(join(dir, name)).catch(() => null))?.size !== size || await fileHash(join(dir, name)) !== sha256) return false;
   }
@@ -191,7 +194,7 @@ async function addToCatalog(out, m, registry) {
   } catch (err) {
     if (err.code !== 'ENOENT') throw new Error(`${path} is not a catalogue (${err.message}): remove it and pull again`);
   }
-  const model = `${pairName(m)}/`;
+  const model = `${dirName(m)}/`;
   catalog.models = [...(catalog.models ?? []).filter((e) => e.model !== model),
     { model, pairs: [m.pair], registry: { root: registry.root, collection: registry.collection, version: m.version, architecture: m.architecture } }];
   await writeFile(tmpName(path), `${JSON.stringify(catalog, null, 2)}\n`);
