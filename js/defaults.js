@@ -79,12 +79,6 @@ export const DETECTOR_MODEL = Object.freeze({
 // read before any engine is loaded (tests/defaults.test.js checks they agree).
 export const MAX_JSON_BYTES = 1 << 20;
 
-// The largest window a zstd frame may ask the decoder (js/zstd.js) to keep:
-// 128 MiB, the reference decoder's own default limit (zstd --long=27; a
-// larger window needs `zstd -d --memory=`). A frame of known size up to this
-// decodes into one buffer of its size.
-export const ZSTD_MAX_WINDOW = 1 << 27;
-
 // Input usage (tokens) one translate() call may have; a QuotaExceededError
 // past it. Long text is split into sentences, so this bounds only the work and
 // memory of one call (a few MB of text).
@@ -124,3 +118,9 @@ export async function threadCount(threads) {
   if (!hasThreads()) return 1;
   return threads ?? Math.max(1, Math.min(await processorCount(), DEFAULT_THREADS_CAP));
 }
+
+// The largest window a zstd frame may ask the decoder (js/zstd.js) to keep:
+// 128 MiB, the reference decoder's own default limit (zstd --long=27; a
+// larger window needs `zstd -d --memory=`). A frame of known size up to this
+// decodes into one buffer of its size.
+export const ZSTD_MAX_WINDOW = 1 << 27;
