@@ -60,8 +60,8 @@ have_relaxed_deps() {
   command -v clang-16 >/dev/null && command -v wasm-ld-16 >/dev/null
 }
 
-# Library sources: every src/*.c except the native-only command-line tool.
-lib_sources() { ls src/*.c | grep -v '^src/cli_native\.c$'; }
+# Library sources: every src/*.c.
+lib_sources() { ls src/*.c; }
 
 CFLAGS_COMMON="-std=c11 -Wall -Wextra -Wno-unused-parameter -Isrc"
 
@@ -81,9 +81,6 @@ build_native() {
     objs+=("$obj")
   done
   rm -f "$out/librmt.a" && ar rcs "$out/librmt.a" "${objs[@]}"
-  if [ -f src/cli_native.c ]; then
-    $cc $CFLAGS_COMMON $flags src/cli_native.c "$out/librmt.a" -lm -o "$out/rmt"
-  fi
   for test in tests/c/test_*.c; do
     [ -e "$test" ] || continue
     $cc $CFLAGS_COMMON $flags -Itests/c "$test" "$out/librmt.a" -lm -o "$out/$(basename "${test%.c}")"

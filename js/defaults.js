@@ -70,6 +70,7 @@ export const DETECTOR_MODEL = Object.freeze({
   repoPath: 'models/langid/',
   url: `https://cdn.jsdelivr.net/npm/${DETECTOR_PACKAGE}@${DETECTOR_VERSION}/`,
   file: WEIGHTS,
+  maxBytes: 16 * 2 ** 20, // the most bytes of its file read (it has 954 KB): a download past it stops
 });
 
 // The most bytes of a JSON file read whole (config.json, manifest.json),
@@ -78,6 +79,18 @@ export const DETECTOR_MODEL = Object.freeze({
 // which C enforces on the config it is given; here because these files are
 // read before any engine is loaded (tests/defaults.test.js checks they agree).
 export const MAX_JSON_BYTES = 1 << 20;
+
+// The most bytes of a model file whose size nothing else states (no manifest
+// entry; for the weights no config to bound them: bounded.js weightsBound),
+// downloaded or decompressed (a Marian model's files, gzipped or not): a
+// download or an inflate that passes it is stopped (bounded.js). The
+// `maxModelBytes` option raises or lowers it. 1 GiB: above the Marian
+// models in use (OPUS-MT's big ones have under 600 MB), below what a page's
+// 32-bit engine could load anyway.
+export const MAX_MODEL_BYTES = 2 ** 30;
+
+// The most bytes of an engine (residual-mt*.wasm) downloaded: ours have under 300 KB.
+export const MAX_ENGINE_BYTES = 16 * 2 ** 20;
 
 // Input usage (tokens) one translate() call may have; a QuotaExceededError
 // past it. Long text is split into sentences, so this bounds only the work and

@@ -19,6 +19,7 @@ import { DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, defaultWasmUrl } from './defaults
 import { checkDocument, isNode } from './env.js';
 import { abortError, makeError, notSupported, quotaExceeded } from './errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
+import { networkError, open, readAll } from './files.js';
 import { canonicalTag, sameLanguage } from './languages.js';
 import { resolveModelPackage } from './discover.js';
 import { JobQueue } from './queue.js';
@@ -34,14 +35,13 @@ const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 let modelFile = null; // Promise<{ bytes, languages }>, read once
 
+// Read within DETECTOR_MODEL.maxBytes (a wrong URL's endless answer stops there).
 async function readBytes(url) {
-  if (isNode() && url.protocol === 'file:') {
-    const { readFile } = await import('node:fs/promises');
-    return new Uint8Array(await readFile(url));
-  }
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`residual-mt: fetching ${url.href} failed: HTTP ${response.status}`);
-  return new Uint8Array(await response.arrayBuffer());
+  const file = await open(url, 'the language detector model');
+  if (file.missing) throw networkError(file.message);
+  if (file.error) throw file.error;
+  return readAll(file, () => {}, file.size, { maxBytes: DETECTOR_MODEL.maxBytes, name: `the language detector model (${url.href})`,
+    why: 'DETECTOR_MODEL.maxBytes' });
 }
 
 // The languages a model file declares (its safetensors header's metadata),

@@ -1,7 +1,7 @@
 // Fetches the engine (dist/residual-mt*.wasm) for a load: compiled while it
 // downloads where the browser can, and then once a page for each URL.
 
-import { defaultWasmUrl } from './defaults.js';
+import { MAX_ENGINE_BYTES, defaultWasmUrl } from './defaults.js';
 import { isNode } from './env.js';
 import { describeFetchError, networkError, openTimed, operationError, readAll, toUrl } from './files.js';
 import { untilAborted } from './streams.js';
@@ -53,7 +53,7 @@ function fetchEngine(f) {
       f.fetched();
       return { wasm, size: f.file.size ?? 0 };
     }
-    const bytes = await readAll(f.file, () => {}, f.file.size);
+    const bytes = await readAll(f.file, () => {}, f.file.size, { maxBytes: MAX_ENGINE_BYTES, name: `${f.name} (${f.url})`, why: 'MAX_ENGINE_BYTES' });
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
     return { wasm: bytes, size: bytes.length };

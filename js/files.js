@@ -4,6 +4,7 @@
 // NetworkError (HTTP status, offline), one that is not what was asked for
 // an OperationError.
 
+import { boundedChunks, tooLarge as overBound } from './bounded.js';
 import { MAX_JSON_BYTES } from './defaults.js';
 import { isNode, timeStep } from './env.js';
 import { makeError } from './errors.js';
@@ -86,16 +87,20 @@ export async function open(url, what, signal) {
         return;
       }
       const reader = response.body.getReader();
+      let finished = false;
       try {
         for (;;) {
           const { done, value } = await reader.read();
-          if (done) return;
+          if (done) { finished = true; return; }
           yield value;
         }
       } catch (err) {
+        finished = true;
         if (signal?.aborted) throw signal.reason;
         throw describeFetchError(err, url, what);
       } finally {
+        // Left early (a bound passed, another file failed): the connection is closed, not read to its end.
+        if (!finished) await reader.cancel().catch(() => {});
         reader.releaseLock?.();
       }
     },
@@ -104,11 +109,19 @@ export async function open(url, what, signal) {
 
 // Reads a whole file into one exactly-sized ArrayBuffer (transferable to a
 // worker); onBytes(n) after each chunk. `size`, when known, saves a copy.
-export async function readAll(file, onBytes, size = file.size) {
+// limit ({ maxBytes, name, why }: bounded.js boundedChunks) refuses a file
+// whose size is known to be over limit.maxBytes before reading it, else as
+// soon as more comes; the download is cancelled either way.
+export async function readAll(file, onBytes, size = file.size, limit = null) {
+  const announced = Math.max(file.size ?? 0, size ?? 0);
+  if (limit && announced > limit.maxBytes) {
+    file.cancel?.();
+    throw overBound(limit.name, limit.maxBytes, announced, limit.why);
+  }
   const parts = [];
   let length = 0;
   let out = size > 0 ? new Uint8Array(size) : null;
-  for await (const chunk of file.chunks()) {
+  for await (const chunk of limit ? boundedChunks(file.chunks(), limit, announced) : file.chunks()) {
     const bytes = chunk instanceof Uint8Array ? chunk : new Uint8Array(chunk);
     if (out && length + bytes.length <= out.length) out.set(bytes, length);
     else {
@@ -180,9 +193,9 @@ export async function openTimed(f, signal) {
 }
 
 // A file at a URL, for loads other than a model directory's (marian-load.js):
-// { size (or null), cancel(), read(onBytes) → its bytes }; a NetworkError
+// { size (or null), cancel(), read(onBytes) → its bytes (within limit: readAll's) }; a NetworkError
 // when it cannot be had, an OperationError when an HTML page comes instead.
-export async function openUrl(url, what, signal) {
+export async function openUrl(url, what, signal, limit = null) {
   const file = await open(url, what, signal);
   if (file.error) throw file.error;
   if (file.missing) throw networkError(file.message);
@@ -190,7 +203,7 @@ export async function openUrl(url, what, signal) {
     size: file.size,
     cancel: () => file.cancel?.(),
     read: async (onBytes) => {
-      const bytes = await readAll(file, onBytes);
+      const bytes = await readAll(file, onBytes, file.size, limit);
       if (looksLikeHtml(bytes, file.contentType)) {
         throw operationError(`residual-mt: ${what} (${url}) is an HTML page, not the file: wrong URL, or a server that answers every path with its index page`);
       }

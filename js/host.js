@@ -34,7 +34,7 @@ class Host {
   }
 
   async open(options) {
-    const { base, marian, wasm, useWorker, workerRequired, verify, cache, cachedCopies = true } = options;
+    const { base, marian, wasm, useWorker, workerRequired, verify, cache, cachedCopies = true, maxModelBytes } = options;
     let { threads } = options;
     // The worker starts while the files download.
     let { backend, started } = useWorker ? startBackend(new WorkerBackend('translator'), 'worker start') : startBackend(new InProcessBackend(), 'runner start');
@@ -61,7 +61,7 @@ class Host {
       // A Marian model is converted as it loads (marian-load.js, imported only for one).
       const load = marian ? async (_, o) => (await import('./marian-load.js')).loadMarianFiles(marian, o) : loadFiles;
       [files] = await Promise.all([
-        load(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, cachedCopies,
+        load(base, { wasm: wasm ?? defaultWasmUrl(threads), verify, cache, deferVerify: true, onEngine, cachedCopies, maxModelBytes,
           signal: this.loadController.signal, onProgress: (p) => this.progress(p) }),
         started,
       ]);
@@ -152,7 +152,7 @@ export function loadedConfig(modelHref) {
 // signal.reason when it aborts (the download stops when no one else waits).
 export async function acquireHost(options, onProgress, signal) {
   const key = [options.base.href, options.wasmKey, options.useWorker ? 'worker' : 'inline', options.verify, options.cache,
-    `threads${options.threads}`].join(' ');
+    `threads${options.threads}`, `max${options.maxModelBytes ?? ''}`].join(' ');
   let host = hosts.get(key);
   if (!host) {
     host = new Host(key);

@@ -81,6 +81,12 @@ export interface CreateTranslatorOptions extends AvailabilityOptions {
   verify?: boolean | 'require';
   /** The input usage one call may have (a QuotaExceededError past it). Default: INPUT_QUOTA. */
   inputQuota?: number;
+  /**
+   * The most bytes of a model file whose size nothing else states (no manifest.json entry; for the weights, no
+   * config.json to bound them), downloaded or decompressed (a Marian model's files, gzipped or not); a file past
+   * it fails the load with an OperationError naming it. Default: MAX_MODEL_BYTES (1 GiB).
+   */
+  maxModelBytes?: number;
 }
 
 export interface TranslateOptions {
@@ -264,6 +270,8 @@ export const DEFAULT_MODEL: Readonly<{ package: string; version: string; repoPat
 
 /** The default input quota (tokens per call). */
 export const INPUT_QUOTA: number;
+/** The default maxModelBytes: the most bytes of a model file whose size nothing else states (1 GiB). */
+export const MAX_MODEL_BYTES: number;
 /** The default thread count's cap (the processors, up to this). */
 export const DEFAULT_THREADS_CAP: number;
 /** The most threads the threads option takes. */

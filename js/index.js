@@ -19,7 +19,7 @@ export { Translator, availability, createTranslator, modelInfo } from './transla
 export { LanguageDetector, createLanguageDetector, detectorAvailability } from './detector.js';
 export { DownloadProgressEvent } from './events.js';
 export { languagePairs } from './languages.js';
-export { DEFAULT_MODEL, DEFAULT_THREADS_CAP, DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, INPUT_QUOTA, MAX_THREADS } from './defaults.js';
+export { DEFAULT_MODEL, DEFAULT_THREADS_CAP, DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, INPUT_QUOTA, MAX_MODEL_BYTES, MAX_THREADS } from './defaults.js';
 export { resolveDefaultModel } from './loader.js';
 export { segmentText, splitSentences } from './segment.js';
 export { translateElement, restoreElement } from './page.js';

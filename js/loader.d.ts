@@ -40,6 +40,8 @@ export function loadFiles(base: URL, options?: {
   onEngine?: (wasm: Uint8Array | object) => void;
   /** false: read no copy of the weights whose check is left to the caller (kept file, the page's Cache Storage). Default true. */
   cachedCopies?: boolean;
+  /** The most bytes of a file whose size neither manifest.json nor (for the weights) config.json states. Default MAX_MODEL_BYTES (1 GiB). */
+  maxModelBytes?: number;
 }): Promise<ModelFiles>;
 export function readConfig(base: URL, options?: { signal?: AbortSignal; cache?: boolean }): Promise<Record<string, unknown>>;
 export function readManifest(base: URL, options?: { signal?: AbortSignal }): Promise<{ manifest: ModelFiles['manifest']; bytes: Uint8Array } | null>;

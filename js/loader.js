@@ -5,6 +5,7 @@
 // for availability() and language lists. The module residual-mt/loader,
 // so it also hands on the helpers its types name.
 
+import { modelBound, weightsBound } from './bounded.js';
 import { cached, modelStore, sha256Hex } from './cache.js';
 import { cacheReads, cachedFile, fromCache, keptCopyFailed, pageCacheUsable, pageCopy, readPageCache } from './copies.js';
 import { CONFIG, MANIFEST, MODEL_FILES, TOKENIZER, WEIGHTS, defaultWasmUrl } from './defaults.js';
@@ -46,6 +47,9 @@ const textDecoder = new TextDecoder();
 //   written meanwhile). Other files, and files that come from the cache, are
 //   checked before loadFiles returns either way, so a file that fails is
 //   never cached.
+//   maxModelBytes: the most bytes of a file whose size neither the manifest
+//   nor (for the weights) the config states (default MAX_MODEL_BYTES); a
+//   file over its bound fails the load (an OperationError naming it).
 //   onEngine(wasm): called with the engine (see wasm below) as soon as it is
 //   here, before the model's files may be: the caller may start loading it
 //   (and move its bytes elsewhere).
@@ -54,9 +58,10 @@ const textDecoder = new TextDecoder();
 // wasm is the compiled WebAssembly.Module where the browser compiled it while
 // it downloaded (see streamable), else its bytes.
 export async function loadFiles(base, { wasm, signal, onProgress = () => {}, verify = true, cache = true, deferVerify = false,
-  onEngine = null, cachedCopies = true } = {}) {
+  onEngine = null, cachedCopies = true, maxModelBytes } = {}) {
   signal?.throwIfAborted();
-  const load = { base, signal, verify, deferVerify, cachedCopies, found: {}, checkWeights: null, checked: null, dropKept: null };
+  const load = { base, signal, verify, deferVerify, cachedCopies, found: {}, checkWeights: null, checked: null, dropKept: null,
+    maxBytes: modelBound(maxModelBytes) };
   // The cache opens while the manifest is read (opening it is not instant).
   load.storing = verify ? modelStore(base, cache) : Promise.resolve(null);
   load.storing.catch(() => {});
@@ -194,11 +199,13 @@ async function download(load, files, engine, onProgress) {
     found.wasm = compiled;
     counted('residual-mt.wasm', size);
   });
+  const limits = fileLimits(load, files);
   await Promise.all([engineDone, ...files.map(async (f) => {
     const onBytes = (n) => counted(f.name, n);
-    const bytes = await (f.name === CONFIG ? readJson(f.file, f.url, onBytes) : readAll(f.file, onBytes, f.file.size ?? f.entry?.size));
+    const bytes = await (f.name === CONFIG ? readJson(f.file, f.url, onBytes) : readAll(f.file, onBytes, f.file.size ?? f.entry?.size, limits.get(f)));
     f.fetched();
     checkContent(f.name, bytes, f.file.contentType, f.url);
+    if (f.name === CONFIG) limits.configRead(bytes);
     if (deferred(load, f)) {
       load.checkWeights = checkOf(load, f);
     } else if (f.entry) {
@@ -211,6 +218,32 @@ async function download(load, files, engine, onProgress) {
     throw err;
   });
   return loaded;
+}
+
+// Each file's bound as it downloads (readAll's limit): its manifest entry's
+// size, else for the weights what the config's dimensions allow once it is
+// here (bounded.js weightsBound; the bound tightens while they come), else
+// maxModelBytes. configRead(bytes) takes the config when it is downloaded.
+function fileLimits(load, files) {
+  const limits = new Map(files.map((f) => [f, typeof f.entry?.size === 'number'
+    ? { maxBytes: f.entry.size, name: `${f.name} (${f.url})`, why: 'the size manifest.json says' }
+    : { maxBytes: load.maxBytes, name: `${f.name} (${f.url})`, why: 'maxModelBytes' }]));
+  const weights = files.find((f) => f.name === WEIGHTS && !f.entry);
+  const fromConfig = (bytes) => {
+    let config = null;
+    try {
+      config = JSON.parse(textDecoder.decode(bytes));
+    } catch {
+      return; // checkContent says what is wrong with it
+    }
+    const bound = weightsBound(config);
+    if (weights && bound !== null && bound < load.maxBytes) {
+      Object.assign(limits.get(weights), { maxBytes: bound, why: "what config.json's dimensions allow" });
+    }
+  };
+  if (load.found[CONFIG]) fromConfig(load.found[CONFIG]);
+  limits.configRead = fromConfig;
+  return limits;
 }
 
 // Reads just config.json (for availability() and language lists); offline,

@@ -6,6 +6,8 @@
 // one model built from an OPUS-MT vocab.yml and its two spm), and the gzip
 // Firefox Translations ships them in.
 
+import { decompressed, tooLarge } from './bounded.js';
+import { MAX_MODEL_BYTES } from './defaults.js';
 import { makeError } from './errors.js';
 
 export const TYPE_INT8 = 0x0101;
@@ -29,19 +31,12 @@ export function typeName(type) {
   return TYPE_NAMES[type] ?? `0x${type.toString(16)}`;
 }
 
-// Bytes, gunzipped (DecompressionStream) when they start with gzip's magic.
-export async function gunzipped(bytes) {
+// Bytes, gunzipped when they start with gzip's magic: streamed, and stopped
+// at maxBytes (bounded.js decompressed), or at expectedBytes where a record
+// declares the size; `name` names the file in errors.
+export async function gunzipped(bytes, { maxBytes = MAX_MODEL_BYTES, expectedBytes = null, name = 'the model file' } = {}) {
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  try {
-    return await inflate(bytes, 'gzip');
-  } catch (err) {
-    throw conversionError(`a damaged gzip file (${err.message})`);
-  }
-}
-
-async function inflate(bytes, format) {
-  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream(format));
-  return new Uint8Array(await new Response(stream).arrayBuffer());
+  return decompressed(bytes, { codec: 'gzip', maxBytes, expectedBytes, name });
 }
 
 // { name, type, shape, data } of each item of Marian's binary format, by name.
@@ -83,19 +78,24 @@ export function readBin(data) {
 
 const NPY_TYPES = { '<f4': TYPE_FLOAT32, '|i1': TYPE_INT8, '<i1': TYPE_INT8, '|u1': TYPE_UINT8 };
 
-// The items of a Marian .npz (a zip of .npy files; stored or deflated).
-export async function readNpz(data) {
-  const items = new Map();
-  for (const entry of zipEntries(data)) {
-    if (!entry.name.endsWith('.npy')) continue;
-    const raw = entry.method === 8 ? await inflate(entry.data, 'deflate-raw') : entry.data;
+// The items of a Marian .npz (a zip of .npy files; stored or deflated), its
+// deflated entries inflated to the sizes its directory declares, which
+// together may not pass maxBytes.
+export async function readNpz(data, { maxBytes = MAX_MODEL_BYTES } = {}) {
+  const items = new Map(), entries = zipEntries(data).filter((entry) => entry.name.endsWith('.npy'));
+  const declared = entries.reduce((n, entry) => n + entry.size, 0);
+  if (declared > maxBytes) throw tooLarge('model.npz', maxBytes, declared, 'the sizes its zip directory declares');
+  for (const entry of entries) {
+    const raw = entry.method === 8
+      ? await decompressed(entry.data, { codec: 'deflate-raw', maxBytes, expectedBytes: entry.size, name: `model.npz: ${entry.name}` })
+      : entry.data;
     const item = npyItem(entry.name, raw);
     items.set(item.name, item);
   }
   return items;
 }
 
-// The entries of a zip file, from its central directory: { name, method, data }.
+// The entries of a zip file, from its central directory: { name, method, size (unpacked), data }.
 function zipEntries(data) {
   const dv = view(data), bad = () => conversionError('model.npz: not a zip file (or a damaged one)');
   let end = data.length - 22;
@@ -106,15 +106,16 @@ function zipEntries(data) {
   const entries = [];
   for (let i = 0; i < count; i++) {
     if (pos + 46 > data.length || dv.getUint32(pos, true) !== 0x02014b50) throw bad();
-    const method = dv.getUint16(pos + 10, true), size = dv.getUint32(pos + 20, true);
+    const method = dv.getUint16(pos + 10, true), size = dv.getUint32(pos + 20, true), unpacked = dv.getUint32(pos + 24, true);
     const nameLength = dv.getUint16(pos + 28, true), extra = dv.getUint16(pos + 30, true), comment = dv.getUint16(pos + 32, true);
     const local = dv.getUint32(pos + 42, true);
     const name = utf8.decode(data.subarray(pos + 46, pos + 46 + nameLength));
     if (method !== 0 && method !== 8) throw conversionError(`model.npz: ${name} is compressed with method ${method} (stored and deflate are read)`);
+    if (method === 0 && unpacked !== size) throw bad();
     if (local + 30 > data.length) throw bad();
     const start = local + 30 + dv.getUint16(local + 26, true) + dv.getUint16(local + 28, true);
     if (start + size > data.length) throw bad();
-    entries.push({ name, method, data: data.subarray(start, start + size) });
+    entries.push({ name, method, size: unpacked, data: data.subarray(start, start + size) });
     pos += 46 + nameLength + extra + comment;
   }
   return entries;
@@ -126,9 +127,10 @@ function npyItem(file, raw) {
   if (raw[0] !== 0x93 || utf8.decode(raw.subarray(1, 6)) !== 'NUMPY') {
     throw conversionError(`${what} is not a .npy array`);
   }
-  const major = raw[6], dv = view(raw);
+  const major = raw[6], dv = view(raw), start = major === 1 ? 10 : 12;
+  if (raw.length < start) throw conversionError(`${what}: truncated .npy header`);
   const headerLength = major === 1 ? dv.getUint16(8, true) : dv.getUint32(8, true);
-  const start = major === 1 ? 10 : 12;
+  if (start + headerLength > raw.length) throw conversionError(`${what}: the .npy header runs past the end of the array`);
   const header = new TextDecoder('latin1').decode(raw.subarray(start, start + headerLength));
   const descr = /'descr':\s*'([^']*)'/.exec(header)?.[1];
   const shapeText = /'shape':\s*\(([^)]*)\)/.exec(header)?.[1];

@@ -11,6 +11,7 @@
 // and only the conversion is saved, and offline the last conversion of
 // those URLs is used.
 
+import { modelBound } from './bounded.js';
 import { cached, modelStore, sha256Hex } from './cache.js';
 import { CONFIG, TOKENIZER, WEIGHTS } from './defaults.js';
 import { makeError } from './errors.js';
@@ -60,10 +61,12 @@ function describe(m, withHashes) {
 
 const conversionKey = async (m) => sha256Hex(new TextEncoder().encode(JSON.stringify(describe(m, true))));
 
-// Downloads the files that are URLs (progress over all of them), checks each
-// against its given sha256, and hashes those without one (the conversion's key).
-async function download(m, { signal, counted, verify }) {
-  const opened = await Promise.all(m.files.map(async (f) => (f.bytes ? null : openUrl(f.url, `the Marian ${ROLES[f.role]} file`, signal))));
+// Downloads the files that are URLs (progress over all of them, each within
+// maxBytes), checks each against its given sha256, and hashes those without
+// one (the conversion's key).
+async function download(m, { signal, counted, verify, maxBytes }) {
+  const limit = (f) => ({ maxBytes, name: `the Marian ${ROLES[f.role]} file ${f.name}`, why: 'maxModelBytes' });
+  const opened = await Promise.all(m.files.map(async (f) => (f.bytes ? null : openUrl(f.url, `the Marian ${ROLES[f.role]} file`, signal, limit(f)))));
   counted.total(opened.reduce((n, o) => n + (o?.size ?? 0), 0));
   try {
     return await Promise.all(m.files.map(async (f, i) => {
@@ -119,7 +122,9 @@ async function keep(store, converted, pointers) {
 
 // Loads the engine and a Marian model (marianSources' m) for host.js, with
 // the answer loader.js loadFiles gives for a model directory.
-export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, verify = true, cache = true, onEngine = null, cachedCopies = true } = {}) {
+export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, verify = true, cache = true, onEngine = null, cachedCopies = true,
+  maxModelBytes } = {}) {
+  const maxBytes = modelBound(maxModelBytes);
   signal?.throwIfAborted();
   const engine = startEngine(wasm, signal, onEngine);
   const urls = m.files.filter((f) => f.url).map((f) => f.url);
@@ -132,7 +137,7 @@ export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, 
   counted.total = (n) => { total += n; };
   const engineDone = engine?.then(({ size }) => counted('residual-mt.wasm', size));
   let model = cachedCopies && store && m.key ? await fromStore(store, `${FORMAT}:${m.key}`) : null;
-  if (!model) model = await convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress });
+  if (!model) model = await convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress, maxBytes });
   const got = await engine;
   await engineDone;
   return { wasm: got?.wasm ?? givenEngine(wasm), ...model, manifest: null, manifestBytes: null, bytes: loaded,
@@ -140,11 +145,11 @@ export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, 
 }
 
 // Downloads and converts (or, offline, finds the last conversion of these URLs).
-async function convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress }) {
+async function convertedModel(m, { store, signal, counted, verify, cachedCopies, onProgress, maxBytes }) {
   onProgress({ loaded: 0, total: 0, file: null });
   let inputs;
   try {
-    inputs = await download(m, { signal, counted, verify });
+    inputs = await download(m, { signal, counted, verify, maxBytes });
   } catch (err) {
     const kept = err.name === 'NetworkError' && store && cachedCopies ? await fromStore(store, `${FORMAT}:${m.href}`) : null;
     if (kept) return kept;
@@ -153,9 +158,11 @@ async function convertedModel(m, { store, signal, counted, verify, cachedCopies,
   const key = `${FORMAT}:${await conversionKey(m)}`;
   const kept = store && cachedCopies ? await fromStore(store, key) : null;
   if (kept) return kept;
-  const files = Object.fromEntries(await Promise.all(m.files.map(async (f, i) => [f.role, await gunzipped(inputs[i])])));
+  // One file at a time: a bomb among them is stopped before the next is inflated.
+  const files = {};
+  for (const [i, f] of m.files.entries()) files[f.role] = await gunzipped(inputs[i], { maxBytes, name: `the Marian ${ROLES[f.role]} file ${f.name}` });
   const model = m.files.find((f) => f.role === 'model');
-  const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage });
+  const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage, maxBytes });
   const converted = { [CONFIG]: new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, [TOKENIZER]: out.spm };
   // Kept before the engine has them (its worker takes the weights' memory).
   if (store) await keep(store, converted, [key, `${FORMAT}:${m.href}`]).catch(() => {});

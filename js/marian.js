@@ -9,6 +9,7 @@
 // when a Marian model is converted), every scalar a string (its failsafe
 // schema), as PyYAML's BaseLoader reads it in Python.
 
+import { MAX_MODEL_BYTES } from './defaults.js';
 import { TYPE_FLOAT32, TYPE_INTGEMM8, conversionError, readBin, readNpz, readShortlist, typeName } from './marian-files.js';
 import { concat, mergedSpm, readVocabYml, spmSpecialIds } from './marian-vocab.js';
 
@@ -288,8 +289,8 @@ export function safetensors(tensors) {
 const plainBytes = (b) => (b instanceof ArrayBuffer ? new Uint8Array(b) : new Uint8Array(b.buffer, b.byteOffset, b.byteLength));
 
 // The model's items (.npz or .bin) and its options from special:model.yml.
-async function readModel(bytes) {
-  const items = bytes[0] === 0x50 && bytes[1] === 0x4b ? await readNpz(bytes) : readBin(bytes);
+async function readModel(bytes, maxBytes) {
+  const items = bytes[0] === 0x50 && bytes[1] === 0x4b ? await readNpz(bytes, { maxBytes }) : readBin(bytes);
   const yml = items.get('special:model.yml');
   if (!yml) throw conversionError('the model has no special:model.yml (not a Marian model, or saved without its config)');
   items.delete('special:model.yml');
@@ -326,14 +327,16 @@ function vocabulary({ vocab, targetVocab, sourceSpm, targetSpm }) {
 // shortlist?, sourceSpm?, targetSpm?, targetVocab? }; options { file (the
 // model's file name, for config.json's converted_from), sourceLanguage,
 // targetLanguage, maxPositions (512), dtype ('auto': intgemm8 weights stay
-// int8; 'f32') }. Returns { config (config.json's text), weights, spm }.
-export async function convertMarian(files, { file = 'model.bin', sourceLanguage, targetLanguage, maxPositions = 512, dtype = 'auto' } = {}) {
+// int8; 'f32'), maxBytes (an .npz's arrays inflate to at most this many bytes:
+// MAX_MODEL_BYTES) }. Returns { config (config.json's text), weights, spm }.
+export async function convertMarian(files, { file = 'model.bin', sourceLanguage, targetLanguage, maxPositions = 512, dtype = 'auto',
+  maxBytes = MAX_MODEL_BYTES } = {}) {
   if (dtype !== 'auto' && dtype !== 'f32') throw new TypeError(`residual-mt: dtype must be 'auto' or 'f32', got ${dtype}`);
   if (!(Number.isInteger(maxPositions) && maxPositions >= 2 && maxPositions <= 65536)) {
     throw new RangeError('residual-mt: maxPositions must be an integer in [2, 65536]');
   }
   files = Object.fromEntries(Object.entries(files).filter(([, b]) => b).map(([k, b]) => [k, plainBytes(b)]));
-  const { items, yml } = await readModel(files.model);
+  const { items, yml } = await readModel(files.model, maxBytes);
   const arch = architecture(yml);
   if ([...items.keys()].some((n) => n.startsWith('encoder2_') || n.includes('_enc2'))) {
     throw conversionError('unsupported model: more than one encoder');

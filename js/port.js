@@ -6,11 +6,27 @@
 import { isNode } from './env.js';
 
 // The flags a Node worker_thread starts with: the process's, less those a
-// worker refuses ("invalid execArgv flags"): `node -e`'s --input-type, and
-// V8's wasm flags (such as --experimental-wasm-relaxed-simd), which are the
-// whole process's anyway.
-function workerExecArgv() {
-  return process.execArgv.filter((arg) => !/^--(input-type|experimental-wasm-|(no-)?wasm-)/.test(arg));
+// worker refuses. Node refuses per-process flags in a worker ("invalid execArgv
+// flags": --expose-gc, --max-old-space-size=N, --stack-size=N, --title ...):
+// they are the whole process's anyway, as are V8's wasm flags (such as
+// --experimental-wasm-relaxed-simd), so dropping them changes nothing. The
+// refused ones are learnt from Node's own error, once, rather than listed here.
+// `node -e`'s --input-type is accepted, then fails the worker's own entry
+// module: it is about the main script alone, so it never goes.
+const refusedFlags = new Set();
+const workerExecArgv = () => process.execArgv.filter((arg) => !refusedFlags.has(arg) && !arg.startsWith('--input-type'));
+
+function startNodeWorker(Worker, url) {
+  // Twice at most: the refused flags named, then (should Node name none we pass) none at all.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return new Worker(url, { execArgv: workerExecArgv() });
+    } catch (err) {
+      if (err?.code !== 'ERR_WORKER_INVALID_EXEC_ARGV' || attempt === 2) throw err;
+      const named = (err.message.split(': ')[1] ?? '').split(', ').filter((flag) => process.execArgv.includes(flag));
+      (named.length && attempt === 0 ? named : process.execArgv).forEach((flag) => refusedFlags.add(flag));
+    }
+  }
 }
 
 // A page may not start a worker from another origin (the package on a CDN):
@@ -29,7 +45,7 @@ function browserWorkerUrl(url) {
 export async function startWorker(url, name) {
   if (isNode()) {
     const { Worker } = await import('node:worker_threads');
-    const worker = new Worker(url, { execArgv: workerExecArgv() });
+    const worker = startNodeWorker(Worker, url);
     return {
       post: (message, transfer) => worker.postMessage(message, transfer ?? []),
       listen(onMessage, onFailure) {

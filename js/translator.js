@@ -5,6 +5,7 @@
 // names the API uses. The engine runs elsewhere (host.js); this file checks,
 // queues and answers.
 
+import { modelBound } from './bounded.js';
 import { PIVOT_LANGUAGE, describeCatalog, findRoute, loadCatalog } from './catalog.js';
 import { INPUT_QUOTA, checkThreads, defaultWasmUrl, threadCount } from './defaults.js';
 import { checkDocument, isNode, missingFeatures } from './env.js';
@@ -301,13 +302,16 @@ export class Translator {
 //           manifest must be there)
 //   cache: keep downloaded models for offline reuse (default true)
 //   inputQuota: input usage one call may have (default INPUT_QUOTA)
+//   maxModelBytes: the most bytes of a model file whose size no manifest or
+//           config states, downloaded or decompressed (default MAX_MODEL_BYTES)
 //   threads: how many threads the engine runs on (default: the processors up
 //           to DEFAULT_THREADS_CAP; always 1 where memory cannot be shared)
 export async function createTranslator(options) {
   checkDocument();
   if (options?.catalog !== undefined && options.model === undefined) return createFromCatalog(options);
-  const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA, threads } = options ?? {};
+  const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA, threads, maxModelBytes } = options ?? {};
   checkThreads(threads);
+  modelBound(maxModelBytes);
   const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
   const target = canonicalTag(options?.targetLanguage, 'targetLanguage');
   if (!(inputQuota === Infinity || (Number.isInteger(inputQuota) && inputQuota > 0))) {
@@ -333,7 +337,7 @@ export async function createTranslator(options) {
   const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
   if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
   const wasmKey = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? `bytes${wasm.byteLength}` : String(wasm ?? '');
-  const hostOptions = { wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache, threads: await threadCount(threads) };
+  const hostOptions = { wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache, threads: await threadCount(threads), maxModelBytes };
   // In a browser (where no user gesture is asked for first), the load does
   // not wait for what it can do without: the default engine compiles while
   // the model is found (engine-fetch.js prepareEngine), and the model loads (its

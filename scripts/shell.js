@@ -17,7 +17,7 @@ export const SHELL = Object.freeze([
   './', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
   '../js/index.js', '../js/translator.js', '../js/catalog.js', '../js/pivot.js', '../js/host.js', '../js/backends.js', '../js/port.js', '../js/queue.js', '../js/languages.js',
-  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/files.js', '../js/verify.js', '../js/copies.js',
+  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/files.js', '../js/bounded.js', '../js/verify.js', '../js/copies.js',
   '../js/discover.js', '../js/engine-fetch.js', '../js/cache.js',
   '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/pipeline.js', '../js/defaults.js',
   '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',

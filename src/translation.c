@@ -359,7 +359,6 @@ RMT_API int rmt_translation_hyp_alignment(const rmt_translation *tr, int s, int 
   return len;
 }
 
-RMT_API int rmt_translation_n_sentences(const rmt_translation *tr) { return tr ? tr->n_sent : 0; }
 // Source length of sentence s, counting its </s>.
 RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s) {
   return tr && s >= 0 && s < tr->n_sent ? tr->src_len[s] : rmt_error(RMT_E_INVALID, "sentence index %d out of range", s);

@@ -36,7 +36,7 @@ typedef struct {
 } rmt_search_params;
 
 // The fields of rmt_search_params by number, so that callers (JS) set them
-// without knowing the struct's layout; defaults and ranges live in translation.c.
+// without knowing the struct's layout; defaults and ranges live in search_params.c.
 enum {
   RMT_PARAM_BEAM, RMT_PARAM_NBEST, RMT_PARAM_MIN_LEN, RMT_PARAM_MAX_LEN_A, RMT_PARAM_MAX_LEN_B, RMT_PARAM_LENPEN, RMT_PARAM_SHORTLIST,
   RMT_PARAM_COUNT
@@ -223,7 +223,6 @@ RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t
 RMT_API int rmt_translation_partial(const rmt_translation *tr, int s, int32_t *ids, int cap);
 // The prefix the final best hypothesis is sure to start with (streaming); returns its length.
 RMT_API int rmt_translation_stable(const rmt_translation *tr, int s, int32_t *ids, int cap);
-RMT_API int rmt_translation_n_sentences(const rmt_translation *tr);
 RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s);
 RMT_API int rmt_translation_steps(const rmt_translation *tr);
 

@@ -1,23 +1,29 @@
-// The npm packages as they would be published: residual-mt (lean: no model,
-// no demo server; every module its entry points import; types for each
-// JavaScript export that compile in a Node-only strict project) and the model
-// package residual-mt-es-en (the directory models/es-en/), installed from
-// their tarballs into a project outside the repository, offline.
+// The npm packages as a user installs them: residual-mt (lean: no model, no
+// demo server; every module its entry points import; types for each
+// JavaScript export) and the model packages residual-mt-es-en and
+// residual-mt-langid (the directories models/es-en/ and models/langid/),
+// packed and installed into a new project outside the repository, offline, by
+// the README's own commands; there the README's example, its command lines
+// through npx, the polyfill and the declarations (tsc) run as printed, their
+// outputs checked against the README's and the checkout's.
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { DEFAULT_MODEL } from '../js/defaults.js';
-import { createTranslator } from '../js/index.js';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEFAULT_MODEL, DETECTOR_MODEL } from '../js/defaults.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MODEL_DIR = `${root}${DEFAULT_MODEL.repoPath}`;
 const tmp = mkdtempSync(join(tmpdir(), 'rmt-package-'));
-after(() => rmSync(tmp, { recursive: true, force: true }));
+const CLONE = 'residual-mt'; // the clone's directory in the README's commands: a link to this checkout
+after(() => {
+  rmSync(join(tmp, CLONE), { force: true }); // the link to the checkout first, on its own
+  rmSync(tmp, { recursive: true, force: true });
+});
 const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8'));
 
 function npm(args, cwd) {
@@ -96,48 +102,169 @@ test('the model package is the directory models/es-en: its files, as its manifes
   }
 });
 
-test('installed from the tarballs: the model package is the default model; without it, the pinned URL', async () => {
-  npm(['pack', '--pack-destination', tmp], root);
-  npm(['pack', '--pack-destination', tmp], MODEL_DIR);
-  const app = join(tmp, 'app');
-  mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), '{ "name": "app", "private": true, "type": "module" }');
-  npm(['install', '--offline', '--no-audit', '--no-fund', join(tmp, `residual-mt-${pkg.version}.tgz`),
-    join(tmp, `${DEFAULT_MODEL.package}-${DEFAULT_MODEL.version}.tgz`)], app);
-  // The README's three lines, as a user of the installed packages writes them.
-  writeFileSync(join(app, 'main.js'), `import { createTranslator } from 'residual-mt';
-const translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
-const text = await translator.translate('Hola, mundo.', { beam: 1 });
-console.log(JSON.stringify({ model: translator.model, text }));
-translator.destroy();
-`);
-  const run = spawnSync(process.execPath, ['main.js'], { cwd: app, encoding: 'utf8', timeout: 120_000 });
-  assert.equal(run.status, 0, run.stderr);
-  const out = JSON.parse(run.stdout);
-  assert.match(out.model, new RegExp(`/app/node_modules/${DEFAULT_MODEL.package}/$`));
-  const here = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
-  assert.equal(out.text, await here.translate('Hola, mundo.', { beam: 1 }), 'the same model as the repository\'s copy');
-  here.destroy();
-  // The command line, installed.
-  const cli = spawnSync(join(app, 'node_modules/.bin/residual-mt'), ['--version'], { encoding: 'utf8' });
-  assert.equal(cli.stdout.trim(), pkg.version);
-  // Without the model package the default is the pinned URL (resolved, not fetched here).
-  npm(['uninstall', '--offline', '--no-audit', '--no-fund', DEFAULT_MODEL.package], app);
-  const resolved = spawnSync(process.execPath, ['--input-type=module', '-e',
-    "import { resolveDefaultModel } from 'residual-mt'; console.log((await resolveDefaultModel()).href);"], { cwd: app, encoding: 'utf8' });
-  assert.equal(resolved.stdout.trim(), DEFAULT_MODEL.url, resolved.stderr);
+// README.md's "Install and use" section (between <!-- install:begin and
+// <!-- install:end -->): its fenced blocks, in order, as { lang, body }.
+function installSection(file = `${root}README.md`) {
+  const text = readFileSync(file, 'utf8');
+  const section = text.match(/<!-- install:begin[^]*?-->([^]*?)<!-- install:end -->/)?.[1];
+  assert.ok(section, `${file} has its install section between <!-- install:begin and <!-- install:end -->`);
+  return [...section.matchAll(/^```(\w+)\n([^]*?)^```$/gm)].map(([, lang, body]) => ({ lang, body }));
+}
+
+// The one block of `lang` whose text matches `pattern`.
+function block(blocks, lang, pattern) {
+  const found = blocks.filter((b) => b.lang === lang && pattern.test(b.body));
+  assert.equal(found.length, 1, `one ${lang} block matching ${pattern} in the README's install section`);
+  return found[0].body;
+}
+
+const readme = installSection();
+// npm as a user runs it, kept offline (the packages need nothing from the registry).
+const offline = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+const bash = (script, cwd, env = offline) => spawnSync('bash', ['-e', '-c', script], { cwd, encoding: 'utf8', env, timeout: 300_000 });
+let app = null; // the project the README's commands made, once they ran
+
+function installedApp() {
+  assert.ok(app, 'the project made by the README\'s install commands (an earlier test in this file)');
+  return app;
+}
+
+// A script run in the installed project and the same script on the checkout's
+// modules (the package's specifiers mapped to js/): both outputs.
+function runBoth(name, source) {
+  const here = source.replace(/'residual-mt(\/polyfill)?'/g, (_, sub) => `'${pathToFileURL(`${root}js/${sub ? 'polyfill' : 'index'}.js`)}'`);
+  assert.notEqual(here, source, 'the script imports residual-mt');
+  writeFileSync(join(installedApp(), name), source);
+  writeFileSync(join(tmp, name), here);
+  return [installedApp(), tmp].map((cwd) => {
+    const run = spawnSync(process.execPath, [name], { cwd, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(run.status, 0, `${cwd}/${name}: ${run.stderr}`);
+    return run.stdout;
+  });
+}
+
+test('the README\'s install commands, run as printed: the three tarballs packed from the clone install offline into a new project', () => {
+  const commands = block(readme, 'sh', /npm pack/);
+  symlinkSync(root, join(tmp, CLONE)); // the clone, by the name the commands give it
+  const run = bash(commands, tmp);
+  assert.equal(run.status, 0, `${commands}\n${run.stdout}${run.stderr}`);
+  const project = commands.match(/^mkdir (\S+) && cd \1\b/m)?.[1];
+  assert.ok(project, 'the commands make a project directory and enter it');
+  app = join(tmp, project);
+  const installed = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')).dependencies;
+  const names = [pkg.name, DEFAULT_MODEL.package, DETECTOR_MODEL.package];
+  assert.deepEqual(Object.keys(installed).sort(), [...names].sort());
+  // Copies unpacked from the tarballs, not links to the checkout.
+  for (const name of names) {
+    assert.ok(lstatSync(join(app, 'node_modules', name)).isDirectory(), `${name} is installed as a directory`);
+    assert.match(installed[name], /^file:.*\.tgz$/, `${name} from its tarball`);
+  }
+  // Once published, the same three packages by name.
+  const published = block(readme, 'sh', /^npm install residual-mt /m).trim();
+  assert.equal(published, `npm install ${names.join(' ')}`);
 });
 
-test('the declarations compile in a Node-only project with --strict (no DOM lib), every subpath; wrong use is an error', () => {
-  const project = join(tmp, 'ts');
-  mkdirSync(join(project, 'node_modules'), { recursive: true });
-  // The package as installed, and @types/node from this repository's devDependencies.
-  spawnSync('ln', ['-s', root, join(project, 'node_modules/residual-mt')]);
-  spawnSync('ln', ['-s', `${root}node_modules/@types`, join(project, 'node_modules/@types')]);
-  writeFileSync(join(project, 'package.json'), '{ "type": "module" }');
+test('the README\'s example, as printed, in the installed project: the output the README shows, the checkout\'s, from the installed model', () => {
+  const example = block(readme, 'js', /from 'residual-mt'/);
+  const shown = block(readme, 'text', /./);
+  const [there, here] = runBoth('main.mjs', example);
+  assert.equal(there, shown, 'the output printed under the example');
+  assert.equal(there, here, 'the checkout gives the same');
+  // docs/API.md's three lines are the README's.
+  assert.ok(readFileSync(`${root}docs/API.md`, 'utf8').includes(`\`\`\`js\n${example}\`\`\``), 'docs/API.md shows the same example');
+  // The model it used is the installed package.
+  const [model] = runBoth('model.mjs', "import { createTranslator } from 'residual-mt';\n" +
+    "console.log((await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' })).model);\n");
+  assert.equal(model.trim(), pathToFileURL(join(app, 'node_modules', DEFAULT_MODEL.package, '/')).href);
+});
+
+test('the README\'s command lines through npx in the installed project: the outputs shown, the checkout CLI\'s', () => {
+  const lines = block(readme, 'sh', /^npx residual-mt /m).trim().split('\n');
+  assert.ok(lines.length >= 2);
+  for (const line of lines) {
+    const [, command, shown] = line.match(/^(npx residual-mt .*?)\s+# (.*)$/) ?? [];
+    assert.ok(command, `a command and its output after #: ${line}`);
+    const there = bash(command, installedApp());
+    assert.equal(there.status, 0, there.stderr);
+    assert.equal(there.stdout, `${shown}\n`, command);
+    const here = bash(command.replace(/^npx residual-mt/, `"${process.execPath}" "${root}js/cli.js"`), root, process.env);
+    assert.equal(here.stdout, there.stdout, `${command}: the checkout's CLI`);
+  }
+  const version = bash('npx residual-mt --version', installedApp());
+  assert.equal(version.stdout.trim(), pkg.version);
+});
+
+test('the polyfill, imported from the installed package: Translator and LanguageDetector as the checkout\'s', () => {
+  const script = `import 'residual-mt/polyfill';
+const translator = await Translator.create({ sourceLanguage: 'en', targetLanguage: 'es' });
+const detector = await LanguageDetector.create();
+const [best] = await detector.detect('El archivo no existe.');
+console.log(JSON.stringify({ text: await translator.translate('Cannot open the file.'), language: best.detectedLanguage }));
+`;
+  const [there, here] = runBoth('polyfill.mjs', script);
+  assert.deepEqual(JSON.parse(there), JSON.parse(here));
+  assert.equal(JSON.parse(there).language, 'es');
+});
+
+// The README's page in Debian's Chromium (as tests/browser.test.js: skipped
+// only where it is missing and CI is not set), served from the installed
+// project by the server the README names.
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const noChromium = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not found (apt-get install chromium); CI is not set` : false;
+
+// `python3 -m http.server` in `dir` on a free port, for the length of fn(baseUrl).
+async function withHttpServer(dir, fn) {
+  const server = spawn('python3', ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const port = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (chunk) => {
+        out += chunk;
+        const m = out.match(/port (\d+)/);
+        if (m) resolve(m[1]);
+      });
+      server.on('exit', (code) => reject(new Error(`python3 -m http.server exited (${code})`)));
+    });
+    return await fn(`http://localhost:${port}/`);
+  } finally {
+    server.kill();
+  }
+}
+
+test('the README\'s page, in the installed project served by python3 -m http.server, in Chromium: the output the README shows', { skip: noChromium, timeout: 120_000 }, async () => {
+  const page = block(readme, 'html', /importmap/);
+  const shown = block(readme, 'text', /./).trim();
+  writeFileSync(join(installedApp(), 'index.html'), `<!doctype html>\n<meta charset="utf-8">\n<link rel="icon" href="data:,">\n${page}`);
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  try {
+    await withHttpServer(installedApp(), async (base) => {
+      const tab = await browser.newPage();
+      const errors = [];
+      tab.on('pageerror', (err) => errors.push(err.message));
+      tab.on('console', (msg) => { if (msg.type() === 'error') errors.push(msg.text()); });
+      await tab.goto(base);
+      await tab.waitForFunction((text) => document.body.textContent.includes(text), shown, { timeout: 60_000 })
+        .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
+      assert.equal((await tab.textContent('body')).trim(), shown);
+      assert.deepEqual(errors, []);
+    });
+  } finally {
+    await browser.close();
+  }
+  // The same import map as the page tests/browser.test.js runs (a CDN origin, no workers, threads).
+  const fixture = readFileSync(`${root}tests/fixtures/page/index.html`, 'utf8');
+  const importMap = (html) => JSON.parse(html.match(/<script type="importmap">([^]*?)<\/script>/)[1]);
+  assert.deepEqual(importMap(page), importMap(fixture));
+});
+
+test('the declarations of the installed package compile in a Node-only project with --strict (no DOM lib), every subpath; wrong use is an error', () => {
+  const project = installedApp();
+  // @types/node from this repository's devDependencies; the package under test is the installed one.
   writeFileSync(join(project, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'], types: ['node'] },
-    files: ['main.ts'],
+    compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2022'],
+      types: ['node'], typeRoots: [`${root}node_modules/@types`] },
+    files: ['main.mts'], // an ES module in npm init's "commonjs" project, as the README's main.mjs
   }));
   const good = [
     "import { createTranslator, availability, Translator, type TranslationDetails, translateElement, restoreElement } from 'residual-mt';",
@@ -159,7 +286,7 @@ test('the declarations compile in a Node-only project with --strict (no DOM lib)
     "console.log(text, details.ms, either, state, engine.defaults.beam, planBatches([1], { beam: 1 }), typeof loadFiles, (await resolveDefaultModel()).href);",
   ];
   const tsc = (lines) => {
-    writeFileSync(join(project, 'main.ts'), lines.join('\n'));
+    writeFileSync(join(project, 'main.mts'), lines.join('\n'));
     return spawnSync(process.execPath, [`${root}node_modules/typescript/bin/tsc`, '-p', project], { encoding: 'utf8', timeout: 120_000 });
   };
   const ok = tsc(good);
@@ -167,6 +294,14 @@ test('the declarations compile in a Node-only project with --strict (no DOM lib)
   // The types are real: a string is not a number, and both languages are required.
   const wrong = tsc([...good, "const n: number = await t.translate('Hola');", "await createTranslator({ sourceLanguage: 'es' });"]);
   assert.equal(wrong.status, 2);
-  assert.match(wrong.stdout, /main\.ts\(18,7\): error TS2322: Type 'string' is not assignable to type 'number'/);
-  assert.match(wrong.stdout, /main\.ts\(19,\d+\): error TS2345: [^]*Property 'targetLanguage' is missing/);
+  assert.match(wrong.stdout, /main\.mts\(18,7\): error TS2322: Type 'string' is not assignable to type 'number'/);
+  assert.match(wrong.stdout, /main\.mts\(19,\d+\): error TS2345: [^]*Property 'targetLanguage' is missing/);
+});
+
+test('without the model package, the default model is its pinned URL (resolved, not fetched here)', () => {
+  const uninstall = bash(`npm uninstall ${DEFAULT_MODEL.package}`, installedApp());
+  assert.equal(uninstall.status, 0, uninstall.stderr);
+  const resolved = spawnSync(process.execPath, ['--input-type=module', '-e',
+    "import { resolveDefaultModel } from 'residual-mt'; console.log((await resolveDefaultModel()).href);"], { cwd: installedApp(), encoding: 'utf8' });
+  assert.equal(resolved.stdout.trim(), DEFAULT_MODEL.url, resolved.stderr);
 });

@@ -232,15 +232,31 @@ test('not cross-origin isolated means one thread: the policy in a browser-like g
   }
 });
 
-test('threads start in a Node run with V8 wasm flags (workers refuse them as execArgv; they are the process\'s anyway)', { skip }, () => {
+// Node refuses per-process flags in a worker (ERR_WORKER_INVALID_EXEC_ARGV), and
+// workers inherit process.execArgv: each flag below, alone and together, must
+// leave a user's app with the threads and the worker it gets without flags.
+const NODE_FLAGS = [[], ['--expose-gc'], ['--max-old-space-size=4096'], ['--inspect=127.0.0.1:0'], ['--enable-source-maps'],
+  ['--experimental-wasm-relaxed-simd'], ['--stack-size=900', '--title=rmt-app', '--v8-pool-size=2'],
+  ['--expose-gc', '--max-old-space-size=4096', '--enable-source-maps', '--experimental-wasm-relaxed-simd']];
+
+test('threads and worker: true under Node\'s own flags: the same threads as without flags', { skip, timeout: 240_000 }, () => {
   const script = `import { Engine } from ${JSON.stringify(`${root}js/engine.js`)};
-    const e = await Engine.load(undefined, { threads: 2 });
-    console.log(e.threads); e.dispose();`;
-  const run = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--input-type=module', '-e', script],
-    { encoding: 'utf8', timeout: 60_000 });
-  assert.equal(run.status, 0, run.stderr);
-  assert.equal(run.stdout.trim(), '2', run.stderr);
-  assert.doesNotMatch(run.stderr, /running on one thread/);
+    import { createTranslator } from ${JSON.stringify(`${root}js/index.js`)};
+    const engine = await Engine.load(undefined, { threads: 2 });
+    const threads = engine.threads; engine.dispose();
+    const t = await createTranslator({ model: ${JSON.stringify(`${FIXTURES}residual-text/`)}, sourceLanguage: 'en', targetLanguage: 'es', worker: true, threads: 2 });
+    const text = await t.translate('hello world', { beam: 2 });
+    console.log(JSON.stringify({ threads, translatorThreads: t.threads, text })); t.destroy();`;
+  const results = NODE_FLAGS.map((flags) => {
+    const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(run.status, 0, `${flags.join(' ')}: ${run.stderr}`);
+    assert.doesNotMatch(run.stderr, /running on one thread|invalid execArgv/, flags.join(' '));
+    return [flags.join(' ') || '(none)', JSON.parse(run.stdout)];
+  });
+  console.log(results.map(([flags, r]) => `${flags}: engine ${r.threads} threads, translator ${r.translatorThreads}`).join('\n'));
+  for (const [flags, result] of results) assert.deepEqual(result, { ...results[0][1] }, flags);
+  assert.equal(results[0][1].threads, 2);
+  assert.equal(results[0][1].translatorThreads, 2);
 });
 
 // ---------------------------------------------------------------- a lost thread

@@ -5,7 +5,7 @@ compare against numbers this module produces (tests/fixtures/make_fixtures.py), 
 models/train.py trains this same module.
 
 Architecture: a fairseq-style encoder-decoder Transformer with one of three
-residual styles (see shared/RESIDUAL.md and microsoft/ResiDual):
+residual styles (Xie et al., "ResiDual: Transformer with Dual Residual Connections", 2023, and its code, microsoft/ResiDual):
 
     post      x = LN(x + f(x))
     pre       x = x + f(LN(x))                   ... final LN after the stack

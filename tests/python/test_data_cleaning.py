@@ -132,8 +132,9 @@ REQUIRE = os.environ.get("RMT_REQUIRE_CORPUS") == "1"
 
 
 # the train.src names of every source (back-translated ones by direction)
-TRAIN_SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint",
-                 "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es")
+TRAIN_SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
+                 "minetest", "cldr", "kvtml", "openttd", "asterisk:es-en",
+                 "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es", "austen-bt:es-en")
 
 class BuiltCorpusTest(unittest.TestCase):
     """Checks on the built corpus; skipped when none is built, unless

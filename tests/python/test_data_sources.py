@@ -1,5 +1,7 @@
 """Cleaning rules of each training source (models/residual_mt/data), stdlib only."""
 import os
+import subprocess
+import tempfile
 import sys
 import unittest
 
@@ -249,3 +251,55 @@ class AssemblyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CatalogLocalesTest(unittest.TestCase):
+    """Which Spanish catalogs of a .deb are read: es, else es_ES (never es_AR), from a
+    .deb dpkg-deb builds holding catalogs msgfmt writes."""
+
+    @staticmethod
+    def po(text):
+        return ('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+                'msgid "Open the door"\nmsgstr "%s"\n' % text)
+
+    def deb(self, tmp, locales, sources=()):
+        """locales: {locale: translation} compiled by msgfmt; sources: [(path, translation)] as .po."""
+        tree = os.path.join(tmp, "tree")
+        os.makedirs(os.path.join(tree, "DEBIAN"))
+        with open(os.path.join(tree, "DEBIAN/control"), "w") as f:
+            f.write("Package: game\nVersion: 1.0-1\nArchitecture: all\nMaintainer: T <t@example.org>\nDescription: test\n")
+        for locale, text in locales.items():
+            folder = os.path.join(tree, "usr/share/locale", locale, "LC_MESSAGES")
+            os.makedirs(folder)
+            po = os.path.join(tmp, locale + ".po")
+            with open(po, "w", encoding="utf-8") as f:
+                f.write(self.po(text))
+            subprocess.run(["msgfmt", "-o", os.path.join(folder, "game.mo"), po], check=True)
+        for path, text in sources:
+            os.makedirs(os.path.dirname(os.path.join(tree, path)), exist_ok=True)
+            with open(os.path.join(tree, path), "w", encoding="utf-8") as f:
+                f.write(self.po(text))
+        path = os.path.join(tmp, "game_1.0-1_all.deb")
+        subprocess.run(["dpkg-deb", "--root-owner-group", "-b", tree, path], check=True, capture_output=True)
+        return path
+
+    def read(self, locales, sources=()):
+        with tempfile.TemporaryDirectory() as tmp:
+            mos = gt.extract_catalogs(self.deb(tmp, locales, sources), os.path.join(tmp, "out"))
+            return [os.path.relpath(p, os.path.join(tmp, "out")) for p in mos], gt.catalog_pairs(mos)[0]
+
+    def test_spain_when_there_is_no_plain_spanish(self):
+        self.assertEqual(self.read({"es_AR": "Abrí la puerta", "es_ES": "Abre la puerta"}),
+                         (["usr/share/locale/es_ES/LC_MESSAGES/game.mo"], [("Open the door", "Abre la puerta")]))
+
+    def test_plain_spanish_first(self):
+        self.assertEqual(self.read({"es": "Abrir la puerta", "es_ES": "Abre la puerta"})[0],
+                         ["usr/share/locale/es/LC_MESSAGES/game.mo"])
+
+    def test_source_catalogs_where_there_is_no_compiled_one(self):
+        games = [("usr/share/games/g/data/po/es.po", "Abre la puerta"), ("usr/share/games/g/mods/m/data.es.po", "Abrid la puerta"),
+                 ("usr/share/games/g/data/po/pt_BR.po", "Abra a porta"), ("usr/share/doc/g/es.pot", "x")]
+        self.assertEqual(self.read({}, games), (
+            ["usr/share/games/g/data/po/es.po", "usr/share/games/g/mods/m/data.es.po"],
+            [("Open the door", "Abre la puerta"), ("Open the door", "Abrid la puerta")]))
+        self.assertEqual(self.read({"es": "Abrir la puerta"}, games)[0], ["usr/share/locale/es/LC_MESSAGES/game.mo"])

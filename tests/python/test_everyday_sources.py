@@ -1,14 +1,18 @@
 """Cleaning rules of the everyday sources (models/residual_mt/data): WordNet examples,
-fortunes, Apertium back-translation, GNOME help, the Debian manuals, Tux Paint's stamps; stdlib only (Apertium
+fortunes, Apertium back-translation, GNOME help, the Debian manuals, Tux Paint's stamps, GCompris's Qt files,
+Minetest's .tr texts, CLDR's names, Austen's speech from R's data files; stdlib only (Apertium
 itself is not run here: its output is given as text)."""
 import os
 import subprocess
 import sys
 import tempfile
+import struct
 import unittest
+import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
-from residual_mt.data import apertium_bt, build_corpus, debs, fortunes, gnome_help, manuals, tuxpaint_stamps  # noqa: E402
+from residual_mt.data import (apertium_bt, asterisk_prompts, austen, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
+                              kvtml, minetest_tr, openttd_lng, qt_resources, r_data, tuxpaint_stamps)
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -277,3 +281,224 @@ class EverydayAssemblyTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+QT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "qt")
+
+
+def qt_fixture(name):
+    with open(os.path.join(QT, name), "rb") as f:
+        return f.read()
+
+
+class QtResourcesTest(unittest.TestCase):
+    """GCompris's files, read from what Qt's own lrelease and rcc write
+    (tests/fixtures/make_qt_fixtures.sh)."""
+
+    def test_catalog_messages_by_context_with_plural_forms(self):
+        messages = qt_resources.read_qm(qt_fixture("catalog.qm"))
+        self.assertIn(("ActivityInfo", "How many seasons has Earth?", ["¿Cuántas estaciones tiene la Tierra?"]), messages)
+        self.assertIn(("Score", "%n apples", ["%n manzana", "%n manzanas"]), messages)
+        self.assertNotIn("Not translated yet", [m[1] for m in messages])  # unfinished: lrelease leaves it out
+
+    def test_catalog_pairs_cleaned_as_gettext_ones(self):
+        # placeholders dropped (%n, %1), markup stripped, comments not text
+        self.assertEqual(sorted(qt_resources.catalog_pairs(qt_fixture("catalog.qm"))), [
+            ("Drag and Drop each item above its name", "Arrastra y suelta cada objeto sobre su nombre"),
+            ("Great, you won the game!", "¡Genial, has ganado la partida!"),
+            ("How many seasons has Earth?", "¿Cuántas estaciones tiene la Tierra?")])
+
+    def test_bundles_compressed_plain_and_format_1_read_alike(self):
+        paths = ["/gcompris/src/activities/lang/resource/content-%s.json" % lang for lang in ("en", "es")]
+        for name in ("words.rcc", "words-plain.rcc", "words-v1.rcc"):
+            bundle = qt_resources.read_rcc(qt_fixture(name))
+            self.assertEqual(sorted(bundle), paths, name)
+            # words paired by their picture's key; a key on one side only gives nothing
+            self.assertEqual(qt_resources.word_pairs(bundle),
+                             [("bread", "pan"), ("tablecloth", "mantel"), ("zero", "cero")], name)
+
+    def test_damaged_files_are_clear_errors(self):
+        qm, rcc = qt_fixture("catalog.qm"), qt_fixture("words.rcc")
+        for reader, data, what in ((qt_resources.read_qm, qm[:-3], "truncated"),
+                                   (qt_resources.read_qm, b"\0" * 16 + qm[16:], "bad magic"),
+                                   (qt_resources.read_rcc, rcc[:40], "truncated|outside"),
+                                   (qt_resources.read_rcc, b"qrez" + rcc[4:], "bad magic")):
+            with self.assertRaisesRegex(ValueError, what):
+                reader(data)
+
+
+class MinetestTrTest(unittest.TestCase):
+    # A mod's locale/<mod>.es.tr as Minetest's translators write it.
+    FILE = ("# textdomain: default\nLocked Chest=Cofre cerrado\nLocked Chest (owned by @1)=Cofre cerrado (propiedad de @1)\n"
+            "Write=\n\nKey @= value=Clave @= valor\nTwo@nlines=Dos@nlíneas\nMail me @@ home=Escríbeme @@ casa\n")
+
+    def test_escapes_parameters_and_untranslated_lines(self):
+        self.assertEqual(minetest_tr.parse_tr(self.FILE), [
+            ("Locked Chest", "Cofre cerrado"), ("Key = value", "Clave = valor"), ("Two\nlines", "Dos\nlíneas"),
+            ("Mail me @ home", "Escríbeme @ casa")])
+
+    def test_pairs_of_a_tree_cleaned_sorted_once(self):
+        with tempfile.TemporaryDirectory() as root:
+            for mod in ("default", "chests"):
+                folder = os.path.join(root, "mods", mod, "locale")
+                os.makedirs(folder)
+                with open(os.path.join(folder, mod + ".es.tr"), "w", encoding="utf-8") as f:
+                    f.write(self.FILE)
+                with open(os.path.join(folder, mod + ".de.tr"), "w", encoding="utf-8") as f:
+                    f.write("Locked Chest=Verschlossene Truhe\n")
+            # other languages' files not read; line breaks made spaces by the cleaning
+            self.assertEqual(minetest_tr.tr_pairs(root), [("Key = value", "Clave = valor"), ("Locked Chest", "Cofre cerrado"),
+                                                          ("Mail me @ home", "Escríbeme @ casa"), ("Two lines", "Dos líneas")])
+
+
+class CldrAnnotationsTest(unittest.TestCase):
+    # The shape of CLDR's common/annotations/{en,es}.xml: keywords and a tts name per character.
+    EN = """<?xml version="1.0" encoding="UTF-8" ?>
+<!DOCTYPE ldml SYSTEM "../../common/dtd/ldml.dtd">
+<ldml><identity><version number="$Revision$"/><language type="en"/></identity><annotations>
+<annotation cp="🍎">apple | fruit | red</annotation>
+<annotation cp="🍎" type="tts">red apple</annotation>
+<annotation cp="🚶‍♀" type="tts">woman walking</annotation>
+<annotation cp="{" type="tts">left curly bracket</annotation>
+<annotation cp="‾" type="tts">overline</annotation>
+<annotation cp="🎄" type="tts">Christmas tree</annotation>
+</annotations></ldml>"""
+    ES = EN.replace('"en"', '"es"').replace("apple | fruit | red", "fruta | manzana").replace(
+        "red apple", "manzana roja").replace("woman walking", "mujer  caminando").replace(
+        "left curly bracket", "llave de apertura").replace(
+        '<annotation cp="‾" type="tts">overline', '<annotation cp="‾" type="tts" draft="provisional">línea').replace(
+        "Christmas tree", "↑↑↑")
+
+    def test_names_paired_by_character_drafts_and_inherited_left_out(self):
+        self.assertEqual(cldr_annotations.name_pairs(self.EN, self.ES), [
+            ("left curly bracket", "llave de apertura"), ("red apple", "manzana roja"),
+            ("woman walking", "mujer caminando")])
+
+
+RDATA = os.path.join(os.path.dirname(__file__), "..", "fixtures", "rdata")
+
+
+class RDataTest(unittest.TestCase):
+    """A package's lazy-load database as R writes it (tests/fixtures/make_r_fixtures.sh)."""
+
+    def setUp(self):
+        with open(os.path.join(RDATA, "Rdata.rdx"), "rb") as f:
+            self.index = r_data.lazy_load_index(f.read())
+        with open(os.path.join(RDATA, "Rdata.rdb"), "rb") as f:
+            self.rdb = f.read()
+
+    def value(self, name):
+        return r_data.lazy_load_value(self.rdb, self.index[name], name)
+
+    def test_vectors_with_na_utf8_names_and_compact_sequences(self):
+        self.assertEqual(sorted(self.index), ["counts", "emma", "others", "persuasion"])
+        self.assertEqual(self.value("counts"), [1, None, 3])
+        emma = self.value("emma")
+        self.assertEqual((len(emma), emma[0], emma[11]), (13, "EMMA", None))
+        self.assertIn("Café, s'il vous plaît", emma[12])
+        others = self.value("others")  # list(a = 1:3, b = "x"): 1:3 in R's compact form
+        self.assertEqual((others.value, others.attributes), ([[1, 2, 3], ["x"]], {"names": ["a", "b"]}))
+
+    def test_damaged_data_is_a_clear_error(self):
+        spot = self.index["emma"]
+        with self.assertRaisesRegex(ValueError, "outside the file"):
+            r_data.lazy_load_value(self.rdb[:spot[0] + 10], spot, "emma")
+        with self.assertRaisesRegex(ValueError, "truncated|does not fit"):
+            r_data.unserialize(zlib.decompress(self.rdb[spot[0] + 4:spot[0] + spot[1]])[:-20], "emma")
+        with self.assertRaisesRegex(ValueError, "not R's XDR"):
+            r_data.unserialize(b"A\n" + bytes(30))
+
+    def test_austen_keeps_the_sentences_of_quoted_speech(self):
+        novels = {name: [] for name in austen.NOVELS}
+        novels["emma"], novels["persuasion"] = self.value("emma"), self.value("persuasion")
+        # "--" sentences, fragments ending in a comma, narrative and headings left out; Mr. kept whole
+        self.assertEqual(austen.novel_sentences(novels), [
+            "What a pity it is that Mr. Weston ever thought of her!", "I cannot agree with you, papa; you know I cannot.",
+            "Mr. Weston is such a good-humoured, pleasant, excellent man.", "We shall walk to the village tomorrow.",
+            "I am sure I shan't get a wink of sleep all night."])
+
+    def test_a_package_without_the_novels_is_refused_by_name(self):
+        with tempfile.TemporaryDirectory() as root:
+            folder = os.path.join(root, austen.DATA)
+            os.makedirs(folder)
+            for name in ("Rdata.rdx", "Rdata.rdb"):
+                with open(os.path.join(RDATA, name), "rb") as f, open(os.path.join(folder, name), "wb") as g:
+                    g.write(f.read())
+            with self.assertRaisesRegex(ValueError, "no mansfieldpark, northangerabbey, prideprejudice"):
+                austen.read_novels(root)
+
+
+class KvtmlTest(unittest.TestCase):
+    # KVTML 2 as KDE's files write it: entries by id, a translation's text and comment.
+    FILE = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE kvtml PUBLIC "kvtml2.dtd" "http://edu.kde.org/kvtml/kvtml2.dtd">
+<kvtml version="2.0" ><information><title>T</title></information>
+  <identifiers><identifier id="0" ><locale>%s</locale></identifier></identifiers>
+  <entries>%s</entries></kvtml>"""
+    ENTRY = '<entry id="%s" ><inactive>false</inactive><translation id="0" ><text>%s</text><comment>%s</comment></translation></entry>'
+
+    def kvtml(self, lang, rows):
+        return self.FILE % (lang, "".join(self.ENTRY % row for row in rows))
+
+    def test_words_and_hints_paired_by_entry_id(self):
+        en = self.kvtml("en", [("0", "bear", "Large heavy animal with thick fur"), ("1", "monitor", "A screen")])
+        es = self.kvtml("es", [("1", "monitor", "Una pantalla"), ("0", "oso", "Un animal grande y pesado")])
+        self.assertEqual(kvtml.file_pairs(en, es), [("bear", "oso"), ("Large heavy animal with thick fur", "Un animal grande y pesado"),
+                                                    ("A screen", "Una pantalla")])
+
+    def test_files_whose_ids_differ_give_nothing(self):
+        en = self.kvtml("en", [("0", "hairdresser", ""), ("1", "lawyer", "")])
+        es = self.kvtml("es", [("0", "mecánico", ""), ("1", "peluquero", ""), ("2", "abogado", "")])
+        self.assertEqual(kvtml.file_pairs(en, es), [])
+
+
+class AsteriskPromptsTest(unittest.TestCase):
+    # core-sounds-{en,es}.txt as the packages ship them (gzipped in /usr/share/doc).
+    EN = ("; Core Asterisk Sounds in English\n\nagent-pass: Please enter your password followed by the pound key.\n"
+          "ascending-2tone: [ascending tones]\nauth-thankyou: Thank you.\nonly-en: Goodbye.\n")
+    ES = ("; Core Asterisk Sounds in Spanish\n\nagent-pass: Por favor ingrese su contrasena seguida por la tecla de numero\n"
+          "ascending-2tone: [tonos ascendentes]\nauth-thankyou: Gracias\n")
+
+    def test_paired_by_recording_sound_descriptions_left_out(self):
+        self.assertEqual(asterisk_prompts.prompt_pairs(self.EN, self.ES), [
+            ("Please enter your password followed by the pound key.", "Por favor ingrese su contrasena seguida por la tecla de numero"),
+            ("Thank you.", "Gracias")])
+
+    def test_used_es_to_en_only(self):
+        # the train.src name carries the one direction (corpus.source_has_direction reads it)
+        self.assertEqual(build_corpus.bt_direction(build_corpus.PHRASE_SOURCES["asterisk"][2]), "es-en")
+
+
+class OpenttdLngTest(unittest.TestCase):
+    """The layout strgen writes (the real files are read whole by the corpus build under npm test)."""
+
+    @staticmethod
+    def lng(version, strings):
+        header = bytearray(openttd_lng.HEADER)
+        header[0:8] = b"LANG" + version
+        counts = [len(strings)] + [0] * (openttd_lng.TABS - 1)
+        header[88:152] = struct.pack("<32H", *counts)
+        body = b""
+        for s in strings:
+            b = s.encode("utf-8")
+            body += (bytes([len(b)]) if len(b) < 0xC0 else bytes([0xC0 | len(b) >> 8, len(b) & 0xFF])) + b
+        return bytes(header) + body + b"\0"
+
+    def test_strings_paired_by_index_colours_removed_parameters_dropped(self):
+        # a string of 200 bytes or more has a two-byte length
+        long_en, long_es = "Build " + "a long railway line " * 12, "Construir " + "una larga vía férrea " * 12
+        long_en, long_es = long_en.strip(), long_es.strip()
+        en = self.lng(b"\x35\x9f\xf0\x02", ["\ue002Build railway track", "Cost: \ue08a", "", long_en])
+        es = self.lng(b"\x35\x9f\xf0\x02", ["\ue002Construir vías de ferrocarril", "Coste: \ue08a", "", long_es])
+        self.assertEqual(openttd_lng.read_lng(en)[1], ["\ue002Build railway track", "Cost: \ue08a", "", long_en])
+        self.assertEqual(openttd_lng.lng_pairs(en, es),
+                         [(long_en, long_es), ("Build railway track", "Construir vías de ferrocarril")])
+
+    def test_files_of_other_versions_or_damaged_refused(self):
+        en = self.lng(b"\x35\x9f\xf0\x02", ["Yes"])
+        with self.assertRaisesRegex(ValueError, "different string lists"):
+            openttd_lng.lng_pairs(en, self.lng(b"\x00\x00\x00\x01", ["Sí"]))
+        with self.assertRaisesRegex(ValueError, "truncated"):
+            openttd_lng.read_lng(en[:-3])
+        with self.assertRaisesRegex(ValueError, "not an OpenTTD"):
+            openttd_lng.read_lng(b"GNAL" + en[4:])

@@ -21,11 +21,25 @@ Sources (one module each; licences in the model card):
   tuxpaint      Tux Paint's stamp descriptions (tuxpaint-stamps-default):
                 short everyday phrases, English and their Spanish lines
                 (tuxpaint_stamps.py).
+  gcompris      GCompris's Spanish Qt catalog and its vocabulary activity's
+                word lists (gcompris-qt-data; qt_resources.py).
+  minetest      Minetest's game texts, its mods' .es.tr files (minetest-data;
+                minetest_tr.py).
+  cldr          Unicode CLDR's emoji and symbol names, English and Spanish
+                (unicode-cldr-core; cldr_annotations.py).
+  kvtml         KDE's themed vocabulary files, words and hints
+                (kdeedu-kvtml-data; kvtml.py).
+  openttd       OpenTTD's compiled English and Spanish strings (openttd-data;
+                openttd_lng.py).
+  asterisk      Asterisk's telephone prompts (asterisk-core-sounds-en/-es;
+                asterisk_prompts.py), es -> en only: the Spanish is unaccented.
   wordnet       WordNet's English example sentences (wordnet_examples.py),
                 back-translated by Apertium: synthetic es -> human en.
   fortunes      English fortune cookies (fortunes.py), the same way.
   fortunes-es   Spanish fortune cookies, back-translated by Apertium:
                 synthetic en -> human es.
+  austen        The quoted speech of Jane Austen's novels (r-cran-janeaustenr;
+                austen.py, r_data.py), the same way: synthetic es -> human en.
 
 Back-translated pairs (apertium_bt.py) are named "<source>-bt:es-en" or
 "<source>-bt:en-es" in train.src: train.py uses them only in that direction,
@@ -61,14 +75,23 @@ import shutil
 import subprocess
 
 from .. import paths
-from . import (apertium_bt, bible, descriptions, fortunes, freedict, gettext_catalogs, gnome_help, manuals,
-               tuxpaint_stamps, wordnet_examples)
+from . import (apertium_bt, asterisk_prompts, austen, bible, cldr_annotations, descriptions, fortunes, freedict,
+               gettext_catalogs, gnome_help, kvtml, manuals, minetest_tr, openttd_lng, qt_resources, tuxpaint_stamps, wordnet_examples)
 
-SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "wordnet",
-           "fortunes", "fortunes-es")
+SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
+           "minetest", "cldr", "kvtml", "openttd", "asterisk", "wordnet", "fortunes", "fortunes-es", "austen")
+# human phrase pairs read from one package each: {name: (module, its pairs(root), train.src
+# name)}; a name ending in ":es-en" is used in that direction only (as back-translations are)
+PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs, "tuxpaint"),
+                  "gcompris": (qt_resources, qt_resources.gcompris_pairs, "gcompris"),
+                  "minetest": (minetest_tr, minetest_tr.tr_pairs, "minetest"),
+                  "cldr": (cldr_annotations, cldr_annotations.cldr_pairs, "cldr"),
+                  "kvtml": (kvtml, kvtml.kvtml_pairs, "kvtml"),
+                  "openttd": (openttd_lng, openttd_lng.openttd_pairs, "openttd"),
+                  "asterisk": (asterisk_prompts, asterisk_prompts.asterisk_pairs, "asterisk:es-en")}
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
-              "fortunes-es": ("fortunes-es-bt:en-es", "es")}
+              "fortunes-es": ("fortunes-es-bt:en-es", "es"), "austen": ("austen-bt:es-en", "en")}
 # our own everyday dev and test sets (models/everyday/{dev,test}.{es,en}):
 # written to the corpus as everyday-dev / everyday-test, never trained on
 EVERYDAY_DIR = paths.EVERYDAY
@@ -337,29 +360,39 @@ def read_sources(sources, scratch, n_packages, stats, log):
         extra += [(en, es, "manuals") for page in sorted(pages) for en, es in pages[page]]
         stats["versions"].update(versions)
         stats["sources"]["manuals"] = {"licence": manuals.LICENCE, "pages": len(pages)}
-    if "tuxpaint" in sources:
-        root, version = tuxpaint_stamps.download(os.path.join(scratch, "tuxpaint"))
-        extra += [(en, es, "tuxpaint") for en, es in tuxpaint_stamps.stamp_pairs(root)]
-        stats["versions"][tuxpaint_stamps.PACKAGE] = version
-        stats["sources"]["tuxpaint"] = {"licence": tuxpaint_stamps.LICENCE}
-    for name in ("wordnet", "fortunes", "fortunes-es"):
+    for name, (module, read_pairs, tag) in PHRASE_SOURCES.items():
+        if name in sources:
+            root, version = module.download(os.path.join(scratch, name))
+            pairs = read_pairs(root)
+            extra += [(en, es, tag) for en, es in pairs]
+            stats["versions"].update(version if isinstance(version, dict) else {module.PACKAGE: version})
+            stats["sources"][tag] = {"licence": module.LICENCE, "pairs_read": len(pairs)}
+    for name, (tag, lang) in BT_SOURCES.items():
         if name not in sources:
             continue
-        tag, lang = BT_SOURCES[name]
-        if name == "wordnet":
-            mono, licence, pkgs = wordnet_examples.examples(), wordnet_examples.LICENCE, ["wordnet-base"]
-        elif name == "fortunes":
-            mono, licence, pkgs = fortunes.fortune_sentences(fortunes.english_files()), fortunes.LICENCE_EN, ["fortunes"]
-        else:
-            mono, licence, pkgs = fortunes.fortune_sentences(fortunes.spanish_files()), fortunes.LICENCE_ES, ["fortunes-es"]
+        mono, licence, versions = monolingual(name, scratch)
         pairs, dropped = apertium_bt.back_translate(mono, lang)
         extra += [(en, es, tag) for en, es in pairs]
         stats["sources"][tag] = {"licence": licence + "; synthetic side: " + apertium_bt.LICENCE,
                                  "monolingual_sentences": len(mono), "dropped_by_apertium_checks": dropped}
-        for p in pkgs + list(apertium_bt.PACKAGES):
-            stats["versions"][p] = package_version(p)
+        stats["versions"].update(versions)
+        stats["versions"].update({p: package_version(p) for p in apertium_bt.PACKAGES})
         log("%s: %d sentences, %d pairs" % (tag, len(mono), len(pairs)))
     return b, per_package, dict_pairs, extra
+
+
+def monolingual(name, scratch):
+    """(sentences, licence, {package: version}) of a back-translated source."""
+    if name == "wordnet":
+        return wordnet_examples.examples(), wordnet_examples.LICENCE, {"wordnet-base": package_version("wordnet-base")}
+    if name == "fortunes":
+        return fortunes.fortune_sentences(fortunes.english_files()), fortunes.LICENCE_EN, \
+            {"fortunes": package_version("fortunes")}
+    if name == "fortunes-es":
+        return fortunes.fortune_sentences(fortunes.spanish_files()), fortunes.LICENCE_ES, \
+            {"fortunes-es": package_version("fortunes-es")}
+    root, version = austen.download(os.path.join(scratch, "austen"))
+    return austen.novel_sentences(austen.read_novels(root)), austen.LICENCE, {austen.PACKAGE: version}
 
 
 def write_splits(out, splits, stats, log):
