@@ -80,6 +80,12 @@ export const DETECTOR_MODEL = Object.freeze({
 // read before any engine is loaded (tests/defaults.test.js checks they agree).
 export const MAX_JSON_BYTES = 1 << 20;
 
+// The largest window a zstd frame may ask the decoder (js/zstd.js) to keep:
+// 128 MiB, the reference decoder's own default limit (zstd --long=27; a
+// larger window needs `zstd -d --memory=`). A frame of known size up to this
+// decodes into one buffer of its size.
+export const ZSTD_MAX_WINDOW = 1 << 27;
+
 // The most bytes of a model file whose size nothing else states (no manifest
 // entry; for the weights no config to bound them: bounded.js weightsBound),
 // downloaded or decompressed (a Marian model's files, gzipped or not): a
@@ -131,9 +137,3 @@ export async function threadCount(threads) {
   if (!hasThreads()) return 1;
   return threads ?? Math.max(1, Math.min(await processorCount(), DEFAULT_THREADS_CAP));
 }
-
-// The largest window a zstd frame may ask the decoder (js/zstd.js) to keep:
-// 128 MiB, the reference decoder's own default limit (zstd --long=27; a
-// larger window needs `zstd -d --memory=`). A frame of known size up to this
-// decodes into one buffer of its size.
-export const ZSTD_MAX_WINDOW = 1 << 27;
