@@ -49,6 +49,17 @@ export const PAGE_WORDS = 200;
 export const STREAM_FIRST_WORDS = 16;
 export const STREAM_WORDS = 256;
 
+// A page translated live (live.js): its main-thread work in slices of at most
+// LIVE_SLICE_MS (a frame stays smooth, no task near 50 ms); a text or
+// attribute the page rewrites after we translated it is translated again at
+// most LIVE_REWRITES times, then left as the page wrote it (a page script that
+// answers each of our writes with one of its own would otherwise loop with
+// us); the last LIVE_CACHE translations kept, so the same text (a menu
+// repeated, a re-rendered list) does not go to the engine again.
+export const LIVE_SLICE_MS = 8;
+export const LIVE_REWRITES = 3;
+export const LIVE_CACHE = 4096;
+
 // Input usage one LanguageDetector call may have, in UTF-16 code units (the
 // identifier reads all of a text: this bounds one call's work, ~50 ms).
 export const DETECTOR_INPUT_QUOTA = 1 << 20;
