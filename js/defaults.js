@@ -60,6 +60,13 @@ export const LIVE_SLICE_MS = 8;
 export const LIVE_REWRITES = 3;
 export const LIVE_CACHE = 4096;
 
+// The drop-in widget (widget.js): its element's name, and the localStorage
+// keys (per site, as localStorage is) of the language chosen and of the
+// default model's URL once found (a visit offline loads it from the device).
+export const WIDGET_TAG = 'residual-mt-translate';
+export const WIDGET_STORAGE_KEY = 'residual-mt.widget.target';
+export const WIDGET_MODEL_KEY = 'residual-mt.widget.model';
+
 // Input usage one LanguageDetector call may have, in UTF-16 code units (the
 // identifier reads all of a text: this bounds one call's work, ~50 ms).
 export const DETECTOR_INPUT_QUOTA = 1 << 20;

@@ -21,13 +21,15 @@ import { fileURLToPath } from 'node:url';
 import { withServer } from './lib/server.js';
 import { debianPages } from './lib/debian-pages.js';
 import { CHROMIUM, launchChromium } from './bench/load_bench.js';
-import { DEFAULT_MODEL, LIVE_REWRITES } from '../js/defaults.js';
+import { DEFAULT_MODEL, DETECTOR_MODEL, LIVE_REWRITES, WIDGET_STORAGE_KEY, WIDGET_TAG } from '../js/defaults.js';
+import { TranslateWidget } from '../js/widget.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const skip = !existsSync(CHROMIUM) && !process.env.CI ? `${CHROMIUM} not found (apt-get install chromium); CI is not set` : false;
 const MOUNTS = [
   { prefix: '/node_modules/residual-mt/', dir: root },
   { prefix: `/node_modules/${DEFAULT_MODEL.package}/`, dir: `${root}${DEFAULT_MODEL.repoPath}` },
+  { prefix: `/node_modules/${DETECTOR_MODEL.package}/`, dir: `${root}${DETECTOR_MODEL.repoPath}` },
 ];
 
 // A site of `files` ({ name: html }) served beside the package and the model
@@ -223,6 +225,68 @@ test('live translation of a page that changes: new text and attributes translate
     assert.deepEqual(restored.stats.errors, []);
     assert.ok(restored.stats.givenUp >= 1);
     assert.ok(restored.stats.longestTaskMs < 1000, `slices of ${restored.stats.longestTaskMs} ms`);  // the 50 ms target is live_bench.js's to measure
+    assert.deepEqual(errors, []);
+  });
+});
+
+// Until the library has kept the model's weights (js/cache.js), which it does once a load is over.
+async function untilKept(page) {
+  await page.waitForFunction(async () => (await (await caches.open('residual-mt.models/1')).keys())
+    .some((request) => request.url.endsWith('/model.safetensors?kept')), null, { timeout: 30_000, polling: 100 });
+}
+
+// A site that knows nothing of the library but the one script tag.
+const WIDGET_PAGE = `<!doctype html>
+<html><head><meta charset="utf-8"><title>Mi sitio</title><link rel="icon" href="data:,"></head>
+<body><main id="content"><h1>Noticias del pueblo</h1>
+<p>El ayuntamiento abrirá la nueva biblioteca el próximo lunes por la mañana.</p>
+<p>Los vecinos podrán pedir libros prestados y usar los ordenadores sin coste.</p>
+<img alt="La fachada de la biblioteca" width="10" height="10"></main>
+<script type="module" src="/node_modules/residual-mt/js/widget.js"></script>
+</body></html>`;
+
+test('the drop-in widget: one script tag adds a menu of the model\'s targets for the detected language, translates live, remembers the choice for the site, restores', { skip, timeout: 300_000 }, async () => {
+  assert.equal(typeof TranslateWidget, 'function', 'in Node the module loads (and defines no element)');
+  await withSite({ 'index.html': WIDGET_PAGE }, async (base, context) => {
+    const { page, errors } = await open(context, base);
+    const widget = WIDGET_TAG;
+    await page.waitForFunction((tag) => document.querySelector(tag)?.dataset.state === 'ready', widget, { timeout: 60_000 })
+      .catch(async (err) => { throw new Error(`${errors.join('; ')} ${await page.evaluate((tag) => document.querySelector(tag)?.shadowRoot?.innerHTML, widget)}\n${err.message}`); });
+    const original = await page.$eval('#content', (el) => el.innerHTML);
+    const menu = await page.evaluate((tag) => {
+      const el = document.querySelector(tag);
+      return { source: el.dataset.source, translate: el.getAttribute('translate'), options: [...el.shadowRoot.querySelectorAll('option')].map((o) => [o.value, o.text]) };
+    }, widget);
+    assert.equal(menu.source, 'es', 'the page\'s language detected');
+    assert.equal(menu.translate, 'no');
+    assert.deepEqual(menu.options.map(([value]) => value), ['', 'en'], 'the original and the model\'s one target from es');
+
+    const translated = () => !/biblioteca|vecinos/.test(document.getElementById('content').textContent) &&
+      !/biblioteca/.test(document.querySelector('#content img').alt);
+    await page.locator(`${widget} select`).selectOption('en');
+    await page.waitForFunction(translated, null, { timeout: 60_000 });
+    assert.equal(await page.evaluate((key) => localStorage.getItem(key), WIDGET_STORAGE_KEY), 'en');
+    const labels = await page.evaluate((tag) => [...document.querySelector(tag).shadowRoot.querySelectorAll('option')].map((o) => o.text), widget);
+    assert.deepEqual(labels, menu.options.map(([, text]) => text), 'the menu itself is not translated');
+
+    // The next visit: the choice made again, with no click.
+    await page.reload();
+    await page.waitForFunction(translated, null, { timeout: 60_000 });
+    assert.equal(await page.$eval(`${widget} select`, (s) => s.value), 'en');
+
+    // Offline once the model is kept: the model's files no longer reachable, the next visit translates.
+    await untilKept(page);
+    await page.route(`**/${DEFAULT_MODEL.package}/**`, (route) => route.abort('internetdisconnected'));
+    await page.reload();
+    await page.waitForFunction(translated, null, { timeout: 60_000 })
+      .catch(async (err) => { throw new Error(`offline: ${await page.evaluate((tag) => document.querySelector(tag).shadowRoot.innerHTML, widget)}\n${err.message}`); });
+    await page.unroute(`**/${DEFAULT_MODEL.package}/**`);
+
+    // The original back, and forgotten.
+    await page.locator(`${widget} select`).selectOption('');
+    await page.waitForFunction((tag) => document.querySelector(tag).dataset.state === 'original', widget);
+    assert.equal(await page.$eval('#content', (el) => el.innerHTML), original);
+    assert.equal(await page.evaluate((key) => localStorage.getItem(key), WIDGET_STORAGE_KEY), null);
     assert.deepEqual(errors, []);
   });
 });
