@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { withServer } from './lib/server.js';
 import { debianPages } from './lib/debian-pages.js';
+import { catalogSite } from './lib/catalog.js';
 import { CHROMIUM, launchChromium } from './bench/load_bench.js';
 import { DEFAULT_MODEL, DETECTOR_MODEL, LIVE_REWRITES, WIDGET_STORAGE_KEY, WIDGET_TAG } from '../js/defaults.js';
 import { TranslateWidget } from '../js/widget.js';
@@ -34,12 +35,12 @@ const MOUNTS = [
 
 // A site of `files` ({ name: html }) served beside the package and the model
 // for the length of fn(base, context).
-async function withSite(files, fn) {
+async function withSite(files, fn, mounts = []) {
   const site = mkdtempSync(join(tmpdir(), 'rmt-live-'));
   for (const [name, html] of Object.entries(files)) writeFileSync(join(site, name), html);
   const { context, close } = await launchChromium();
   try {
-    await withServer({ mounts: [...MOUNTS, { prefix: '/', dir: site }], csp: null }, (base) => fn(base, context));
+    await withServer({ mounts: [...MOUNTS, ...mounts, { prefix: '/', dir: site }], csp: null }, (base) => fn(base, context));
   } finally {
     await close();
     rmSync(site, { recursive: true, force: true });
@@ -289,4 +290,26 @@ test('the drop-in widget: one script tag adds a menu of the model\'s targets for
     assert.equal(await page.evaluate((key) => localStorage.getItem(key), WIDGET_STORAGE_KEY), null);
     assert.deepEqual(errors, []);
   });
+});
+
+test('the drop-in widget with a catalogue (the script URL\'s query): its targets, a pivot through English included, translated live', { skip, timeout: 300_000 }, async () => {
+  const catalog = catalogSite();
+  const page = WIDGET_PAGE.replace('/js/widget.js"', '/js/widget.js?catalog=/cat/catalog.json"');
+  try {
+    await withSite({ 'index.html': page }, async (base, context) => {
+      const { page, errors } = await open(context, base);
+      await page.waitForFunction((tag) => document.querySelector(tag)?.dataset.state === 'ready', WIDGET_TAG, { timeout: 60_000 });
+      const values = await page.evaluate((tag) => [...document.querySelector(tag).shadowRoot.querySelectorAll('option')].map((o) => o.value), WIDGET_TAG);
+      assert.deepEqual(values, ['', 'en', 'fr'], 'es -> en by a model, es -> fr through English');
+      const before = await page.$eval('#content p', (p) => p.textContent);
+      await page.locator(`${WIDGET_TAG} select`).selectOption('fr');
+      await page.waitForFunction((tag) => document.querySelector(tag).dataset.state === 'translated', WIDGET_TAG, { timeout: 60_000 });
+      const after = await page.$eval('#content p', (p) => p.textContent);
+      assert.notEqual(after, before);
+      assert.equal(await page.evaluate(() => document.documentElement.lang), 'fr');
+      assert.deepEqual(errors, []);
+    }, [{ prefix: '/cat/', dir: catalog.site }]);
+  } finally {
+    catalog.remove();
+  }
 });
