@@ -482,19 +482,21 @@ class LivePage {
   // (a long page's thousands of runs would be one long task).
   async restore() {
     this.stop();
+    this.timed(() => this.restoreAttributes());
     const records = [...this.records.values()].reverse().flatMap((list) => list.reverse());
     this.records.clear();
-    for (let at = 0; at < records.length; await yieldTask()) {
+    for (let at = 0; at < records.length;) {
       at = this.timed(() => {
         for (const end = now() + LIVE_SLICE_MS; at < records.length && now() < end; at++) {
           if (this.intact(records[at])) undoRun(records[at], this.tree);
         }
         return at;
       });
+      if (at < records.length) await yieldTask();
     }
-    this.timed(() => this.restoreAttributes());
   }
 
+  // The attributes and lang (at once: a small page is restored before restore() returns).
   restoreAttributes() {
     for (const [el, names] of this.attrs) {
       for (const [name, { original, written }] of names) if (el.getAttribute(name) === written) el.setAttribute(name, original);
