@@ -38,6 +38,8 @@ const OBSERVE = { childList: true, subtree: true, characterData: true, attribute
 // answer to it (a script re-rendering what we wrote), counted against LIVE_REWRITES.
 const ECHO_MS = 300;
 
+// contenteditable's values: editable or not ('false' stops an ancestor's).
+const EDITABLE = { '': true, true: true, 'plaintext-only': true, false: false };
 const declined = (el) => Boolean(el.closest?.('[translate="no" i], .notranslate'));
 const now = () => performance.now();
 
@@ -94,7 +96,7 @@ class LivePage {
     this.lastObserved = 0;
     this.cache = new Map();
     this.lang = this.langElement?.getAttribute('lang') ?? null;
-    this.stats = { runs: 0, attributes: 0, words: 0, batches: 0, engineTexts: 0, longestTaskMs: 0, firstScreenMs: null, doneMs: null, givenUp: 0, errors: [] };
+    this.stats = { longestTask: null, runs: 0, attributes: 0, words: 0, batches: 0, engineTexts: 0, longestTaskMs: 0, firstScreenMs: null, doneMs: null, givenUp: 0, errors: [] };
     this.waiters = [];
     this.firstScreen = new Promise((resolve) => { this.firstScreenReached = resolve; });
     this.done = new Promise((resolve) => { this.doneReached = resolve; });
@@ -102,27 +104,30 @@ class LivePage {
 
   start() {
     this.started = now();
-    this.mutations = new MutationObserver((records) => this.slice(() => this.changed(records)));
-    this.intersections = new IntersectionObserver((entries) => this.slice(() => this.seen(entries)));
-    this.slice(() => {
+    this.mutations = new MutationObserver((records) => this.slice('changes', () => this.changed(records)));
+    this.intersections = new IntersectionObserver((entries) => this.slice('view', () => this.seen(entries)));
+    this.slice('start', () => {
       this.langElement?.setAttribute('lang', this.translator.targetLanguage);
       this.addScope(this.root);
       this.mutations.takeRecords();
     });
+    this.walker().catch((err) => this.stats.errors.push(err));
     this.pump().catch((err) => this.stats.errors.push(err));
   }
 
-  // Runs fn as one slice of our main-thread work, timed.
-  slice(fn) {
-    return this.signal.aborted ? undefined : this.timed(fn);
+  // Runs fn as one slice of our main-thread work, timed; stats name the
+  // longest and its kind (start, walk, view, changes, apply, restore).
+  slice(kind, fn) {
+    return this.signal.aborted ? undefined : this.timed(kind, fn);
   }
 
-  timed(fn) {
+  timed(kind, fn) {
     const started = now();
     try {
       return fn();
     } finally {
-      this.stats.longestTaskMs = Math.max(this.stats.longestTaskMs, now() - started);
+      const ms = now() - started;
+      if (ms > this.stats.longestTaskMs) Object.assign(this.stats, { longestTaskMs: ms, longestTask: kind });
     }
   }
 
@@ -188,16 +193,20 @@ class LivePage {
   }
 
   // Text under a kept element or in an editable region (an <option>'s
-  // text is translated though its <select> is kept).
+  // text is translated though its <select> is kept). Editable is read from
+  // the attributes (the nearest contenteditable decides): isContentEditable
+  // would make the browser compute styles after each of our writes.
   leftAlone(container) {
     if (container.nodeType !== 1) return false;
-    if (container.isContentEditable) return true;
+    if (this.root.ownerDocument.designMode === 'on') return true;
     const option = container.localName === 'option';
+    let editable = null;
     for (let at = container; at?.nodeType === 1; at = at.parentNode) {
       if (option && at.localName === 'select') continue;
       if (kept(this.tree, at)) return true;
+      editable ??= EDITABLE[at.getAttribute('contenteditable')?.toLowerCase()] ?? null;
     }
-    return false;
+    return editable === true;
   }
 
   seen(entries) {
@@ -322,11 +331,24 @@ class LivePage {
 
   // ------------------------------------------------------------ translating
 
+  // Walks what is on the stack, a slice at a time, beside the translation
+  // (what is in view goes to the engine while the rest is walked).
+  async walker() {
+    while (!this.signal.aborted) {
+      if (!this.stack.length) {
+        await this.sleep();
+        continue;
+      }
+      this.slice('walk', () => this.walk());
+      if (!this.stack.length) this.wake();
+      await yieldTask();
+    }
+  }
+
   async pump() {
     while (!this.signal.aborted) {
-      if (this.stack.length) {
-        this.slice(() => this.walk());
-        await yieldTask();
+      if (!this.queue.length && this.stack.length) {
+        await this.sleep();
         continue;
       }
       if (!this.queue.length) {
@@ -353,8 +375,8 @@ class LivePage {
   async nextBatch() {
     let items = this.queue.filter((item) => this.visible.has(item.target));
     if (!items.length) {
-      if (!this.viewKnown()) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
+      if (this.stack.length || !this.viewKnown()) {
+        await Promise.race([this.sleep(), new Promise((resolve) => setTimeout(resolve, 20))]);
         return null;
       }
       this.reachedFirstScreen();
@@ -385,7 +407,7 @@ class LivePage {
       todo.forEach((text, i) => this.remember(text, results[i]));
     }
     for (let at = 0; at < batch.length && !this.signal.aborted;) {
-      at = this.slice(() => this.applySome(batch, at));
+      at = this.slice('apply', () => this.applySome(batch, at));
       if (at < batch.length) await yieldTask();
     }
     this.unobserveDone(batch);
@@ -482,11 +504,11 @@ class LivePage {
   // (a long page's thousands of runs would be one long task).
   async restore() {
     this.stop();
-    this.timed(() => this.restoreAttributes());
+    this.timed('restore', () => this.restoreAttributes());
     const records = [...this.records.values()].reverse().flatMap((list) => list.reverse());
     this.records.clear();
     for (let at = 0; at < records.length;) {
-      at = this.timed(() => {
+      at = this.timed('restore', () => {
         for (const end = now() + LIVE_SLICE_MS; at < records.length && now() < end; at++) {
           if (this.intact(records[at])) undoRun(records[at], this.tree);
         }

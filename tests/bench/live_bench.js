@@ -59,7 +59,7 @@ async function measure({ method, beam }) {
   tasks.observe({ type: 'longtask' });
   await new Promise((resolve) => setTimeout(resolve, 100));
   const started = performance.now();
-  let whole, own = null, latencies = [], restoring;
+  let whole, own = null, ownKind = null, latencies = [], restoring;
   if (method === 'translateElement') {
     await lib.translateElement(document.body, translator, { beam });
     whole = performance.now() - started;
@@ -89,13 +89,14 @@ async function measure({ method, beam }) {
     await live.restore();
     restoring = performance.now() - restoring;
     own = Math.max(own, live.stats.longestTaskMs);
+    ownKind = live.stats.longestTask;
   }
   watcher.disconnect();
   tasks.disconnect();
   const firstScreen = Math.max(...[...visible].map((el) => written.get(el) ?? Infinity)) - started;
   const threads = translator.threads;
   translator.destroy();
-  return { firstScreen, whole, restoring, longtask: longtasks.length ? Math.max(...longtasks) : 0, longtasks: longtasks.length, own, latencies,
+  return { firstScreen, whole, restoring, ownKind, longtask: longtasks.length ? Math.max(...longtasks) : 0, longtasks: longtasks.length, own, latencies,
     runs: runs.length, inView: visible.size, threads };
 }
 
@@ -145,6 +146,7 @@ function summary(result) {
       longest_longtask_ms: Math.round(Math.max(...list.map((r) => r.longtask))),
       longtasks: list.map((r) => r.longtasks),
       own_longest_slice_ms: list[0].own === null ? null : Math.round(Math.max(...list.map((r) => r.own)) * 10) / 10,
+      own_longest_kinds: list.map((r) => r.ownKind),
       mutation_ms: all.length ? { median: Math.round(median(all)), max: Math.round(Math.max(...all)) } : null,
       runs: list[0].runs, in_view: list[0].inView, threads: list[0].threads,
     };
@@ -165,6 +167,6 @@ else {
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of result.rows) {
     console.log(`| ${r.method} | ${r.first_screen_ms} | ${r.whole_page_ms} | ${r.restore_ms} | ${r.longest_longtask_ms || '< 50'} (${r.longtasks.join(', ')}) | ` +
-      `${r.own_longest_slice_ms ?? '–'} | ${r.mutation_ms ? `${r.mutation_ms.median}, ${r.mutation_ms.max}` : '–'} |`);
+      `${r.own_longest_slice_ms === null ? '–' : `${r.own_longest_slice_ms} (${r.own_longest_kinds.join(', ')})`} | ${r.mutation_ms ? `${r.mutation_ms.median}, ${r.mutation_ms.max}` : '–'} |`);
   }
 }
