@@ -18,7 +18,7 @@
 //
 //   node tests/bench/live_bench.js [--runs N] [--beam N] [--json]
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM, chromiumVersion, launchChromium } from './load_bench.js';
@@ -132,7 +132,8 @@ async function bench() {
     await close();
     rmSync(site, { recursive: true, force: true });
   }
-  return { page: `${LONGEST[0]} ${LONGEST[1].slice(1)}`, bytes: Buffer.byteLength(html), beam, chromium: chromiumVersion(), results };
+  return { page: `${LONGEST[0]} ${LONGEST[1].slice(1)}`, bytes: Buffer.byteLength(html), beam, chromium: chromiumVersion(), results,
+    machine: `${cpus().length} cores (${cpus()[0]?.model}), load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} at the end` };
 }
 
 function summary(result) {
@@ -151,7 +152,7 @@ function summary(result) {
       runs: list[0].runs, in_view: list[0].inView, threads: list[0].threads,
     };
   });
-  return { page: result.page, bytes: result.bytes, beam: result.beam, chromium: result.chromium, runs, rows };
+  return { page: result.page, bytes: result.bytes, beam: result.beam, chromium: result.chromium, machine: result.machine, runs, rows };
 }
 
 if (!existsSync(CHROMIUM)) {
@@ -162,7 +163,7 @@ const result = summary(await bench());
 if (process.argv.includes('--json')) console.log(JSON.stringify(result, null, 1));
 else {
   console.log(`${result.page} (${result.bytes} bytes; ${result.rows[0].runs} runs, ${result.rows[0].in_view} in view at 1280x800), ` +
-    `${result.chromium}, beam ${result.beam}, ${result.rows[0].threads} threads, median of ${runs} runs each (alternating)`);
+    `${result.chromium}, beam ${result.beam}, ${result.rows[0].threads} threads, median of ${runs} runs each (alternating); ${result.machine}`);
   console.log('| method | first screen ms | whole page ms | restore ms | longest long task ms (count per run) | longest slice of ours ms | new paragraph translated ms (median, max) |');
   console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const r of result.rows) {
