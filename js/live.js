@@ -37,22 +37,26 @@ const OBSERVE = { childList: true, subtree: true, characterData: true, attribute
 // A change the page makes this soon after our write to the same text is an
 // answer to it (a script re-rendering what we wrote), counted against LIVE_REWRITES.
 const ECHO_MS = 300;
+// The longest wait for an idle moment before the next batch of text out of
+// view (the engine is in its worker: this only gives the page's own work room).
+const IDLE_MS = 20;
 
 // contenteditable's values: editable or not ('false' stops an ancestor's).
 const EDITABLE = { '': true, true: true, 'plaintext-only': true, false: false };
 const declined = (el) => Boolean(el.closest?.('[translate="no" i], .notranslate'));
 const now = () => performance.now();
 
-// Yields to the event loop (a task: input and rendering run in between).
-function yieldTask() {
-  if (globalThis.scheduler?.yield) return globalThis.scheduler.yield();
-  return new Promise((resolve) => setTimeout(resolve, 0));
-}
+// Yields to the event loop: a task of its own after those waiting, so that
+// input and rendering run in between (scheduler.yield() would come back
+// before them, and delay the IntersectionObserver's reports).
+const yieldTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function whenIdle(signal) {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const id = globalThis.requestIdleCallback ? requestIdleCallback(resolve, { timeout: 100 }) : setTimeout(resolve, 16);
+    const id = globalThis.requestIdleCallback ? requestIdleCallback(resolve, { timeout: IDLE_MS }) : setTimeout(resolve, IDLE_MS);
     signal.addEventListener('abort', () => (globalThis.cancelIdleCallback ?? clearTimeout)(id), { once: true });
     signal.addEventListener('abort', resolve, { once: true });
   });
@@ -98,6 +102,7 @@ class LivePage {
     this.lang = this.langElement?.getAttribute('lang') ?? null;
     this.stats = { longestTask: null, runs: 0, attributes: 0, words: 0, batches: 0, engineTexts: 0, longestTaskMs: 0, firstScreenMs: null, doneMs: null, givenUp: 0, errors: [] };
     this.waiters = [];
+    this.viewWaiters = [];
     this.firstScreen = new Promise((resolve) => { this.firstScreenReached = resolve; });
     this.done = new Promise((resolve) => { this.doneReached = resolve; });
   }
@@ -209,7 +214,13 @@ class LivePage {
     return editable === true;
   }
 
+  nextView() {
+    return new Promise((resolve) => this.viewWaiters.push(resolve));
+  }
+
   seen(entries) {
+    this.reported = true;
+    for (const resolve of this.viewWaiters.splice(0)) resolve();
     for (const entry of entries) {
       this.unseen.delete(entry.target);
       if (entry.isIntersecting) this.visible.add(entry.target);
@@ -341,7 +352,11 @@ class LivePage {
       }
       this.slice('walk', () => this.walk());
       if (!this.stack.length) this.wake();
-      await yieldTask();
+      // Until the IntersectionObserver's first report, a frame between
+      // slices (it reports after a frame is drawn): the text in view, at the
+      // top of the walk, goes to the engine before the rest is walked.
+      if (!this.reported) await Promise.race([this.nextView(), delay(50)]);
+      else await yieldTask();
     }
   }
 
@@ -375,11 +390,11 @@ class LivePage {
   async nextBatch() {
     let items = this.queue.filter((item) => this.visible.has(item.target));
     if (!items.length) {
-      if (this.stack.length || !this.viewKnown()) {
-        await Promise.race([this.sleep(), new Promise((resolve) => setTimeout(resolve, 20))]);
+      if (!this.viewKnown()) {
+        await Promise.race([this.nextView(), delay(20)]);
         return null;
       }
-      this.reachedFirstScreen();
+      if (!this.stack.length) this.reachedFirstScreen();
       await whenIdle(this.signal);
       if (this.stack.length) return null;  // the page added something meanwhile: walk it first
       items = this.queue;
