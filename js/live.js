@@ -70,6 +70,16 @@ function textNodes(nodes, out = []) {
   return out;
 }
 
+// Whether el's box meets the viewport. Read only until the
+// IntersectionObserver's first report (it comes after a frame is drawn) and
+// before our first write, while the layout is clean and reading it costs
+// nothing: the text in view goes to the engine at once.
+function inViewport(el) {
+  const box = el.getBoundingClientRect();
+  const view = el.ownerDocument.defaultView;
+  return box.bottom > 0 && box.right > 0 && box.top < view.innerHeight && box.left < view.innerWidth && (box.width > 0 || box.height > 0);
+}
+
 // The element an item is seen through (IntersectionObserver takes elements).
 function viewTarget(node) {
   if (node.nodeType === 11) return node.host ?? null;
@@ -99,7 +109,6 @@ class LivePage {
     this.unseen = new Set();    // observed, not yet reported by the IntersectionObserver
     this.lastObserved = 0;
     this.cache = new Map();
-    this.lang = this.langElement?.getAttribute('lang') ?? null;
     this.stats = { longestTask: null, runs: 0, attributes: 0, words: 0, batches: 0, engineTexts: 0, longestTaskMs: 0, firstScreenMs: null, doneMs: null, givenUp: 0, errors: [] };
     this.waiters = [];
     this.viewWaiters = [];
@@ -108,7 +117,9 @@ class LivePage {
   }
 
   start() {
+    if (this.signal.aborted) return;
     this.started = now();
+    this.lang = this.langElement?.getAttribute('lang') ?? null;  // now: a previous live translation restored
     this.mutations = new MutationObserver((records) => this.slice('changes', () => this.changed(records)));
     this.intersections = new IntersectionObserver((entries) => this.slice('view', () => this.seen(entries)));
     this.slice('start', () => {
@@ -188,6 +199,7 @@ class LivePage {
 
   enqueue(item) {
     this.queue.push(item);
+    if (item.target && !this.reported && !this.records.size && inViewport(item.target)) this.visible.add(item.target);
     if (item.target && !this.observed.has(item.target)) {
       this.observed.add(item.target);
       this.unseen.add(item.target);
@@ -352,11 +364,7 @@ class LivePage {
       }
       this.slice('walk', () => this.walk());
       if (!this.stack.length) this.wake();
-      // Until the IntersectionObserver's first report, a frame between
-      // slices (it reports after a frame is drawn): the text in view, at the
-      // top of the walk, goes to the engine before the rest is walked.
-      if (!this.reported) await Promise.race([this.nextView(), delay(50)]);
-      else await yieldTask();
+      await yieldTask();
     }
   }
 
@@ -547,8 +555,12 @@ class LivePage {
   }
 }
 
+// root -> its LivePage, the latest.
+const livePages = new WeakMap();
+
 // Translates root (an element, a shadow root or a document) in place, live.
-// options: signal (stops it), and the translator's options (beam, ...).
+// options: signal (stops it), and the translator's options (beam, ...). A
+// root translated live already is restored first.
 // Returns { stop(), restore() (a promise: it works in slices), idle(),
 // firstScreen, done, stats }: firstScreen
 // and done resolve to the ms from the start to the text in view translated and
@@ -559,7 +571,12 @@ export function translatePage(root, translator, options = {}) {
   }
   if (typeof translator?.translate !== 'function') throw new TypeError('residual-mt: translatePage() needs a translator');
   const page = new LivePage(root, translator, options);
-  page.start();
+  // A root translated live already is restored first (else its translation
+  // would be taken for the page's text).
+  const previous = livePages.get(page.root);
+  livePages.set(page.root, page);
+  if (previous) previous.restore().then(() => page.start());
+  else page.start();
   return {
     stop: () => page.stop(),
     restore: () => page.restore(),

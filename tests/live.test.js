@@ -124,6 +124,18 @@ test('live translation of Debian\'s Spanish manuals: every run and attribute onc
       assert.notEqual(seen.translatedHtml, seen.original);
       const n = await checkSentOnce(page, name);
       assert.equal(seen.restored, seen.original, `${name}: restore() gives back the page byte for byte`);
+      // Translated live again, twice over without a restore between: the second restores the first before it starts.
+      const twice = await page.evaluate(async () => {
+        const first = window.lib.translatePage(document, window.recording, { beam: 1 });
+        await first.firstScreen;
+        const second = window.lib.translatePage(document, window.recording, { beam: 1 });
+        const done = await second.done;
+        const translated = document.documentElement.outerHTML;
+        await second.restore();
+        return { done, translated, restored: document.documentElement.outerHTML, first: await first.done };
+      });
+      assert.equal(twice.translated, seen.translatedHtml, `${name}: the second live translation gives what the first gave`);
+      assert.equal(twice.restored, seen.original, `${name}: the original back after two live translations`);
       assert.deepEqual(errors, []);
       console.log(`${name}: ${seen.runs.length} runs (${n} texts to the engine), ${seen.stats.attributes} attributes; ` +
         `first screen ${seen.firstScreen.toFixed(0)} ms, whole page ${seen.done.toFixed(0)} ms, longest slice ${seen.stats.longestTaskMs.toFixed(1)} ms`);
