@@ -123,7 +123,6 @@ class LivePage {
     this.mutations = new MutationObserver((records) => this.slice('changes', () => this.changed(records)));
     this.intersections = new IntersectionObserver((entries) => this.slice('view', () => this.seen(entries)));
     this.slice('start', () => {
-      this.langElement?.setAttribute('lang', this.translator.targetLanguage);
       this.addScope(this.root);
       this.mutations.takeRecords();
     });
@@ -376,7 +375,7 @@ class LivePage {
       }
       if (!this.queue.length) {
         this.reachedFirstScreen();
-        if (this.stats.doneMs === null) this.doneReached(this.stats.doneMs = now() - this.started);
+        if (this.stats.doneMs === null) this.finishedFirstPass();
         this.sleeping = true;
         await this.sleep();
         this.sleeping = false;
@@ -387,6 +386,16 @@ class LivePage {
       if (batch?.length) await this.translate(batch);
       this.inFlight = [];
     }
+  }
+
+  // lang set once the page is translated (not at the start: a new lang on a
+  // long page's root restyles all of it, and the first boxes read would wait for that).
+  finishedFirstPass() {
+    this.slice('apply', () => {
+      this.langElement?.setAttribute('lang', this.translator.targetLanguage);
+      this.mutations.takeRecords();
+    });
+    this.doneReached(this.stats.doneMs = now() - this.started);
   }
 
   reachedFirstScreen() {
