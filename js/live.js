@@ -94,7 +94,8 @@ class LivePage {
     this.translator = translator;
     this.options = translateOptions;
     this.tree = domTree(this.root.ownerDocument);
-    this.inFlight = [];
+    this.inFlight = new Set();  // items sent, not yet put in
+    this.sending = new Map();   // text -> the engine call translating it
     this.controller = new AbortController();
     this.signal = this.controller.signal;
     signal?.addEventListener('abort', () => this.stop(), { once: true });
@@ -382,9 +383,21 @@ class LivePage {
         continue;
       }
       const batch = await this.nextBatch();
-      this.inFlight = batch ?? [];
-      if (batch?.length) await this.translate(batch);
-      this.inFlight = [];
+      if (batch?.length) await this.translate(this.send(batch));
+    }
+  }
+
+  // Puts a sent batch's translations in the page; the next batch goes to the
+  // engine first, so that it decodes while this one is put in (and so on).
+  async translate(sent) {
+    for (let current = sent; current && !this.signal.aborted;) {
+      await current.ready;
+      const visible = this.queue.filter((item) => this.visible.has(item.target));
+      if (!visible.length && !this.stack.length && this.viewKnown()) this.reachedFirstScreen();
+      const next = this.queue.length && !this.signal.aborted ? this.takeBatch(visible) : null;
+      const ahead = next?.length ? this.send(next) : null;
+      await this.put(current.batch);
+      current = ahead;
     }
   }
 
@@ -413,9 +426,13 @@ class LivePage {
       }
       if (!this.stack.length) this.reachedFirstScreen();
       await whenIdle(this.signal);
-      if (this.stack.length) return null;  // the page added something meanwhile: walk it first
-      items = this.queue;
     }
+    return this.takeBatch(items);
+  }
+
+  // The first group of items (the queue when none), taken off the queue.
+  takeBatch(items) {
+    if (!items.length) items = this.queue;
     const [group] = textGroups(items.map((item) => item.text));
     if (!group) return null;
     const batch = items.slice(group.start, group.end);
@@ -424,24 +441,35 @@ class LivePage {
     return batch;
   }
 
-  async translate(batch) {
-    const todo = [...new Set(batch.map((item) => item.text).filter((text) => !this.cache.has(text)))];
+  // Sends the batch's texts the engine has not had (nor has now) and
+  // returns { batch, ready }: ready once all its texts' translations are known.
+  send(batch) {
+    const texts = [...new Set(batch.map((item) => item.text))];
+    const todo = texts.filter((text) => !this.cache.has(text) && !this.sending.has(text));
+    const waits = new Set(texts.map((text) => this.sending.get(text)).filter(Boolean));
+    for (const item of batch) this.inFlight.add(item);
     if (todo.length) {
-      let results;
-      try {
-        results = await this.translator.translate(todo, { ...this.options, signal: this.signal, details: true, format: 'plain-text' });
-      } catch (err) {
-        if (!this.signal.aborted) this.stats.errors.push(err);
-        return;
-      }
-      this.stats.batches++;
-      this.stats.engineTexts += todo.length;
-      todo.forEach((text, i) => this.remember(text, results[i]));
+      const call = this.translator.translate(todo, { ...this.options, signal: this.signal, details: true, format: 'plain-text' })
+        .then((results) => {
+          this.stats.batches++;
+          this.stats.engineTexts += todo.length;
+          todo.forEach((text, i) => this.remember(text, results[i]));
+        }, (err) => {
+          if (!this.signal.aborted) this.stats.errors.push(err);  // its texts stay as they are
+        })
+        .finally(() => todo.forEach((text) => this.sending.delete(text)));
+      for (const text of todo) this.sending.set(text, call);
+      waits.add(call);
     }
+    return { batch, ready: Promise.all(waits) };
+  }
+
+  async put(batch) {
     for (let at = 0; at < batch.length && !this.signal.aborted;) {
       at = this.slice('apply', () => this.applySome(batch, at));
       if (at < batch.length) await yieldTask();
     }
+    for (const item of batch) this.inFlight.delete(item);
     this.unobserveDone(batch);
   }
 
