@@ -51,14 +51,18 @@ export const STREAM_WORDS = 256;
 
 // A page translated live (live.js): its main-thread work in slices of at most
 // LIVE_SLICE_MS (a frame stays smooth, no task near 50 ms); a text or
-// attribute the page rewrites after we translated it is translated again at
-// most LIVE_REWRITES times, then left as the page wrote it (a page script that
-// answers each of our writes with one of its own would otherwise loop with
-// us); the last LIVE_CACHE translations kept, so the same text (a menu
-// repeated, a re-rendered list) does not go to the engine again.
+// attribute the page rewrites within LIVE_ECHO_MS of our write (a script
+// re-rendering what we wrote) is translated again at most LIVE_REWRITES
+// times, then left as the page wrote it (such a script would otherwise loop
+// with us); the last LIVE_CACHE translations kept, so the same text (a menu
+// repeated, a re-rendered list) does not go to the engine again; text out of
+// view waits at most LIVE_IDLE_MS for an idle moment (the engine is in its
+// worker: the wait only gives the page's own work room).
 export const LIVE_SLICE_MS = 8;
 export const LIVE_REWRITES = 3;
+export const LIVE_ECHO_MS = 300;
 export const LIVE_CACHE = 4096;
+export const LIVE_IDLE_MS = 20;
 
 // The drop-in widget (widget.js): its element's name, and the localStorage
 // keys (per site, as localStorage is) of the language chosen and of the

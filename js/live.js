@@ -20,7 +20,7 @@ import { countWords, textGroups } from './pipeline.js';
 import { hasTranslatable } from './segment.js';
 import { domTree } from './html-tree.js';
 import { abortError } from './errors.js';
-import { LIVE_CACHE, LIVE_REWRITES, LIVE_SLICE_MS } from './defaults.js';
+import { LIVE_CACHE, LIVE_ECHO_MS, LIVE_IDLE_MS, LIVE_REWRITES, LIVE_SLICE_MS } from './defaults.js';
 
 // Attributes shown to readers, each with the elements that show it.
 const ATTRIBUTES = {
@@ -34,12 +34,6 @@ const ATTRIBUTES = {
 };
 const SCAN = `${Object.values(ATTRIBUTES).join(', ')}, option`;
 const OBSERVE = { childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: Object.keys(ATTRIBUTES) };
-// A change the page makes this soon after our write to the same text is an
-// answer to it (a script re-rendering what we wrote), counted against LIVE_REWRITES.
-const ECHO_MS = 300;
-// The longest wait for an idle moment before the next batch of text out of
-// view (the engine is in its worker: this only gives the page's own work room).
-const IDLE_MS = 20;
 
 // contenteditable's values: editable or not ('false' stops an ancestor's).
 const EDITABLE = { '': true, true: true, 'plaintext-only': true, false: false };
@@ -56,7 +50,7 @@ const delay = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 function whenIdle(signal) {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
-    const id = globalThis.requestIdleCallback ? requestIdleCallback(resolve, { timeout: IDLE_MS }) : setTimeout(resolve, IDLE_MS);
+    const id = globalThis.requestIdleCallback ? requestIdleCallback(resolve, { timeout: LIVE_IDLE_MS }) : setTimeout(resolve, LIVE_IDLE_MS);
     signal.addEventListener('abort', () => (globalThis.cancelIdleCallback ?? clearTimeout)(id), { once: true });
     signal.addEventListener('abort', resolve, { once: true });
   });
@@ -315,8 +309,8 @@ class LivePage {
     const records = this.records.get(container);
     if (records) {
       this.records.delete(container);
-      if (this.answered(container, '#text')) return;
       for (const record of records.reverse()) if (this.intact(record)) undoRun(record, this.tree);
+      if (this.answered(container, '#text')) return;  // left as the page made it
     }
     this.addRuns(container);
   }
@@ -325,7 +319,7 @@ class LivePage {
   // one too many: then it is left as the page wrote it.
   answered(key, name) {
     const echo = this.echoes.get(key)?.get(name);
-    if (!echo || now() - echo.at > ECHO_MS) {
+    if (!echo || now() - echo.at > LIVE_ECHO_MS) {
       if (echo) echo.count = 0;
       return false;
     }
