@@ -150,7 +150,11 @@ const CHANGES = {
   route: () => window.route('b'),
   attribute: () => document.getElementById('help').setAttribute('title', 'Muestra la ayuda completa del programa'),
   append: () => document.getElementById('intro').append(' Un texto añadido después.'),
+  component: () => document.getElementById('feed').before(Object.assign(document.createElement('page-card'), { id: 'card2' })),
 };
+// After stop(): a change left as the page made it.
+const AFTER_STOP = () => window.route('a');
+const shadows = () => [...document.querySelectorAll('page-card')].map((card) => card.shadowRoot.innerHTML);
 
 test('live translation of a page that changes: new text and attributes translated as they appear, kept text left, a rewriting script bounded, restored as the page would be', { skip, timeout: 300_000 }, async () => {
   const html = readFileSync(`${root}tests/fixtures/live/dynamic.html`, 'utf8');
@@ -158,10 +162,10 @@ test('live translation of a page that changes: new text and attributes translate
     // What the document is after the same changes without translation.
     const plain = await open(context, `${base}dynamic.html`);
     const expected = await plain.page.evaluate(async (changes) => {
-      for (const change of Object.values(changes)) (0, eval)(`(${change})`)();
+      for (const [name, change] of Object.entries(changes)) if (name !== 'shadows') (0, eval)(`(${change})`)();
       await new Promise((resolve) => setTimeout(resolve, 100));
-      return { html: document.documentElement.outerHTML, shadow: document.getElementById('card').shadowRoot.innerHTML };
-    }, Object.fromEntries(Object.entries(CHANGES).map(([k, f]) => [k, String(f)])));
+      return { html: document.documentElement.outerHTML, shadows: (0, eval)(`(${changes.shadows})`)() };
+    }, Object.fromEntries(Object.entries({ ...CHANGES, after: AFTER_STOP, shadows }).map(([k, f]) => [k, String(f)])));
     await plain.page.close();
 
     const { page, errors } = await open(context, `${base}dynamic.html`);
@@ -214,6 +218,8 @@ test('live translation of a page that changes: new text and attributes translate
       route: () => !/Preguntas|contraseña/.test(document.getElementById('main').textContent) && /\w/.test(document.getElementById('main').textContent),
       attribute: () => !/Muestra|ayuda/.test(document.getElementById('help').title),
       append: () => !/añadido|Esta página/.test(document.getElementById('intro').textContent),
+      component: () => !/componente|árbol/.test(document.getElementById('card2').shadowRoot.textContent) &&
+        !/tarjeta/.test(document.getElementById('card2').shadowRoot.querySelector('p').title),
     };
     for (const [name, change] of Object.entries(CHANGES)) {
       const started = Date.now();
@@ -225,16 +231,25 @@ test('live translation of a page that changes: new text and attributes translate
     await page.evaluate(() => window.live.idle());
     await checkSentOnce(page, 'the dynamic page');
 
-    const restored = await page.evaluate(async () => {
+    // stop(): what the page changes next stays as the page made it; restore() still undoes what was done.
+    const afterStop = await page.evaluate(async (change) => {
+      window.live.stop();
+      (0, eval)(`(${change})`)();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return document.getElementById('main').innerHTML;
+    }, String(AFTER_STOP));
+    assert.equal(afterStop, '<p>La primera sección explica cómo instalar el sistema.</p>', 'nothing translated after stop()');
+    const restored = await page.evaluate(async (shadowsOf) => {
       await window.live.restore();
-      return { html: document.documentElement.outerHTML, shadow: document.getElementById('card').shadowRoot.innerHTML,
+      return { html: document.documentElement.outerHTML, shadows: (0, eval)(`(${shadowsOf})`)(),
         loop: document.getElementById('loop').textContent, stats: { ...window.live.stats, errors: window.live.stats.errors.map(String) } };
-    });
+    }, String(shadows));
     // #loop is as the page last wrote it (in Spanish): the rest as the page without translation.
     assert.match(restored.loop, /^Este párrafo cambió \d+ veces\.$/);
     assert.equal(restored.html, expected.html.replace('Este párrafo cambia cada vez que alguien lo toca.', restored.loop),
       'restore() gives the document the page would have without translation');
-    assert.equal(restored.shadow, expected.shadow);
+    assert.equal(expected.shadows.length, 2);
+    assert.deepEqual(restored.shadows, expected.shadows, 'the shadow roots restored');
     assert.deepEqual(restored.stats.errors, []);
     assert.ok(restored.stats.givenUp >= 1);
     assert.ok(restored.stats.longestTaskMs < 1000, `slices of ${restored.stats.longestTaskMs} ms`);  // the 50 ms target is live_bench.js's to measure
