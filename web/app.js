@@ -7,7 +7,7 @@
 // visitor picks one by hand. An error (a failed load, a failed translation) is shown
 // until the next success; a failed load is tried again on the next action.
 // Query parameters for testing: ?model=URL, ?beam=N, ?worker=0, ?sw=0.
-import { LanguageDetector, createTranslator, modelInfo, restoreElement, translateElement } from '../js/index.js';
+import { LanguageDetector, createTranslator, modelInfo, translatePage as translateLive } from '../js/index.js';
 import { missingFeatures } from '../js/env.js';
 
 performance.mark('rmt-app'); // the modules are loaded (for tests/bench/load_bench.js)
@@ -44,6 +44,7 @@ const SAMPLES = {
 
 const translators = new Map(); // "src-tgt" -> Promise<Translator>
 let current = null;            // AbortController of the translation in progress
+let live = null;               // the sample article's live translation (translatePage's controller)
 let debounce = 0;
 let info = null;               // modelInfo() once it has been read
 let ready = false;
@@ -346,7 +347,8 @@ const pageMode = () => document.querySelector('input[name=mode]:checked').value 
 
 function showSample() {
   const [source] = selectedPair();
-  restoreElement(ui.sample);
+  live?.stop();
+  live = null;
   const sample = $(`sample-${source}`) ?? $('sample-es');
   ui.sample.replaceChildren(sample.content.cloneNode(true));
   ui.sample.lang = sample.id.slice('sample-'.length);
@@ -363,7 +365,11 @@ async function translatePage() {
     await load();
     const translator = await translatorFor(selectedPair());
     ui.sample.dataset.state = 'pending';
-    const { words } = await translateElement(ui.sample, translator, { signal: controller.signal, beam });
+    await live?.restore();
+    live = translateLive(ui.sample, translator, { signal: controller.signal, beam });
+    if (await live.done === null) throw live.stats.errors[0] ?? controller.signal.reason;
+    if (live.stats.errors.length) throw live.stats.errors[0];
+    const { words } = live.stats;
     const ms = performance.now() - started;
     ui.stats.textContent = `${words} words in ${ms.toFixed(0)} ms · ${Math.round(words / Math.max(ms, 1) * 1000)} words/s`;
     ui.sample.dataset.state = 'done';
@@ -379,9 +385,11 @@ async function translatePage() {
   }
 }
 
-function restorePage() {
+async function restorePage() {
   current?.abort();
-  restoreElement(ui.sample);
+  const restoring = live;
+  live = null;
+  await restoring?.restore();
   ui.sample.dataset.state = 'original';
   ui.restorePage.disabled = true;
   ui.stats.textContent = '';
