@@ -49,6 +49,28 @@ export const PAGE_WORDS = 200;
 export const STREAM_FIRST_WORDS = 16;
 export const STREAM_WORDS = 256;
 
+// A page translated live (live.js): its main-thread work in slices of at most
+// LIVE_SLICE_MS (a frame stays smooth, no task near 50 ms); a text or
+// attribute the page rewrites within LIVE_ECHO_MS of our write (a script
+// re-rendering what we wrote) is translated again at most LIVE_REWRITES
+// times, then left as the page wrote it (such a script would otherwise loop
+// with us); the last LIVE_CACHE translations kept, so the same text (a menu
+// repeated, a re-rendered list) does not go to the engine again; text out of
+// view waits at most LIVE_IDLE_MS for an idle moment (the engine is in its
+// worker: the wait only gives the page's own work room).
+export const LIVE_SLICE_MS = 8;
+export const LIVE_REWRITES = 3;
+export const LIVE_ECHO_MS = 300;
+export const LIVE_CACHE = 4096;
+export const LIVE_IDLE_MS = 20;
+
+// The drop-in widget (widget.js): its element's name, and the localStorage
+// keys (per site, as localStorage is) of the language chosen and of the
+// default model's URL once found (a visit offline loads it from the device).
+export const WIDGET_TAG = 'residual-mt-translate';
+export const WIDGET_STORAGE_KEY = 'residual-mt.widget.target';
+export const WIDGET_MODEL_KEY = 'residual-mt.widget.model';
+
 // Input usage one LanguageDetector call may have, in UTF-16 code units (the
 // identifier reads all of a text: this bounds one call's work, ~50 ms).
 export const DETECTOR_INPUT_QUOTA = 1 << 20;

@@ -20,7 +20,7 @@ import { hasTranslatable } from './segment.js';
 import { WORD, textGroups, trimSpan } from './pipeline.js';
 
 // Inline (phrasing) elements that move with the words they hold.
-const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'button', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font',
+export const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'button', 'cite', 'code', 'data', 'del', 'dfn', 'em', 'font',
   'i', 'ins', 'kbd', 'label', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'tt', 'u', 'var']);
 // Empty inline elements: anchors.
 const ANCHORS = new Set(['img', 'wbr', 'input']);
@@ -35,7 +35,7 @@ const tooDeep = () => new RangeError(`residual-mt: the HTML is nested more than 
 
 const SPACE = /\s/u;
 
-function kept(tree, el) {
+export function kept(tree, el) {
   return KEEP.has(tree.name(el)) || tree.attr(el, 'translate')?.toLowerCase() === 'no' ||
     /(^|\s)notranslate(\s|$)/.test(tree.attr(el, 'class') ?? '');
 }
@@ -77,8 +77,10 @@ function holdsBlock(tree, el, cache, depth = 0) {
 // { container, nodes (consecutive children of container), text (whitespace
 // runs made one space, trimmed), items (its inline elements, atoms and anchors
 // as a tree: { node, role, start, end, children } in text positions), lead
-// and trail (whitespace kept around the translation) }.
-export function collectRuns(root, tree) {
+// and trail (whitespace kept around the translation) }. With `blocks` (an
+// array), the block children of root are put there instead of walked: a live
+// page (live.js) walks its tree a slice at a time.
+export function collectRuns(root, tree, blocks = null) {
   const runs = [];
   const blockCache = new Map();
   const walk = (container, depth) => {
@@ -95,7 +97,8 @@ export function collectRuns(root, tree) {
       const r = role(tree, child, blockCache);
       if (r === 'block' || r === 'boundary') {
         flush();
-        if (r === 'block') walk(child, depth + 1);
+        if (r === 'block' && blocks) blocks.push(child);
+        else if (r === 'block') walk(child, depth + 1);
       } else {
         nodes.push(child);
       }

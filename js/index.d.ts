@@ -310,3 +310,29 @@ export function translateElement(element: DomElement, translator: Translator, op
 
 /** Puts back what translateElement() changed (stopping it if it runs); false when there was nothing. */
 export function restoreElement(element: DomElement): boolean;
+
+/** What translatePage() returns. */
+export interface LiveTranslation {
+  /** Stops watching the page; what is translated stays. */
+  stop(): void;
+  /** Stops, then puts back the original (in slices): text the page changed since is left as the page wrote it. */
+  restore(): Promise<void>;
+  /** Resolves once nothing is waiting to be walked or translated. */
+  idle(): Promise<void>;
+  /** ms from the start to the text in view translated (null when stopped before). */
+  readonly firstScreen: Promise<number | null>;
+  /** ms from the start to all the page's text translated (null when stopped before). */
+  readonly done: Promise<number | null>;
+  readonly stats: {
+    runs: number; attributes: number; words: number; batches: number; engineTexts: number;
+    longestTaskMs: number; firstScreenMs: number | null; doneMs: number | null; givenUp: number; errors: Error[];
+  };
+}
+
+/**
+ * Translates a page or subtree in place and keeps it translated (browsers): the text in view first,
+ * the rest when the page is idle, then what the page adds or changes (text, translatable attributes,
+ * <option>s, open shadow roots) as it appears. translate="no", .notranslate and editable regions are left alone.
+ */
+export function translatePage(root: DomElement | object, translator: Pick<Translator, 'translate' | 'targetLanguage'>,
+  options?: TranslateOptions): LiveTranslation;

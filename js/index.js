@@ -23,3 +23,4 @@ export { DEFAULT_MODEL, DEFAULT_THREADS_CAP, DETECTOR_INPUT_QUOTA, DETECTOR_MODE
 export { resolveDefaultModel } from './loader.js';
 export { segmentText, splitSentences } from './segment.js';
 export { translateElement, restoreElement } from './page.js';
+export { translatePage } from './live.js';

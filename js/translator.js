@@ -83,7 +83,7 @@ async function catalogAvailability(options, source, target) {
 }
 
 // The catalogue's models, then the default model's pairs where there is one.
-async function catalogEntries({ catalog, signal, cache = true }) {
+export async function catalogEntries({ catalog, signal, cache = true }) {
   const entries = await loadCatalog(catalog, { signal, cache });
   try {
     const info = await modelInfo({ signal, cache });

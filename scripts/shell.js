@@ -20,7 +20,7 @@ export const SHELL = Object.freeze([
   '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/files.js', '../js/bounded.js', '../js/verify.js', '../js/copies.js',
   '../js/discover.js', '../js/engine-fetch.js', '../js/cache.js',
   '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/pipeline.js', '../js/defaults.js',
-  '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',
+  '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/live.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',
   // Imported only for a Marian model (scripts/bundle.js leaves them out of the bundles).
   '../js/marian-load.js', '../js/marian.js', '../js/marian-files.js', '../js/marian-vocab.js',
   // and for one whose files are zstd's (Firefox's registry: marian-load.js imports it then).

@@ -10,7 +10,7 @@
 // `residual-mt models pull --out models/pulled` wrote (PULLED_MODELS: npm start
 // serves them), a pair no model has going through English.
 // Query parameters for testing: ?model=URL (that model alone), ?beam=N, ?worker=0, ?sw=0.
-import { LanguageDetector, createTranslator, modelInfo, restoreElement, translateElement } from '../js/index.js';
+import { LanguageDetector, createTranslator, modelInfo, translatePage as translateLive } from '../js/index.js';
 import { findRoute, loadCatalog } from '../js/catalog.js';
 import { CATALOG, PULLED_MODELS, packageUrl } from '../js/defaults.js';
 import { missingFeatures } from '../js/env.js';
@@ -49,6 +49,7 @@ const SAMPLES = {
 
 const translators = new Map(); // "src-tgt" -> Promise<Translator>
 let current = null;            // AbortController of the translation in progress
+let live = null;               // the sample article's live translation (translatePage's controller)
 let debounce = 0;
 let info = null;               // modelInfo() once it has been read
 let ready = false;
@@ -399,7 +400,8 @@ const pageMode = () => document.querySelector('input[name=mode]:checked').value 
 
 function showSample() {
   const [source] = selectedPair();
-  restoreElement(ui.sample);
+  live?.stop();
+  live = null;
   const sample = $(`sample-${source}`) ?? $('sample-es');
   ui.sample.replaceChildren(sample.content.cloneNode(true));
   ui.sample.lang = sample.id.slice('sample-'.length);
@@ -416,7 +418,11 @@ async function translatePage() {
     await load();
     const translator = await translatorFor(selectedPair());
     ui.sample.dataset.state = 'pending';
-    const { words } = await translateElement(ui.sample, translator, { signal: controller.signal, beam });
+    await live?.restore();
+    live = translateLive(ui.sample, translator, { signal: controller.signal, beam });
+    if (await live.done === null) throw live.stats.errors[0] ?? controller.signal.reason;
+    if (live.stats.errors.length) throw live.stats.errors[0];
+    const { words } = live.stats;
     const ms = performance.now() - started;
     ui.stats.textContent = `${words} words in ${ms.toFixed(0)} ms · ${Math.round(words / Math.max(ms, 1) * 1000)} words/s`;
     ui.sample.dataset.state = 'done';
@@ -432,9 +438,11 @@ async function translatePage() {
   }
 }
 
-function restorePage() {
+async function restorePage() {
   current?.abort();
-  restoreElement(ui.sample);
+  const restoring = live;
+  live = null;
+  await restoring?.restore();
   ui.sample.dataset.state = 'original';
   ui.restorePage.disabled = true;
   ui.stats.textContent = '';
