@@ -57,12 +57,13 @@ function importGraph(entries) {
 // and the catalogue: 517 KB measured; then the LanguageDetector: the
 // identifier's C, about 5 KB gzipped in each build, and its JavaScript;
 // 560 KB before the zstd decoder: js/zstd*.js and js/xxh64.js, about 13 KB
-// packed, and its docs; 576 KB before Firefox's model registry: js/registry.js
-// and js/models-cli.js, about 8 KB packed, and their docs, 581 KB measured with
+// packed, and its docs; 576 KB before the live page translation, js/live.js
+// and js/widget.js, and Firefox's model registry, js/registry.js and
+// js/models-cli.js, about 8 KB packed, with their docs: 593 KB measured with
 // them). Its model is a package of its own (models/langid/).
-const PACKED_LIMIT = 592 * 1024;
+const PACKED_LIMIT = 600 * 1024;
 
-test('npm pack of residual-mt: under 592 KB, no model, no demo server, every module its entry points reach', () => {
+test('npm pack of residual-mt: under 600 KB, no model, no demo server, every module its entry points reach', () => {
   const info = packed(root);
   const files = new Set(info.files.map((f) => f.path));
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);
