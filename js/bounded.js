@@ -8,11 +8,20 @@ import { MAX_MODEL_BYTES } from './defaults.js';
 import { makeError } from './errors.js';
 
 // Decompressors by name, each a TransformStream of bytes; a codec is one line
-// here. (maxBytes: a decoder that can stop at the bound itself may.)
+// here. (maxBytes: a decoder that can stop at the bound itself may.) zstd is
+// our own decoder (zstd.js), loaded the first time a file needs it.
 const CODECS = {
   gzip: () => new DecompressionStream('gzip'),
   'deflate-raw': () => new DecompressionStream('deflate-raw'),
+  zstd: async ({ maxBytes }) => (await import('./zstd.js')).zstdDecompressStream({ maxOutputBytes: maxBytes }),
 };
+
+// The codec a file's first bytes name (gzip's and zstd's magic), or null.
+export function codecOf(bytes) {
+  if (bytes[0] === 0x1f && bytes[1] === 0x8b) return 'gzip';
+  if (bytes[0] === 0x28 && bytes[1] === 0xb5 && bytes[2] === 0x2f && bytes[3] === 0xfd) return 'zstd';
+  return null;
+}
 
 export const CODEC_NAMES = Object.freeze(Object.keys(CODECS));
 
@@ -69,7 +78,7 @@ export async function decompressed(input, { codec, maxBytes, expectedBytes = nul
     const why = expectedBytes === null ? 'decompressed gzip, as its trailer says' : 'its declared gzip size; its trailer says more';
     throw tooLarge(name, bound, `at least ${gzipDeclared(input)}`, why);
   }
-  const reader = sliced(input).pipeThrough(CODECS[codec]({ maxBytes: bound })).getReader();
+  const reader = sliced(input).pipeThrough(await CODECS[codec]({ maxBytes: bound })).getReader();
   const parts = [];
   let length = 0;
   try {
@@ -85,6 +94,8 @@ export async function decompressed(input, { codec, maxBytes, expectedBytes = nul
   } catch (err) {
     reader.cancel().catch(() => {});
     if (err.name === 'OperationError') throw err;
+    // a decoder that stops at the bound itself (zstd's) says so by its code
+    if (err.code === 'ZSTD_TOO_LARGE') throw tooLarge(name, bound, null, expectedBytes === null ? `decompressed ${codec}` : `its declared ${codec} size`);
     throw makeError('OperationError', `residual-mt: ${name}: a damaged ${codec} stream (${err.message})`);
   }
   if (expectedBytes !== null && length !== expectedBytes) {

@@ -6,7 +6,7 @@
 // one model built from an OPUS-MT vocab.yml and its two spm), and the gzip
 // Firefox Translations ships them in.
 
-import { decompressed, tooLarge } from './bounded.js';
+import { codecOf, decompressed, tooLarge } from './bounded.js';
 import { MAX_MODEL_BYTES } from './defaults.js';
 import { makeError } from './errors.js';
 
@@ -31,12 +31,12 @@ export function typeName(type) {
   return TYPE_NAMES[type] ?? `0x${type.toString(16)}`;
 }
 
-// Bytes, gunzipped when they start with gzip's magic: streamed, and stopped
-// at maxBytes (bounded.js decompressed), or at expectedBytes where a record
-// declares the size; `name` names the file in errors.
-export async function gunzipped(bytes, { maxBytes = MAX_MODEL_BYTES, expectedBytes = null, name = 'the model file' } = {}) {
-  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
-  return decompressed(bytes, { codec: 'gzip', maxBytes, expectedBytes, name });
+// Bytes, decompressed when they start with gzip's or zstd's magic: streamed,
+// and stopped at maxBytes (bounded.js decompressed), or at expectedBytes
+// where a record declares the size; `name` names the file in errors.
+export async function unpackedBytes(bytes, { maxBytes = MAX_MODEL_BYTES, expectedBytes = null, name = 'the model file' } = {}) {
+  const codec = codecOf(bytes);
+  return codec ? decompressed(bytes, { codec, maxBytes, expectedBytes, name }) : bytes;
 }
 
 // { name, type, shape, data } of each item of Marian's binary format, by name.

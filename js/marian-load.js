@@ -1,7 +1,7 @@
 // Marian files straight from URLs or bytes: createTranslator({ model: {
 // marian: { model, vocab, shortlist } } }). Each file is downloaded with
 // progress (as a model directory's files are: loader.js), checked against
-// its sha256 when one is given, gunzipped when it is gzip's, and converted
+// its sha256 when one is given, decompressed when it is gzip's or zstd's, and converted
 // in memory once (marian.js); the converted model is kept in the model cache
 // (cache.js) as a model directory would be: under the SHA-256 of a manifest
 // of its three files, found by the conversion's key (the SHA-256 of the
@@ -21,7 +21,7 @@ import { makeError } from './errors.js';
 import { givenEngine, startEngine } from './engine-fetch.js';
 import { openUrl, toUrl } from './files.js';
 import { convertMarian } from './marian.js';
-import { gunzipped } from './marian-files.js';
+import { unpackedBytes } from './marian-files.js';
 
 // The files a Marian model may have (the option's keys), what each is, and
 // the conversion's version (a new one is a new cache key).
@@ -114,26 +114,12 @@ async function download(m, { signal, counted, verify, maxBytes }) {
 
 const wrongFile = (f, what) => makeError('OperationError', `residual-mt: ${f.name}${f.url ? ` (${f.url})` : ''} has ${what}`);
 
-const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
-const isZstd = (bytes) => ZSTD_MAGIC.every((b, i) => bytes[i] === b);
-
 // A file's bytes decompressed (zstd, gzip, or as they are) within the
 // decompressed size given for it (else maxBytes), checked against that size
 // and the SHA-256 given.
 export async function unpacked(f, bytes, { verify = true, maxBytes = MAX_MODEL_BYTES } = {}) {
   const want = f.decompressed, name = `the Marian ${ROLES[f.role] ?? 'model'} file ${f.name}`;
-  let out;
-  if (isZstd(bytes)) {
-    const { zstdDecompress } = await import('./zstd.js');
-    try {
-      out = await zstdDecompress(bytes, { maxOutputBytes: want?.size ?? maxBytes, expectedBytes: want?.size ?? undefined, name: f.name });
-    } catch (err) {
-      // The decoder's errors (truncated, corrupt, not the size expected) name the file; here they are the API's kind.
-      throw makeError('OperationError', err.message.startsWith('residual-mt:') ? err.message : `residual-mt: ${f.name}: ${err.message}`);
-    }
-  } else {
-    out = await gunzipped(bytes, { maxBytes: want?.size ?? maxBytes, expectedBytes: want?.size ?? null, name });
-  }
+  const out = await unpackedBytes(bytes, { maxBytes: want?.size ?? maxBytes, expectedBytes: want?.size ?? null, name });
   if (!want) return out;
   if (want.size !== null && out.length !== want.size) throw wrongFile(f, `${out.length} bytes decompressed, not the ${want.size} it should have`);
   const hash = verify && want.sha256 ? await sha256Hex(out) : null;

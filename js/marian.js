@@ -323,7 +323,7 @@ function vocabulary({ vocab, targetVocab, sourceSpm, targetSpm }) {
   return mergedSpm(readVocabYml(text), sourceSpm, targetSpm ?? null);
 }
 
-// Converts a Marian model given as bytes (gunzipped): files { model, vocab,
+// Converts a Marian model given as bytes (decompressed): files { model, vocab,
 // shortlist?, sourceSpm?, targetSpm?, targetVocab? }; options { file (the
 // model's file name, for config.json's converted_from), sourceLanguage,
 // targetLanguage, maxPositions (512), dtype ('auto': intgemm8 weights stay

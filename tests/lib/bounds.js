@@ -21,7 +21,34 @@ const ZEROS = Buffer.alloc(1 << 16);
 export const bombs = {
   gzip: (path, bytes, lying = false) => writeCompressed(createGzip({ level: 1 }), path, bytes, lying &&
     ((file) => file.writeUInt32LE(100, file.length - 4))),
+  zstd: (path, bytes, lying = false) => writeZstd(path, bytes, lying),
 };
+
+// A zstd bomb as Debian's zstd writes it, its frame header declaring its size
+// (--stream-size), or, lying, declaring 100 bytes (the Frame_Content_Size
+// field patched: RFC 8878, 3.1.1.1).
+async function writeZstd(path, bytes, lying) {
+  const child = spawn('zstd', ['-1', '-q', '-c', `--stream-size=${bytes}`], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const parts = [];
+  child.stdout.on('data', (chunk) => parts.push(chunk));
+  const closed = new Promise((resolve, reject) => child.on('error', reject).on('close', resolve));
+  for (let left = bytes; left > 0; left -= ZEROS.length) {
+    if (!child.stdin.write(left >= ZEROS.length ? ZEROS : ZEROS.subarray(0, left))) await new Promise((r) => child.stdin.once('drain', r));
+  }
+  child.stdin.end();
+  if (await closed !== 0) throw new Error(`zstd failed writing ${path}`);
+  const file = Buffer.concat(parts);
+  if (lying) {
+    const descriptor = file[4], single = (descriptor >> 5) & 1;
+    const at = 5 + (single ? 0 : 1) + [0, 1, 2, 4][descriptor & 3];
+    const size = [single, 2, 4, 8][descriptor >> 6];
+    if (size !== 4 && size !== 8) throw new Error(`zstd wrote a ${size}-byte content size for ${bytes} bytes`);
+    if (size === 4) file.writeUInt32LE(100, at);
+    else file.writeBigUInt64LE(100n, at);
+  }
+  await new Promise((resolve, reject) => createWriteStream(path).on('error', reject).end(file, resolve));
+  return file.length;
+}
 
 async function writeCompressed(compressor, path, bytes, patch) {
   const parts = [];
