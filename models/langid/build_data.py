@@ -21,7 +21,8 @@ Sources (each under its package's licence; see models/langid/README.md):
                 each string in the split of the string it is made from.
 
 Held out by package: a package whose name hashes into [0, 10) of 100 is
-test text, every other package training text.  A fortune package is one
+test text, every other package training text (zu and mi: by string, see
+resplit_by_string).  A fortune package is one
 language's whole collection, so its unit is the fortune file instead (in a
 package of fewer than 5 files: blocks of 50 consecutive fortunes).  Deterministic: no randomness
 but hashes of the text; fixed orders.  The .mo files are read straight from
@@ -56,6 +57,7 @@ PACKAGE_SHARE = 40
 # Languages too rare in that share, read from every package that ships them
 EXTRA_LANGS = {"zu", "mi"}
 EXTRA_LIST = os.path.join(HERE, "zu-mi-packages.txt")
+EXTRA_TEST_SHARE = 12  # percent of their sentences held out (resplit_by_string)
 # The romanized languages and the text each is made from
 ROMANIZED = {"el-Latn": "el", "hi-Latn": "hi", "ja-Latn": "ja"}
 KAKASI_PACKAGES = ("kakasi", "libkakasi2", "kakasi-dic")
@@ -373,6 +375,18 @@ def fortunes_source(scratch, log):
     return out
 
 
+def resplit_by_string(by_lang):
+    """zu and mi held out by string, not by package: their text is mostly one
+    package's (libreoffice-l10n-zu; mate's and GNOME's catalogs for mi), so
+    the packages that hash into the test split hold too few sentences (16 and
+    3 of four words or more). Of all their strings, a sentence (four words or
+    more) whose hash falls into [0, EXTRA_TEST_SHARE) of 100 is test text."""
+    for lang in sorted(EXTRA_LANGS & set(by_lang)):
+        pool = set().union(*by_lang[lang].values())
+        test = set(t for t in pool if len(t.split()) >= 4 and stable_hash("test:" + t) % 100 < EXTRA_TEST_SHARE)
+        by_lang[lang] = {("gettext", "train"): pool - test, ("gettext", "test"): test}
+
+
 # ---------------------------------------------------------------- romanized
 
 def kakasi_root(scratch):
@@ -433,6 +447,7 @@ def main():
             split = split_of(pkg)
             for lang, lines in langs.items():
                 by_lang.setdefault(lang, {}).setdefault((source, split), set()).update(lines)
+    resplit_by_string(by_lang)
     add_romanized(by_lang, scratch, log)
     for lang in sorted(by_lang):
         written = {"train": [], "test": []}
