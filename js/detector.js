@@ -26,8 +26,11 @@ import { JobQueue } from './queue.js';
 import { callSignal, onAbort } from './streams.js';
 
 // The spec's cut: languages are listed, most likely first, until their
-// confidences add up to this; one less likely than "not a language it knows" never.
+// confidences add up to this.
 const CUMULATIVE = 0.99;
+// What 'und' holds at least: the engine's probabilities are float32, whose
+// steps near 1 are 2^-24, so a list that leaves 'und' less is rounding.
+const UND_FLOOR = 2 ** -24;
 
 const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
@@ -44,27 +47,58 @@ async function readBytes(url) {
     why: 'DETECTOR_MODEL.maxBytes' });
 }
 
-// The languages a model file declares (its safetensors header's metadata),
-// read here so that availability() needs no engine.
-function declaredLanguages(bytes) {
+// What a model file declares in its safetensors header's metadata, read here
+// so that availability() needs no engine: its languages, and the prior over
+// them (models/langid/train.py: each language's log share of speakers, and
+// the weight W that detect() gives it: W / the text's feature count).
+export function declaredModel(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const length = bytes.byteLength >= 8 ? Number(view.getBigUint64(0, true)) : Infinity;
   if (!(length <= bytes.byteLength - 8)) throw new Error('residual-mt: the language detector model is not a safetensors file');
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length)));
-  return String(header.__metadata__?.languages ?? '').split(',').filter(Boolean);
+  const meta = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))).__metadata__ ?? {};
+  const languages = String(meta.languages ?? '').split(',').filter(Boolean);
+  const prior = meta.prior === undefined ? [] : String(meta.prior).split(',').map(Number);
+  const weight = meta.prior_weight === undefined ? 0 : Number(meta.prior_weight);
+  if ((prior.length && prior.length !== languages.length) || !prior.every(Number.isFinite) || !(weight >= 0 && weight < Infinity)) {
+    throw new Error('residual-mt: the language detector model\'s prior does not fit its languages');
+  }
+  return { languages, prior: prior.length && weight ? { logs: prior, weight } : null };
+}
+
+// A tag as detect() reports it: without its script where that is the
+// language's usual one (zh-Hans is zh, as Chrome's detector and the
+// web-platform-tests name it); sr-Latn, zh-Hant, el-Latn keep theirs.
+export function reportedTag(tag) {
+  const locale = new Intl.Locale(tag);
+  if (!locale.script || locale.region) return tag;
+  try {
+    return new Intl.Locale(locale.language).maximize().script === locale.script ? locale.language : tag;
+  } catch {
+    return tag;
+  }
+}
+
+// The probabilities with the prior added to their logits, weighted by
+// W / features: decisive between neighbours on a few words, fading on long text.
+export function withPrior(probabilities, features, prior) {
+  if (!prior) return probabilities;
+  const scale = prior.weight / Math.max(features, 1);
+  const raw = probabilities.map((p, i) => p * Math.exp(scale * prior.logs[i]));
+  const total = raw.reduce((a, b) => a + b, 0);
+  return total > 0 ? raw.map((p) => p / total) : probabilities;
 }
 
 function readModel() {
   modelFile ??= resolveModelPackage(DETECTOR_MODEL, 'package.json')
     .then((dir) => readBytes(new URL(DETECTOR_MODEL.file, dir)))
-    .then((bytes) => ({ bytes, languages: declaredLanguages(bytes) }));
+    .then((bytes) => ({ bytes, ...declaredModel(bytes) }));
   modelFile.catch(() => { modelFile = null; }); // a later call tries again
   return modelFile;
 }
 
 // ---------------------------------------------------------------- the engine
 
-const engines = new Map(); // 'worker' | 'inline' -> { ready: Promise<{ queue, languages }>, refs, backend }
+const engines = new Map(); // 'worker' | 'inline' -> { ready: Promise<{ queue, languages, prior }>, refs, backend }
 
 // A started backend: a worker, or (when one cannot start and none was
 // required: a Content Security Policy) this thread, as a translator's.
@@ -92,11 +126,11 @@ function acquireEngine(useWorker, workerRequired) {
   if (!entry) {
     entry = { backend: null, refs: 0 };
     entry.ready = (async () => {
-      const [{ bytes, languages }, backend] = await Promise.all([readModel(), startBackend(useWorker, workerRequired)]);
+      const [{ bytes, languages, prior }, backend] = await Promise.all([readModel(), startBackend(useWorker, workerRequired)]);
       entry.backend = backend;
       await backend.loadDetector({ model: bytes.slice(), wasm: defaultWasmUrl(1).href, threads: 1 });
       backend.onDead = () => { if (engines.get(key) === entry) engines.delete(key); };
-      return { queue: new JobQueue(backend), languages };
+      return { queue: new JobQueue(backend), languages: languages.map(reportedTag), prior };
     })();
     entry.ready.catch(() => {
       if (engines.get(key) === entry) engines.delete(key);
@@ -141,22 +175,34 @@ export async function detectorAvailability(options = {}) {
 
 // ---------------------------------------------------------------- results
 
-// The spec's list: the languages by confidence until they add up to 0.99,
-// none at 0 or below `unknown` (the model's "none of these"), then 'und'
-// with the rest: 1 minus what the list holds, so that all add up to 1.
-export function rankLanguages(languages, probabilities, unknown = 0) {
+// The spec's list: the languages by confidence, most likely first, until
+// they add up to 0.99, then 'und' with 1 minus what the list holds, so that
+// all add up to 1 (its explainer: very low confidences are "lumped together
+// into an und language"). A language less likely than 'und' is lumped in
+// too: of the lists the 0.99 cut allows, the longest whose last language is
+// still more likely than what 'und' then holds (so every listed language is;
+// none at 0), as the web-platform-tests check.
+export function rankLanguages(languages, probabilities) {
   const order = probabilities.map((p, i) => i).sort((a, b) => probabilities[b] - probabilities[a]);
-  const results = [];
+  const listed = [];
   let cumulative = 0;
+  let kept = 0;
   for (const i of order) {
     // (float32 probabilities may add up to a hair over 1: never past it here)
     const confidence = Math.min(probabilities[i], 1 - cumulative);
-    if (confidence <= 0 || confidence < unknown) break;
-    results.push({ detectedLanguage: languages[i], confidence });
+    if (!(confidence > 0)) break;
+    listed.push({ detectedLanguage: languages[i], confidence });
     cumulative += confidence;
+    if (confidence > 1 - cumulative) kept = listed.length;
     if (cumulative >= CUMULATIVE) break;
   }
-  results.push({ detectedLanguage: 'und', confidence: Math.max(0, 1 - cumulative) });
+  const results = listed.slice(0, kept);
+  let sum = results.reduce((total, r) => total + r.confidence, 0);
+  if (results.length && 1 - sum < UND_FLOOR) {
+    results.at(-1).confidence -= UND_FLOOR - (1 - sum);
+    sum = results.reduce((total, r) => total + r.confidence, 0);
+  }
+  results.push({ detectedLanguage: 'und', confidence: 1 - sum });
   return results;
 }
 
@@ -213,7 +259,7 @@ export class LanguageDetector {
     const { features, probabilities } = await this.#engine.queue.push('detect', { text }, { signal });
     signal.throwIfAborted();
     if (!features) return nothing;
-    return rankLanguages(this.#engine.languages, probabilities);
+    return rankLanguages(this.#engine.languages, withPrior(probabilities, features, this.#engine.prior));
   }
 
   // Input usage: the text's length in UTF-16 code units (what the model reads).
@@ -235,7 +281,7 @@ export class LanguageDetector {
     return this.#destruction.signal.aborted;
   }
 
-  // The languages this detector can name (the model's tags).
+  // The languages this detector can name (the model's tags, as detect() reports them).
   get languages() {
     return [...this.#engine.languages];
   }

@@ -230,7 +230,7 @@ export interface LanguageDetectorCreateOptions extends LanguageDetectorCreateCor
 }
 
 export interface LanguageDetectionResult {
-  /** A BCP 47 tag, or 'und' (the last entry: not a language the model knows, or no letters). */
+  /** A BCP 47 tag (its script only where not the language's usual one: zh, zh-Hant, el-Latn), or 'und' (the last entry: the languages less likely than the rest together, or no letters). */
   detectedLanguage: string;
   confidence: number;
 }
@@ -243,7 +243,7 @@ export class LanguageDetector {
   /** The built-in this one replaced (residual-mt/polyfill/replace), if any. */
   static readonly builtin?: unknown;
   private constructor();
-  /** Most likely first, 'und' last with what the others leave: the confidences add up to 1. */
+  /** Most likely first, each more likely than 'und', which is last with what the others leave: the confidences add up to 1. */
   detect(input: string, options?: { signal?: AbortSignal }): Promise<LanguageDetectionResult[]>;
   /** The input's length in UTF-16 code units. */
   measureInputUsage(input: string, options?: { signal?: AbortSignal }): Promise<number>;

@@ -13,9 +13,16 @@ Sources (each under its package's licence; see models/langid/README.md):
                 fortunes-xx in 12 languages: quotations, proverbs, jokes,
                 poems), `apt-get download` + `dpkg -x` into SCRATCH/fortunes;
                 literary and everyday text, which the other two lack.
+  zu, mi        the Zulu and Maori catalogs of every package in
+                zu-mi-packages.txt (read with the gettext ones, as gettext).
+  romanized     el-Latn, hi-Latn, ja-Latn: the Greek, Hindi and Japanese
+                text above in Latin letters as people type it (romanize.py;
+                Debian's kakasi for Japanese, unpacked into SCRATCH/kakasi),
+                each string in the split of the string it is made from.
 
 Held out by package: a package whose name hashes into [0, 10) of 100 is
-test text, every other package training text.  A fortune package is one
+test text, every other package training text (zu and mi: by string, see
+resplit_by_string).  A fortune package is one
 language's whole collection, so its unit is the fortune file instead (in a
 package of fewer than 5 files: blocks of 50 consecutive fortunes).  Deterministic: no randomness
 but hashes of the text; fixed orders.  The .mo files are read straight from
@@ -39,6 +46,7 @@ import tarfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # models/, the package's folder
 from residual_mt.data import fortunes, gettext_catalogs as gc  # noqa: E402
+import romanize  # noqa: E402  (beside this script, which Python puts on the path)
 
 TRAIN_CAP = 40000      # strings per language and source in training
 TEST_CAP = 1500        # per language and source held out
@@ -46,6 +54,13 @@ MAX_DEB_BYTES = 40 << 20  # bigger .debs are art and game data: slow to read, fe
 # Share of the packages read (chosen by hash, in percent): reading every
 # catalog of every package takes an hour on two cores, for little more text.
 PACKAGE_SHARE = 40
+# Languages too rare in that share, read from every package that ships them
+EXTRA_LANGS = {"zu", "mi"}
+EXTRA_LIST = os.path.join(HERE, "zu-mi-packages.txt")
+EXTRA_TEST_SHARE = 12  # percent of their sentences held out (resplit_by_string)
+# The romanized languages and the text each is made from
+ROMANIZED = {"el-Latn": "el", "hi-Latn": "hi", "ja-Latn": "ja"}
+KAKASI_PACKAGES = ("kakasi", "libkakasi2", "kakasi-dic")
 DDTP_LANGS = ("ca cs da de el eo es eu fi fr gl hr hu id it ja km ko nb nl pl pt pt_BR ro ru sk sl "
               "sr sv tr uk vi zh_CN zh_TW").split()
 
@@ -185,15 +200,14 @@ def cached_package(args):
         return os.path.basename(deb).split("_")[0], json.load(f)
 
 
-def gettext_source(scratch, log):
-    """{package: {lang: [strings]}} from the corpus's .debs (downloaded when
-    missing, as build_corpus.py does)."""
+def read_debs(packages, scratch, log, label):
+    """{package: {lang: [strings]}} of the packages' catalogs (their .debs
+    downloaded when missing, as build_corpus.py does; those over MAX_DEB_BYTES skipped)."""
     debs_dir = os.environ.get("RMT_DEBS") or "/work/scratch/build/debs"
-    debs, missing = gc.download(gc.read_package_list(), debs_dir)
+    debs, missing = gc.download(packages, debs_dir)
     if missing:
-        log("gettext: %d packages not downloadable" % len(missing))
-    paths = [d for p, d in sorted(debs.items())
-             if os.path.getsize(d) <= MAX_DEB_BYTES and stable_hash("share:" + p) % 100 < PACKAGE_SHARE]
+        log("%s: %d packages not downloadable" % (label, len(missing)))
+    paths = [d for p, d in sorted(debs.items()) if os.path.getsize(d) <= MAX_DEB_BYTES]
     cache = os.path.join(scratch, "mo")
     os.makedirs(cache, exist_ok=True)
     out = {}
@@ -202,7 +216,19 @@ def gettext_source(scratch, log):
             strings.pop("_error", None)
             out[pkg] = strings
             if k % 200 == 0:
-                log("gettext: %d/%d packages" % (k, len(paths)))
+                log("%s: %d/%d packages" % (label, k, len(paths)))
+    return out
+
+
+def gettext_source(scratch, log):
+    """{package: {lang: [strings]}}: the share of the corpus's packages read
+    (only those are downloaded: 0.9 GB of the list's 2.6 GB), and the zu and
+    mi catalogs of the packages that ship them."""
+    shared = [p for p in gc.read_package_list() if stable_hash("share:" + p) % 100 < PACKAGE_SHARE]
+    out = read_debs(shared, scratch, log, "gettext")
+    for pkg, langs in read_debs(gc.read_package_list(EXTRA_LIST), scratch, log, "zu, mi").items():
+        for lang in EXTRA_LANGS & set(langs):
+            out.setdefault(pkg, {})[lang] = sorted(set(out.get(pkg, {}).get(lang, [])) | set(langs[lang]))
     return out
 
 
@@ -349,6 +375,48 @@ def fortunes_source(scratch, log):
     return out
 
 
+def resplit_by_string(by_lang):
+    """zu and mi held out by string, not by package: their text is mostly one
+    package's (libreoffice-l10n-zu; mate's and GNOME's catalogs for mi), so
+    the packages that hash into the test split hold too few sentences (16 and
+    3 of four words or more). Of all their strings, a sentence (four words or
+    more) whose hash falls into [0, EXTRA_TEST_SHARE) of 100 is test text."""
+    for lang in sorted(EXTRA_LANGS & set(by_lang)):
+        pool = set().union(*by_lang[lang].values())
+        test = set(t for t in pool if len(t.split()) >= 4 and stable_hash("test:" + t) % 100 < EXTRA_TEST_SHARE)
+        by_lang[lang] = {("gettext", "train"): pool - test, ("gettext", "test"): test}
+
+
+# ---------------------------------------------------------------- romanized
+
+def kakasi_root(scratch):
+    """Debian's kakasi unpacked into SCRATCH/kakasi/root (downloaded when missing)."""
+    base = os.path.join(scratch, "kakasi")
+    root, debs = os.path.join(base, "root"), os.path.join(base, "debs")
+    if not os.path.isdir(root):
+        os.makedirs(debs, exist_ok=True)
+        subprocess.run(["apt-get", "download", "-q"] + list(KAKASI_PACKAGES), cwd=debs, check=True, capture_output=True)
+        for name in sorted(os.listdir(debs)):
+            subprocess.run(["dpkg", "-x", os.path.join(debs, name), root + ".tmp"], check=True)
+        os.replace(root + ".tmp", root)
+    return root
+
+
+def add_romanized(by_lang, scratch, log):
+    """by_lang[el-Latn] etc.: each source and split's text of el, hi, ja
+    (capped first, as it will be) in Latin letters."""
+    romaji = romanize.Romaji(kakasi_root(scratch))
+    for tag, lang in sorted(ROMANIZED.items()):
+        for (source, split), lines in sorted(by_lang.get(lang, {}).items()):
+            kept = capped(lines, TRAIN_CAP if split == "train" else TEST_CAP)
+            if lang == "ja":
+                roman = romaji.romanize(kept)
+            else:
+                roman = [(romanize.greeklish if lang == "el" else romanize.hinglish)(s) for s in kept]
+            by_lang.setdefault(tag, {})[(source, split)] = set(r for r in roman if r.strip())
+        log("romanized: %s" % tag)
+
+
 # ---------------------------------------------------------------- output
 
 def capped(lines, cap):
@@ -379,6 +447,8 @@ def main():
             split = split_of(pkg)
             for lang, lines in langs.items():
                 by_lang.setdefault(lang, {}).setdefault((source, split), set()).update(lines)
+    resplit_by_string(by_lang)
+    add_romanized(by_lang, scratch, log)
     for lang in sorted(by_lang):
         written = {"train": [], "test": []}
         counts = {}
