@@ -122,7 +122,7 @@ RMT_API int rmt_translation_verbatim(const rmt_translation *tr, const rmt_spm *s
   if (!spm || cap < 0 || (!out && cap > 0)) return rmt_error(RMT_E_INVALID, "rmt_translation_verbatim: bad arguments");
   if (!tr->verbatim) return rmt_error(RMT_E_STATE, "verbatim spans need a translation begun from text");
   int n_v = tr->verbatim_at[s + 1] - tr->verbatim_at[s];
-  rmt_verbatim_result *res = malloc(sizeof(rmt_verbatim_result) * ((size_t)n_v + 1));  // n_v <= the text's bytes
+  rmt_verbatim_result *res = malloc(sizeof(rmt_verbatim_result) * ((size_t)n_v + 1));  // n_v spans of 20 bytes are in memory: no wrap
   if (!res) return rmt_error(RMT_E_NOMEM, "out of memory");
   int rc = decode_sentence(tr, spm, s, k, HYP_TEXT, NULL, 0, NULL, res);
   for (int i = 0; rc >= 0 && i < n_v && i < cap; i++) {

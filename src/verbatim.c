@@ -13,21 +13,30 @@
 #include <string.h>
 
 #include "error.h"
+#include "size.h"
 #include "translation.h"
 #include "verbatim.h"
 
 int rmt_verbatim_keep(rmt_translation *tr) {
   int prefix = tr->model->config.n_target_langs ? 1 : 0;
-  size_t total = (size_t)tr->text_at[tr->n_sent];  // below INT32_MAX / 4 (rmt_carry_keep)
-  tr->verbatim = malloc(sizeof(rmt_verbatim) * (total + 1));
+  // Counted first: at most one span a byte, and the texts may hold INT32_MAX / 4 bytes (rmt_carry_keep).
   tr->verbatim_at = malloc(sizeof(int32_t) * ((size_t)tr->n_sent + 1));
-  if (!tr->verbatim || !tr->verbatim_at) return rmt_error(RMT_E_NOMEM, "out of memory");
+  if (!tr->verbatim_at) return rmt_error(RMT_E_NOMEM, "out of memory");
   tr->verbatim_at[0] = 0;
+  for (int s = 0; s < tr->n_sent; s++) {
+    int n = rmt_verbatim_find(tr->text + tr->text_at[s], (size_t)(tr->text_at[s + 1] - tr->text_at[s]), NULL, 0);
+    if (n < 0) return n;
+    tr->verbatim_at[s + 1] = tr->verbatim_at[s] + n;
+  }
+  size_t bytes = rmt_size_mul(sizeof(rmt_verbatim), (size_t)tr->verbatim_at[tr->n_sent] + 1);
+  if (bytes == RMT_SIZE_OVERFLOW) return rmt_error(RMT_E_SIZE, "too large: %d verbatim spans", tr->verbatim_at[tr->n_sent]);
+  tr->verbatim = malloc(bytes);
+  if (!tr->verbatim) return rmt_error(RMT_E_NOMEM, "out of memory");
   for (int s = 0; s < tr->n_sent; s++) {
     const char *text = tr->text + tr->text_at[s];
     size_t len = (size_t)(tr->text_at[s + 1] - tr->text_at[s]);
     rmt_verbatim *v = tr->verbatim + tr->verbatim_at[s];
-    int n = rmt_verbatim_find(text, len, v, (int)len);
+    int n = rmt_verbatim_find(text, len, v, tr->verbatim_at[s + 1] - tr->verbatim_at[s]);
     if (n < 0) return n;
     // The source ids each span overlaps (an id's bytes may start with the space before it).
     const int32_t *spans = tr->src_spans + 2 * ((size_t)tr->src_offset[s] + prefix);
@@ -40,7 +49,6 @@ int rmt_verbatim_keep(rmt_translation *tr) {
         v[i].last = j;
       }
     }
-    tr->verbatim_at[s + 1] = tr->verbatim_at[s] + n;
   }
   return RMT_OK;
 }
@@ -73,8 +81,17 @@ static int bounded(const repair *r, int32_t b, int32_t e) {
   return !(e + 1 < r->len && strchr(".,:/-_@", t[e]) && alnum(t[e + 1]) && alnum(t[e - 1]));
 }
 
-// Rule 1: span i's bytes in the text, at or after no other span's; 1 if found.
-static int find_kept(repair *r, int i) {
+// Whether a token overlapping text[b..e) is aligned inside span i.
+static int aligned_within(const repair *r, int i, int32_t b, int32_t e) {
+  for (int t = 0; t < r->n_tok; t++)
+    if (r->tok[2 * t + 1] > b && r->tok[2 * t] < e && r->at[t] >= r->v[i].first && r->at[t] <= r->v[i].last) return 1;
+  return 0;
+}
+
+// Rule 1: span i's bytes in the text where no other span is kept (with
+// `aligned`, only where a token is aligned to it: of two equal spans, each
+// takes its own); 1 if found. The tokens there are the span's.
+static int find_kept(repair *r, int i, int aligned) {
   const char *bytes = r->src + r->v[i].begin;
   int32_t n = r->v[i].end - r->v[i].begin;
   for (int32_t b = 0; b + n <= r->len; b++) {
@@ -82,10 +99,10 @@ static int find_kept(repair *r, int i) {
     int taken = 0;
     for (int k = 0; k < r->n_v && !taken; k++)
       taken = k != i && r->res[k].how == RMT_SPAN_KEPT && r->res[k].to > b && r->res[k].from < b + n;
-    if (taken) continue;
+    if (taken || (aligned && !aligned_within(r, i, b, b + n))) continue;
     r->res[i] = (rmt_verbatim_result){b, b + n, RMT_SPAN_KEPT};
     for (int t = 0; t < r->n_tok; t++)
-      if (r->tok[2 * t] >= b && r->tok[2 * t + 1] <= b + n && r->tok[2 * t + 1] > r->tok[2 * t]) r->owner[t] = i;
+      if (r->tok[2 * t + 1] > b && r->tok[2 * t] < b + n) r->owner[t] = i;
     return 1;
   }
   return 0;
@@ -131,14 +148,16 @@ static int aligned_to(const repair *r, int t, int i) {
 
 // The end of the run of tokens from t aligned to span i that resemble it,
 // less the punctuation at its end that is the sentence's ("19,99 ." for
-// "19,99 €."): after a word, any; else the one the source has after the
-// span or, as the output's last token, at its end.
+// "19,99 €."; not the span's own closing "`"): after a word, any; else the
+// one the source has after the span or, as the output's last token, at its end.
 static int run_end(const repair *r, int i, int t) {
   int e = t - 1;
   while (e + 1 < r->n_tok && aligned_to(r, e + 1, i) && resembles(r, e + 1, i)) e++;
   if (e < t) return e;
   int end = e;
-  while (end >= t && !writes_word(r, end)) end--;
+  while (end >= t && !writes_word(r, end) &&
+         (r->tok[2 * end + 1] == r->tok[2 * end] || r->text[r->tok[2 * end + 1] - 1] != r->src[r->v[i].end - 1]))
+    end--;
   if (end >= t) return end;
   const char *after = r->src + r->v[i].end;
   int32_t from = r->tok[2 * e], to = r->tok[2 * e + 1];
@@ -150,17 +169,22 @@ static int run_end(const repair *r, int i, int t) {
   return own ? e - 1 : e;
 }
 
-// Rule 2: the first run of free tokens aligned inside span i that resemble
-// it (run_end), widened to whole words when the span has letters or digits
+// Rule 2: the longest run of free tokens aligned inside span i that
+// resemble it (run_end; "datos de archivo_2027.csv": "_2027.csv", not
+// "datos"), widened to whole words when the span has letters or digits
 // (ayuda|ted), as [*first, *last]; 0 when there is none.
 static int aligned_run(const repair *r, int i, int *first, int *last) {
-  int t = 0, e = -1;
-  for (; t < r->n_tok && e < t; t++)
-    if (aligned_to(r, t, i) && (e = run_end(r, i, t)) >= t) break;
-  if (t == r->n_tok) return 0;
+  int t = -1, e = -1;
+  for (int k = 0; k < r->n_tok; k++) {
+    int end = aligned_to(r, k, i) ? run_end(r, i, k) : -1;
+    if (end < k) continue;
+    if (t < 0 || r->tok[2 * end + 1] - r->tok[2 * k] > r->tok[2 * e + 1] - r->tok[2 * t]) t = k, e = end;
+    k = end;
+  }
+  if (t < 0) return 0;
   int wordy = 0;
   for (int32_t k = r->v[i].begin; k < r->v[i].end; k++) wordy |= alnum((unsigned char)r->src[k]);
-  while (wordy && t > 0 && !starts_word(r, t) && r->owner[t - 1] < 0 && resembles(r, t - 1, i) &&
+  while (wordy && t > 0 && r->tok[2 * t] > 0 && !starts_word(r, t) && r->owner[t - 1] < 0 && resembles(r, t - 1, i) &&
          alnum((unsigned char)r->text[r->tok[2 * t] - 1]))
     t--;
   while (wordy && e + 1 < r->n_tok && r->owner[e + 1] < 0 && !starts_word(r, e + 1) && resembles(r, e + 1, i) &&
@@ -194,7 +218,9 @@ static int32_t decide(repair *r) {
   int32_t stop = r->len;
   for (int i = 0; i < r->n_v; i++) r->res[i] = (rmt_verbatim_result){-1, -1, RMT_SPAN_UNDECIDED};
   for (int t = 0; t < r->n_tok; t++) r->owner[t] = -1;
-  for (int i = 0; i < r->n_v; i++) find_kept(r, i);
+  for (int i = 0; i < r->n_v; i++) find_kept(r, i, 1);
+  for (int i = 0; i < r->n_v; i++)
+    if (r->res[i].how == RMT_SPAN_UNDECIDED) find_kept(r, i, 0);
   for (int i = 0; i < r->n_v; i++) {
     int first, last;
     if (r->res[i].how != RMT_SPAN_UNDECIDED || r->v[i].first > r->v[i].last || !aligned_run(r, i, &first, &last)) continue;
@@ -204,14 +230,30 @@ static int32_t decide(repair *r) {
     for (int t = first; t <= last; t++) r->owner[t] = i;
     if (b < stop) stop = b;
   }
+  // A span kept inside what another replaces (carry.c put it between that one's tokens) goes right after it.
+  for (int i = 0; i < r->n_v; i++)
+    for (int j = 0; j < r->n_v && r->res[i].how == RMT_SPAN_KEPT; j++) {
+      const rmt_verbatim_result *other = &r->res[j];
+      if (other->how == RMT_SPAN_REPLACED && r->res[i].from < other->to && r->res[i].to > other->from) {
+        r->res[i] = (rmt_verbatim_result){other->to, other->to, RMT_SPAN_INSERTED};
+        if (other->to < stop) stop = other->to;
+      }
+    }
   for (int i = 0; i < r->n_v; i++) {
     if (r->res[i].how != RMT_SPAN_UNDECIDED) continue;
     int32_t at = insert_at(r, i);
     r->res[i] = (rmt_verbatim_result){at, at, RMT_SPAN_INSERTED};
     if (at < stop) stop = at;
   }
-  for (int i = 0; i < r->n_v && !r->whole; i++)
-    if (r->res[i].how != RMT_SPAN_KEPT && last_word(r) < stop) stop = last_word(r);
+  // A prefix: a later token may still make another run the longest, or keep the span.
+  for (int i = 0; i < r->n_v && !r->whole; i++) {
+    if (r->res[i].how == RMT_SPAN_KEPT) continue;
+    if (last_word(r) < stop) stop = last_word(r);
+    int t = 0;
+    while (t < r->n_tok && (r->at[t] < r->v[i].first || r->at[t] > r->v[i].last)) t++;
+    while (t > 0 && t < r->n_tok && !starts_word(r, t)) t--;
+    if (t < r->n_tok && r->tok[2 * t] < stop) stop = r->tok[2 * t];
+  }
   return stop;
 }
 
@@ -253,18 +295,24 @@ static int32_t apply(repair *r, char *out, edit *ed, int32_t *tok_out) {
   }
   int32_t pos = 0, o = 0;
   for (int k = 0; k < n_ed; k++) {
+    // A span inserted inside what another replaced (or the space it took) goes right after it.
+    if (ed[k].from < pos) ed[k].from = pos;
+    if (ed[k].to < ed[k].from) ed[k].to = ed[k].from;
     memcpy(out + o, r->text + pos, (size_t)(ed[k].from - pos));
     o += ed[k].from - pos;
     pos = ed[k].to;
     const rmt_verbatim *v = &r->v[ed[k].span];
     int insert = r->res[ed[k].span].how == RMT_SPAN_INSERTED;
     int32_t lead = o, n = v->end - v->begin;
-    if (insert && o > 0 && !space((unsigned char)out[o - 1])) out[o++] = ' ';
+    // Spaces around the span: an inserted one's own; a replacing one's where the source has them.
+    int before = insert || (v->begin > 0 && space((unsigned char)r->src[v->begin - 1]));
+    int after = insert || (v->end < r->src_len && space((unsigned char)r->src[v->end]));
+    if (before && o > 0 && !space((unsigned char)out[o - 1])) out[o++] = ' ';
     ed[k].nfrom = o;
     memcpy(out + o, r->src + v->begin, (size_t)n);
     o += n;
     ed[k].nto = o;
-    if (insert && pos < r->len && !space((unsigned char)r->text[pos]) && !strchr(".,;:!?)\"'", r->text[pos])) out[o++] = ' ';
+    if (after && pos < r->len && !space((unsigned char)r->text[pos]) && !strchr(".,;:!?)\"'", r->text[pos])) out[o++] = ' ';
     // The source's punctuation right after the span: the space the model put before it goes ("19,99 ." -> "19,99 €.").
     if (glued(r, v->end, pos, insert)) ed[k].to = ++pos;
     while (pos + 1 < r->len && r->text[pos] == ' ' && r->text[pos + 1] == ' ') ed[k].to = ++pos;  // what the model left
@@ -295,24 +343,30 @@ int rmt_verbatim_decode(const rmt_translation *tr, const rmt_spm *spm, int s, co
   if (len < 0) return len;
   int prefix = tr->model->config.n_target_langs ? 1 : 0;
   size_t src_len = (size_t)(tr->text_at[s + 1] - tr->text_at[s]);
-  // len < INT32_MAX, n < max_positions, the spans are in memory: these sizes cannot wrap.
-  char *text = malloc((size_t)len + 1), *result = malloc((size_t)len + src_len + 2 * (size_t)n_v + 1);
+  // The result holds the text, each span and 2 spaces a span (n_v <= src_len < INT32_MAX / 4).
+  size_t most = rmt_size_add(rmt_size_add((size_t)len, src_len), 2 * (size_t)n_v);
+  if (most > INT32_MAX) return rmt_error(RMT_E_LIMIT, "sentence %d: translation too long", s);
+  // n < max_positions; n_v spans are in memory, so arrays of n_v of 20 bytes at most cannot wrap.
+  char *text = malloc((size_t)len + 1), *result = malloc(most + 1);
   int32_t *tok = malloc(sizeof(int32_t) * 3 * ((size_t)n + 1));
   int *owner = malloc(sizeof(int) * ((size_t)n + 1));
   rmt_verbatim_result *mine = malloc(sizeof(rmt_verbatim_result) * (size_t)n_v);
   edit *ed = malloc(sizeof(edit) * (size_t)n_v);
   int rc = text && result && tok && owner && mine && ed ? RMT_OK : rmt_error(RMT_E_NOMEM, "out of memory");
+  for (int t = 0; !rc && t < 2 * n; t++) tok[t] = -1;
   if (!rc) rc = rmt_carry_decode(tr, spm, s, ids, align, n, whole, text, (size_t)len + 1, tok);
   if (rc >= 0) {
     int32_t *at = tok + 2 * ((size_t)n + 1);
     for (int t = 0; t < n; t++) at[t] = align[t] >= 0 ? align[t] - prefix : -1;
-    repair r = {tr->text + tr->text_at[s], (int32_t)src_len, tr->verbatim + tr->verbatim_at[s], n_v, text, len, tok, at, n, whole, mine, owner};
+    int n_tok = 0;  // a stable prefix's text may stop before its last tokens (carry.c): those are not in it
+    while (n_tok < n && tok[2 * n_tok] >= 0) n_tok++;
+    repair r = {tr->text + tr->text_at[s], (int32_t)src_len, tr->verbatim + tr->verbatim_at[s], n_v, text, len, tok, at, n_tok, whole, mine, owner};
     int32_t stop = decide(&r), o = stop;
     if (whole) o = apply(&r, result, ed, spans);
     else memcpy(result, text, (size_t)stop);
     for (int t = 0; spans && !whole && t < n; t++) {
-      spans[2 * t] = tok[2 * t] < stop ? tok[2 * t] : stop;
-      spans[2 * t + 1] = tok[2 * t + 1] < stop ? tok[2 * t + 1] : stop;
+      spans[2 * t] = t < n_tok && tok[2 * t] < stop ? tok[2 * t] : stop;
+      spans[2 * t + 1] = t < n_tok && tok[2 * t + 1] < stop ? tok[2 * t + 1] : stop;
     }
     if (res) memcpy(res, mine, sizeof(rmt_verbatim_result) * (size_t)n_v);
     rc = o;
