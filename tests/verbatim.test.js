@@ -5,6 +5,7 @@
 // The sentences below are ones the shipped model alone changes or drops
 // spans of (tests/fixtures/verbatim/set.tsv's "before" run, issue 37's table).
 import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
 import assert from 'node:assert/strict';
 import { shippedPair } from './lib/pair.js';
 
@@ -83,4 +84,33 @@ test('HTML: spans in a run\'s text and the elements not to translate come back a
   let streamed = '';
   for await (const chunk of pair.es.translateStreaming(html, { format: 'html' })) streamed += chunk;
   assert.equal(streamed, out);
+});
+
+// Sentences mixing the set's span values (tests/fixtures/verbatim/values.tsv)
+// with words at random (a fixed seed): several spans a sentence, equal ones
+// repeated, spans side by side. Each comes back, streamed as translated, and
+// details place each where it is. (Such mixes found the repair's faults
+// fixed in cfbf822.)
+test('random mixes of spans and words: every span back, streamed as translated, details in place', async () => {
+  const values = readFileSync(new URL('./fixtures/verbatim/values.tsv', import.meta.url), 'utf8').split('\n')
+    .filter((l) => l && !l.startsWith('#')).map((l) => l.split('\t')[3]);
+  const words = { es: 'el la de que y en casa perro grande hoy precio cuenta archivo abre pulsa'.split(' '),
+    en: 'the a of and in house dog big today price account file open press'.split(' ') };
+  let seed = 99;
+  const pick = (n) => (seed = (seed * 1103515245 + 12345) % 2147483648) % n;
+  for (const [translator, lang] of [[pair.es, 'es'], [pair.en, 'en']]) {
+    for (let i = 0; i < 12; i++) {
+      const parts = Array.from({ length: 4 + pick(10) }, () => (pick(3) ? words[lang][pick(words[lang].length)] : values[pick(values.length)]));
+      const text = `${parts.join(' ')}${['.', '!', '?', ''][pick(4)]}`;
+      const out = await translator.translate(text);
+      let streamed = '';
+      for await (const chunk of translator.translateStreaming(text)) streamed += chunk;
+      assert.equal(streamed, out, `streamed as translated: ${JSON.stringify(text)}`);
+      const details = await translator.translate(text, { details: true });
+      for (const span of parts.filter((p) => values.includes(p))) {
+        assert.ok(count(out, span) >= count(text, span), `${span} in ${JSON.stringify(text)} -> ${JSON.stringify(out)}`);
+      }
+      for (const s of details.spans ?? []) assert.equal(out.slice(...s.target), text.slice(...s.source), `${JSON.stringify(text)} -> ${out}`);
+    }
+  }
 });
