@@ -51,6 +51,9 @@ export class Engine {
     // rmt_hyp_view's byte offset of each field (Translation.read).
     this.hypView = Object.freeze(Object.fromEntries(namedFields(wasm, wasm.exports.rmt_hyp_view_field).map(({ index, name }) =>
       [name, wasm.exports.rmt_hyp_view_offset(index)])));
+    // The names of the verbatim spans' kinds and outcomes (src/verbatim.h), by number.
+    this.spanKinds = namedFields(wasm, wasm.exports.rmt_verbatim_kind_name).map(({ name }) => name);
+    this.spanHows = namedFields(wasm, wasm.exports.rmt_verbatim_how_name).map(({ name }) => name);
     this.defaults = Object.freeze(this.withParams({}, (ptr) => Object.fromEntries(this.searchFields.map(
       ({ index, option }) => [option, wasm.exports.rmt_search_param_get(ptr, index)]))));
   }
@@ -551,9 +554,27 @@ export class Translation {
     return hyp;
   }
 
+  // The verbatim spans of sentence s (src/verbatim.h: URLs, numbers, codes
+  // ... given back byte for byte) and what became of each in hypothesis k:
+  // [{ kind, source: [begin, end] bytes of the sentence's text, target:
+  // [from, to] bytes of the hypothesis's text, how: 'kept', 'replaced' or
+  // 'inserted' }]. A translation begun from text only.
+  verbatim(s, k = 0) {
+    this.checkAlive();
+    this.model.checkTokenizer();
+    const { spanKinds, spanHows } = this.model.engine;
+    const raw = this.readIds((ptr, cap) => this.wasm.exports.rmt_translation_verbatim(this.ptr, this.model.spm, s, k, ptr, cap), 6);
+    const out = [];
+    for (let i = 0; i + 5 < raw.length; i += 6) {
+      out.push({ kind: spanKinds[raw[i + 2]], source: [raw[i], raw[i + 1]], target: [raw[i + 3], raw[i + 4]], how: spanHows[raw[i + 5]] });
+    }
+    return out;
+  }
+
   // Per sentence, its n-best list [{ ids, score, hitMaxLength }] (and text
   // when withText, decoded by the model's tokenizer; and with withSpans,
-  // the best hypothesis's spans: read()'s). A sentence whose every
+  // the best hypothesis's spans: read()'s, and its verbatim spans when
+  // withText: verbatim()'s). A sentence whose every
   // hypothesis scored NaN or -inf (broken weights) has an empty list.
   results(withText = false, withSpans = false) {
     this.checkAlive();
@@ -563,7 +584,9 @@ export class Translation {
     for (let s = 0; s < this.nSentences; s++) {
       const n = w.exports.rmt_translation_n_hyps(this.ptr, s);
       if (n < 0) throw w.error();
-      out.push(Array.from({ length: n }, (_, k) => this.read(s, k, { text: withText, spans: withSpans && k === 0 })));
+      const list = Array.from({ length: n }, (_, k) => this.read(s, k, { text: withText, spans: withSpans && k === 0 }));
+      if (withText && withSpans && n) list[0].verbatim = this.verbatim(s, 0);
+      out.push(list);
     }
     return out;
   }

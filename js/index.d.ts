@@ -141,6 +141,22 @@ export interface TranslationDetails {
    * whitespace around them. Plain text only (not with format 'html').
    */
   alignment?: AlignmentLink[];
+  /**
+   * The verbatim spans of the input (URLs, e-mail addresses, numbers, times, dates, codes, tags,
+   * paths, inline code, symbols and emoji: docs/API.md, "Verbatim spans"), in order, each given
+   * back byte for byte: where it is in the input and in `text`, and what the engine did.
+   */
+  spans?: VerbatimSpan[];
+}
+
+export interface VerbatimSpan {
+  kind: 'url' | 'email' | 'number' | 'time' | 'date' | 'code' | 'tag' | 'path' | 'inline-code' | 'symbol';
+  /** 'kept': the model wrote it so; 'replaced': the target words aligned to it replaced; 'inserted': the model dropped it. */
+  how: 'kept' | 'replaced' | 'inserted';
+  /** Its [start, end) in the input (UTF-16 indices). */
+  source: [number, number];
+  /** Its [start, end) in `text`: the same characters. */
+  target: [number, number];
 }
 
 export class Translator {

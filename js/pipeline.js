@@ -160,6 +160,17 @@ export function trimSpan(text, [start, end]) {
   return [start, end];
 }
 
+// A sentence's verbatim spans (Translation.verbatim: bytes) as { kind, how,
+// source: [start, end] of the sentence, target: [start, end] of `output` as
+// the caller shows it (trimmed) } in UTF-16 indices.
+export function verbatimSpans(spans, sentence, text) {
+  const fromSource = utf16Offsets(sentence, utf8Length(sentence));
+  const fromTarget = utf16Offsets(text, utf8Length(text));
+  const lead = text.length - text.trimStart().length;
+  return spans.map(({ kind, how, source, target }) => ({ kind, how, source: source.map((i) => fromSource[i]),
+    target: target.map((i) => fromTarget[i] - lead) }));
+}
+
 // A sentence's alignment (textSpans) as links { source: [start, end],
 // target: [start, end] } between the sentence and `output` as the caller
 // shows it (trimmed): each span without the whitespace around it, tokens
@@ -281,9 +292,9 @@ export class Assembly {
 
   // The text of `doc` with the k-th candidate of each sentence; with live,
   // only as far as it is sure: up to the first sentence not yet decoded,
-  // with its stable prefix. links: an array that gets the best candidates'
-  // alignment links, placed in the input and the output.
-  text(doc, k = 0, live = false, links = null) {
+  // with its stable prefix. links, spans: arrays that get the best
+  // candidates' alignment links and verbatim spans, placed in the input and the output.
+  text(doc, k = 0, live = false, links = null, spans = null) {
     let out = '', from = 0;
     for (const [p, piece] of this.split.docs[doc].entries()) {
       const unit = this.unitAt[doc].get(p);
@@ -299,14 +310,14 @@ export class Assembly {
         else if (live) return out + [...parts, showable(this.stable[s])].filter(Boolean).join(' ');
         else parts.push(this.split.sentences[s]); // no translation (reported): kept as it was
       }
-      out = this.joinParts(out, unit, parts, start, links);
+      out = this.joinParts(out, unit, parts, start, links, spans);
     }
     return out;
   }
 
   // out with a unit's parts appended, one space between them (their links
-  // placed: the unit's piece starts at `start` of the input).
-  joinParts(out, unit, parts, start, links) {
+  // and spans placed: the unit's piece starts at `start` of the input).
+  joinParts(out, unit, parts, start, links, spans) {
     let separator = '';
     parts.forEach((part, j) => {
       if (!part) return;
@@ -314,6 +325,9 @@ export class Assembly {
       separator = ' ';
       for (const link of (links && this.hyps[unit.parts[j]]?.[0].links) ?? []) {
         links.push({ source: link.source.map((i) => start + unit.at[j][i]), target: link.target.map((i) => out.length + i) });
+      }
+      for (const span of (spans && this.hyps[unit.parts[j]]?.[0].spans) ?? []) {
+        spans.push({ ...span, source: span.source.map((i) => start + unit.at[j][i]), target: span.target.map((i) => out.length + i) });
       }
       out += part;
     });
@@ -328,6 +342,7 @@ export class Assembly {
     const sentence = this.split.sentences[s];
     this.hyps[s] = list.map((h) => ({ text: h.text.trim(), score: h.score, tokens: h.ids.length }));
     if (details) this.hyps[s][0].links = alignmentLinks(textSpans(list[0].spans, sentence, list[0].text), sentence, list[0].text);
+    if (details) this.hyps[s][0].spans = verbatimSpans(list[0].verbatim ?? [], sentence, list[0].text);
     return true;
   }
 
@@ -343,10 +358,10 @@ export class Assembly {
       }));
     }
     if (!options.details) return this.text(doc);
-    const alignment = [];
-    const text = this.text(doc, 0, false, alignment);
+    const alignment = [], spans = [];
+    const text = this.text(doc, 0, false, alignment, spans);
     const outputTokens = mine.reduce((n, u) => n + u.parts.reduce((m, s) => m + (this.hyps[s]?.[0].tokens ?? 0), 0), 0);
-    return { text, sentences: mine.length, outputTokens, ms, alignment };
+    return { text, sentences: mine.length, outputTokens, ms, alignment, spans };
   }
 }
 

@@ -146,12 +146,18 @@ function* icuSentences(text, segmenter) {
   }
 }
 
-// ICU's sentences, with its breaks after "Dr." and initials joined back.
+// ICU's sentences, with its breaks after "Dr." and initials joined back, and
+// those inside a word: ICU breaks after "?" and "!" with no space, inside a
+// URL (example.org/ayuda?id=42), which the engine keeps whole (src/verbatim_find.c).
 function* intlSentenceIterator(text, locale) {
   let carry = '';
   for (const segment of icuSentences(text, intlSegmenter(locale))) {
     let end = segment.length;
     while (end > 0 && isSpace(segment[end - 1])) end--;
+    if (end === segment.length && /[?!.]$/.test(segment) && /[\p{L}\p{N}]/u.test(segment.at(-2) ?? '')) {
+      carry += segment;
+      continue;
+    }
     const word = end < segment.length && segment[end - 1] === '.' ? wordBefore(segment, end - 1, 0) : '';
     if (word && (ABBREVIATIONS.has(word.toLowerCase()) || LETTER.test(word))) {
       carry += segment;

@@ -175,7 +175,7 @@ RMT_API rmt_translation *rmt_translation_begin_sources(const rmt_sources *src, c
   rmt_translation *tr = NULL;
   if (!pack(src, which, n, lang_id, &b)) {
     tr = rmt_translation_begin(src->model, b.ids, b.lens, n, params);
-    if (tr && rmt_carry_keep(tr, src->spm, b.texts, b.text_lens, b.total, b.spans, lang_id >= 0)) {
+    if (tr && (rmt_carry_keep(tr, src->spm, b.texts, b.text_lens, b.total, b.spans, lang_id >= 0) || rmt_verbatim_keep(tr))) {
       rmt_translation_free(tr);
       tr = NULL;
     }

@@ -36,7 +36,7 @@ static int ids_of(const rmt_translation *tr, int s, int k, text_kind kind, int32
 // what the model had no piece for carried from the source when it is known
 // (rmt_translation_begin_text); spans as rmt_spm_decode_spans's.
 static int decode_sentence(const rmt_translation *tr, const rmt_spm *spm, int s, int k, text_kind kind, char *out,
-                           size_t cap, int32_t *spans) {
+                           size_t cap, int32_t *spans, rmt_verbatim_result *res) {
   int n = ids_of(tr, s, k, kind, NULL, NULL, 0);
   if (n < 0) return n;
   int32_t *ids = malloc(sizeof(int32_t) * 2 * ((size_t)n + 1));  // n < max_positions
@@ -44,7 +44,7 @@ static int decode_sentence(const rmt_translation *tr, const rmt_spm *spm, int s,
   int32_t *align = ids + n + 1;
   int len = ids_of(tr, s, k, kind, ids, tr->text ? align : NULL, n);
   if (len >= 0 && !tr->text) len = rmt_spm_decode_spans(spm, ids, n, out, cap, spans);
-  else if (len >= 0) len = rmt_carry_decode(tr, spm, s, ids, align, n, kind != STABLE_TEXT || tr->finished[s], out, cap, spans);
+  else if (len >= 0) len = rmt_verbatim_decode(tr, spm, s, ids, align, n, kind != STABLE_TEXT || tr->finished[s], out, cap, spans, res);
   free(ids);
   return len;
 }
@@ -52,17 +52,17 @@ static int decode_sentence(const rmt_translation *tr, const rmt_spm *spm, int s,
 // Hypothesis k of sentence s as text.
 RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
                                      size_t cap) {
-  return decode_sentence(tr, spm, s, k, HYP_TEXT, out, cap, NULL);
+  return decode_sentence(tr, spm, s, k, HYP_TEXT, out, cap, NULL, NULL);
 }
 
 // The best hypothesis so far of sentence s as text.
 RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
-  return decode_sentence(tr, spm, s, 0, PARTIAL_TEXT, out, cap, NULL);
+  return decode_sentence(tr, spm, s, 0, PARTIAL_TEXT, out, cap, NULL, NULL);
 }
 
 // What sentence s's translation is sure to start with, as text (streaming).
 RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
-  return decode_sentence(tr, spm, s, 0, STABLE_TEXT, out, cap, NULL);
+  return decode_sentence(tr, spm, s, 0, STABLE_TEXT, out, cap, NULL, NULL);
 }
 
 // Writes spans (as rmt_translation_hyp_alignment_text's) of the first n tokens
@@ -73,7 +73,7 @@ static int write_spans(const rmt_translation *tr, const rmt_spm *spm, int s, int
                        int src_len, int32_t *pos, int32_t *tgt_spans, int32_t *spans, int n) {
   int prefix = tr->model->config.n_target_langs ? 1 : 0;
   int rc = rmt_translation_hyp_alignment(tr, s, k, pos, n);
-  if (rc >= 0) rc = decode_sentence(tr, spm, s, k, HYP_TEXT, NULL, 0, tgt_spans);
+  if (rc >= 0) rc = decode_sentence(tr, spm, s, k, HYP_TEXT, NULL, 0, tgt_spans, NULL);
   if (rc < 0) return rc;
   for (int i = 0; i < n; i++) {
     int j = pos[i] - prefix;  // a position in the text's ids (the language token is never one)
@@ -114,6 +114,24 @@ RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const 
   if (!rc) rc = write_spans(tr, spm, s, k, src_spans, src_len, pos, tgt_spans, spans, n < cap ? n : cap);
   free(ids), free(pos), free(src_spans), free(tgt_spans);
   return rc ? rc : n;
+}
+
+RMT_API int rmt_translation_verbatim(const rmt_translation *tr, const rmt_spm *spm, int s, int k, int32_t *out, int cap) {
+  int n = rmt_translation_hyp(tr, s, k, NULL, 0, NULL, NULL);
+  if (n < 0) return n;
+  if (!spm || cap < 0 || (!out && cap > 0)) return rmt_error(RMT_E_INVALID, "rmt_translation_verbatim: bad arguments");
+  if (!tr->verbatim) return rmt_error(RMT_E_STATE, "verbatim spans need a translation begun from text");
+  int n_v = tr->verbatim_at[s + 1] - tr->verbatim_at[s];
+  rmt_verbatim_result *res = malloc(sizeof(rmt_verbatim_result) * ((size_t)n_v + 1));  // n_v spans of 20 bytes are in memory: no wrap
+  if (!res) return rmt_error(RMT_E_NOMEM, "out of memory");
+  int rc = decode_sentence(tr, spm, s, k, HYP_TEXT, NULL, 0, NULL, res);
+  for (int i = 0; rc >= 0 && i < n_v && i < cap; i++) {
+    const rmt_verbatim *v = tr->verbatim + tr->verbatim_at[s] + i;
+    int32_t *row = out + 6 * (size_t)i;
+    row[0] = v->begin, row[1] = v->end, row[2] = v->kind, row[3] = res[i].from, row[4] = res[i].to, row[5] = res[i].how;
+  }
+  free(res);
+  return rc < 0 ? rc : n_v;
 }
 
 RMT_API int rmt_text_max_ids(const rmt_model *model, const rmt_search_params *params) {
@@ -190,7 +208,7 @@ static int kept_spans(const rmt_translation *tr, const rmt_spm *spm, int s, int 
 static int view_text(rmt_translation *tr, const rmt_spm *spm, int s, int k, size_t at) {
   for (;;) {
     size_t room = tr->view_cap - at;
-    int len = decode_sentence(tr, spm, s, k, HYP_TEXT, tr->view_buf + at, room, NULL);
+    int len = decode_sentence(tr, spm, s, k, HYP_TEXT, tr->view_buf + at, room, NULL, NULL);
     if (len < 0) return len;
     if ((size_t)len < room) {
       tr->view.text_len = len;

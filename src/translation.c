@@ -321,6 +321,8 @@ RMT_API void rmt_translation_free(rmt_translation *tr) {
   free(tr->carried);
   free(tr->carried_at);
   free(tr->src_spans);
+  free(tr->verbatim);
+  free(tr->verbatim_at);
   free(tr->view_buf);
   free(tr);
 }

@@ -6,6 +6,7 @@
 #include "model.h"
 #include "rmt.h"
 #include "threads.h"
+#include "verbatim.h"
 
 typedef struct rmt_spm rmt_spm;  // spm.h
 
@@ -168,6 +169,8 @@ struct rmt_translation {
   rmt_carried *carried;  // what each has no piece for, in order: sentence s's are
   int32_t *carried_at;   //   carried[carried_at[s] .. carried_at[s + 1])
   int32_t *src_spans;    // [2 src_rows] each source id's bytes of its sentence's text, placed as src_ids
+  rmt_verbatim *verbatim;              // what each must give back byte for byte (verbatim.c), in order:
+  int32_t *verbatim_at;                //   sentence s's are verbatim[verbatim_at[s] .. verbatim_at[s + 1])
 
   // rmt_translation_read's answer and the memory it points into (grown as needed).
   rmt_hyp_view view;
@@ -200,6 +203,14 @@ int rmt_carry_keep(rmt_translation *tr, const rmt_spm *spm, const char *texts, c
 // be placed); spans, if not NULL: each id's bytes of the text.
 int rmt_carry_decode(const rmt_translation *tr, const rmt_spm *spm, int s, const int32_t *ids, const int32_t *align,
                      int n, int whole, char *out, size_t cap, int32_t *spans);
+
+// verbatim.c: finds each sentence's verbatim spans in the texts rmt_carry_keep kept.
+int rmt_verbatim_keep(rmt_translation *tr);
+// verbatim.c: as rmt_carry_decode, then with the sentence's verbatim spans
+// given back (kept, replaced or inserted); res, if not NULL: room for one
+// rmt_verbatim_result a span, what became of each.
+int rmt_verbatim_decode(const rmt_translation *tr, const rmt_spm *spm, int s, const int32_t *ids, const int32_t *align, int n,
+                        int whole, char *out, size_t cap, int32_t *spans, rmt_verbatim_result *res);
 
 // search.c: the alignment (as rmt_translation_hyp_alignment) of what
 // rmt_translation_partial and rmt_translation_stable read: the best finished
@@ -285,6 +296,12 @@ RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm
 // to cap tokens. Returns the hypothesis's length.
 RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k,
                                                const char *text, size_t len, int32_t *spans, int cap);
+// The verbatim spans of sentence s (verbatim.h) and what became of them in
+// hypothesis k's text (a translation begun from text): for span i, out[6i..6i+5]
+// = its bytes of the sentence's text (begin, end), its kind (RMT_SPAN_URL...),
+// its bytes of the hypothesis's text (from, to) and how (RMT_SPAN_KEPT,
+// _REPLACED, _INSERTED), up to cap spans. Returns how many spans there are.
+RMT_API int rmt_translation_verbatim(const rmt_translation *tr, const rmt_spm *spm, int s, int k, int32_t *out, int cap);
 // The most ids of user text one sentence may have with these parameters (see
 // rmt_translation_max_source; the language token is not counted): longer
 // text is to be split before rmt_translation_begin_text.

@@ -1201,20 +1201,16 @@ test('the demo\'s page mode: the sample article translated in place, live, as No
 // input's tree had not, or the call fails with a NotReadableError. And
 // translateElement on the same trees writes text nodes only: the same element
 // nodes, with the same attributes, and none new.
-test('HTML in Chromium: namespace-confusion and re-parse vectors parse again with nothing new, or fail; translateElement adds no element', { skip, timeout: 120_000 }, async () => {
-  const { VECTORS } = await import('./fixtures/html-reparse.js');
-  const site = mkdtempSync(join(tmpdir(), 'rmt-reparse-'));
+// Serves a page named `name` that imports the package (an import map to
+// residual-mt, the model package beside it) with `body` after the map, waits
+// until the page sets document.body.dataset.done, runs use(page), and checks
+// that the console showed no error but 404s.
+async function withPackagePage(name, body, use) {
+  const site = mkdtempSync(join(tmpdir(), `rmt-${name}-`));
   writeFileSync(join(site, 'index.html'), `<!doctype html>
-<meta charset="utf-8"><title>reparse</title><link rel="icon" href="data:,">
+<meta charset="utf-8"><title>${name}</title><link rel="icon" href="data:,">
 <script type="importmap">{ "imports": { "residual-mt": "./node_modules/residual-mt/js/index.js" } }</script>
-<script type="module">
-  import { createTranslator, translateElement } from 'residual-mt';
-  window.fired = [];
-  window.alert = (what) => window.fired.push(String(what));
-  window.translateElement = translateElement;
-  window.translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
-  document.body.dataset.done = 'true';
-</script>`);
+${body}`);
   const mounts = [{ prefix: '/node_modules/residual-mt/', dir: root }, MODEL_PACKAGE, { prefix: '/', dir: site }];
   const { context, close } = await launch();
   try {
@@ -1222,64 +1218,107 @@ test('HTML in Chromium: namespace-confusion and re-parse vectors parse again wit
       const page = await context.newPage();
       const errors = await watchConsole(page);
       await page.goto(base);
-      await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 30_000 })
+      await page.waitForFunction(() => document.body.dataset.done === 'true' || null, null, { timeout: 60_000 })
         .catch((err) => { throw new Error(`${errors.join('; ')}\n${err.message}`); });
-      const seen = await page.evaluate(async (vectors) => {
-        const elements = (root) => {
-          const found = new Set();
-          const walk = (node) => {
-            if (node.nodeType === 1) {
-              const attrs = Array.from(node.attributes, (a) => `${a.name}=${JSON.stringify(a.value)}`).sort().join(' ');
-              found.add(`<${node.namespaceURI.split('/').pop()}:${node.localName} ${attrs}>`);
-            }
-            for (const child of (node.content ?? node).childNodes) walk(child);
-          };
-          root.childNodes.forEach(walk);
-          return found;
-        };
-        const parsed = (html) => {
-          const template = document.createElement('template');
-          template.innerHTML = html;
-          return template.content;
-        };
-        const results = [];
-        for (const { kind, html, reject } of vectors) {
-          const out = await window.translator.translate(html, { format: 'html', beam: 1 }).catch((err) => err);
-          const result = { kind, html, reject, out: typeof out === 'string' ? out : `${out.name}: ${out.message}`, gained: [] };
-          if (typeof out === 'string') {
-            const live = document.createElement('div');
-            live.innerHTML = out;
-            document.body.append(live);
-            const had = elements(parsed(html));
-            result.gained = [...elements(parsed(out)), ...elements(live)].filter((item) => !had.has(item));
-            result.live = live.innerHTML;
-          }
-          // The same tree, in place, in a document of its own (nothing in it loads or runs).
-          const doc = document.implementation.createHTMLDocument('');
-          const el = doc.body.appendChild(doc.createElement('div'));
-          el.append(doc.importNode(parsed(html), true));
-          const before = [...el.querySelectorAll('*')].map((node) => [node, [...node.attributes].map((a) => `${a.name}=${a.value}`).join(' ')]);
-          await window.translateElement(el, window.translator, { beam: 1 });
-          const after = [...el.querySelectorAll('*')];
-          result.element = after.length === before.length && before.every(([node, attrs]) => after.includes(node) &&
-            [...node.attributes].map((a) => `${a.name}=${a.value}`).join(' ') === attrs);
-          results.push(result);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 1000));  // images fail to load, handlers would run
-        return { results, fired: window.fired };
-      }, VECTORS);
-      for (const { kind, html, reject, out, gained, element, live } of seen.results) {
-        assert.deepEqual(gained, [], `${kind}: ${html}\n -> ${out}\n in a <div>: ${live}`);
-        if (reject) assert.match(out, /^NotReadableError: residual-mt: the HTML cannot be translated safely/, `${kind}: ${html}`);
-        else assert.doesNotMatch(out, /^\w+Error/, `${kind}: ${html}`);
-        assert.ok(element, `${kind}: translateElement kept the element nodes and attributes: ${html}`);
-      }
-      assert.deepEqual(seen.fired, [], 'no handler of the output ran');
-      console.log(`Chromium: ${seen.results.length} vectors, ${seen.results.filter((r) => /^NotReadableError/.test(r.out)).length} refused`);
+      await use(page);
       assert.deepEqual(errors.filter((e) => !/404/.test(e)), []);
     });
   } finally {
     await close();
     rmSync(site, { recursive: true, force: true });
   }
+}
+
+test('HTML in Chromium: namespace-confusion and re-parse vectors parse again with nothing new, or fail; translateElement adds no element', { skip, timeout: 120_000 }, async () => {
+  const { VECTORS } = await import('./fixtures/html-reparse.js');
+  await withPackagePage('reparse', `<script type="module">
+  import { createTranslator, translateElement } from 'residual-mt';
+  window.fired = [];
+  window.alert = (what) => window.fired.push(String(what));
+  window.translateElement = translateElement;
+  window.translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
+  document.body.dataset.done = 'true';
+</script>`, async (page) => {
+    const seen = await page.evaluate(async (vectors) => {
+      const elements = (root) => {
+        const found = new Set();
+        const walk = (node) => {
+          if (node.nodeType === 1) {
+            const attrs = Array.from(node.attributes, (a) => `${a.name}=${JSON.stringify(a.value)}`).sort().join(' ');
+            found.add(`<${node.namespaceURI.split('/').pop()}:${node.localName} ${attrs}>`);
+          }
+          for (const child of (node.content ?? node).childNodes) walk(child);
+        };
+        root.childNodes.forEach(walk);
+        return found;
+      };
+      const parsed = (html) => {
+        const template = document.createElement('template');
+        template.innerHTML = html;
+        return template.content;
+      };
+      const results = [];
+      for (const { kind, html, reject } of vectors) {
+        const out = await window.translator.translate(html, { format: 'html', beam: 1 }).catch((err) => err);
+        const result = { kind, html, reject, out: typeof out === 'string' ? out : `${out.name}: ${out.message}`, gained: [] };
+        if (typeof out === 'string') {
+          const live = document.createElement('div');
+          live.innerHTML = out;
+          document.body.append(live);
+          const had = elements(parsed(html));
+          result.gained = [...elements(parsed(out)), ...elements(live)].filter((item) => !had.has(item));
+          result.live = live.innerHTML;
+        }
+        // The same tree, in place, in a document of its own (nothing in it loads or runs).
+        const doc = document.implementation.createHTMLDocument('');
+        const el = doc.body.appendChild(doc.createElement('div'));
+        el.append(doc.importNode(parsed(html), true));
+        const before = [...el.querySelectorAll('*')].map((node) => [node, [...node.attributes].map((a) => `${a.name}=${a.value}`).join(' ')]);
+        await window.translateElement(el, window.translator, { beam: 1 });
+        const after = [...el.querySelectorAll('*')];
+        result.element = after.length === before.length && before.every(([node, attrs]) => after.includes(node) &&
+          [...node.attributes].map((a) => `${a.name}=${a.value}`).join(' ') === attrs);
+        results.push(result);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1000));  // images fail to load, handlers would run
+      return { results, fired: window.fired };
+    }, VECTORS);
+    for (const { kind, html, reject, out, gained, element, live } of seen.results) {
+      assert.deepEqual(gained, [], `${kind}: ${html}\n -> ${out}\n in a <div>: ${live}`);
+      if (reject) assert.match(out, /^NotReadableError: residual-mt: the HTML cannot be translated safely/, `${kind}: ${html}`);
+      else assert.doesNotMatch(out, /^\w+Error/, `${kind}: ${html}`);
+      assert.ok(element, `${kind}: translateElement kept the element nodes and attributes: ${html}`);
+    }
+    assert.deepEqual(seen.fired, [], 'no handler of the output ran');
+    console.log(`Chromium: ${seen.results.length} vectors, ${seen.results.filter((r) => /^NotReadableError/.test(r.out)).length} refused`);
+  });
+});
+
+// Verbatim spans (issue 37) on a page: translateElement gives back the spans
+// in the text byte for byte, and leaves the elements not to translate (code,
+// translate="no", notranslate) the very nodes they were. (Not compared with
+// Node's text: Chromium runs the relaxed-SIMD engine, whose near-ties differ.)
+test('translateElement in Chromium: URLs, prices, codes and symbols in the text come back byte for byte; code and translate="no" stay', { skip, timeout: 120_000 }, async () => {
+  const html = '<p>Visita https://example.org/es/ayuda?id=42 y paga 1.234,56 € con el código PED-2026-00417 ★.</p>' +
+    '<p>Ejecuta <code>git pull --rebase</code> y abre <span translate="no">Mi Casa</span> o <b class="notranslate">la tienda</b> el 2026-12-06.</p>';
+  await withPackagePage('verbatim', `<div id="doc">${html}</div>
+<script type="module">
+  import { createTranslator, translateElement } from 'residual-mt';
+  const doc = document.getElementById('doc');
+  const kept = [...doc.querySelectorAll('code, [translate="no"], .notranslate')];
+  const texts = kept.map((el) => el.textContent);
+  const translator = await createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
+  await translateElement(doc, translator);
+  const after = [...doc.querySelectorAll('code, [translate="no"], .notranslate')];
+  window.result = { html: doc.innerHTML, text: doc.textContent,
+    same: after.length === kept.length && kept.every((el, i) => after[i] === el && el.textContent === texts[i]) };
+  document.body.dataset.done = 'true';
+</script>`, async (page) => {
+    const result = await page.evaluate(() => window.result);
+    for (const span of ['https://example.org/es/ayuda?id=42', '1.234,56 €', 'PED-2026-00417', '★', '2026-12-06']) {
+      assert.ok(result.text.includes(span), `${span} in ${result.text}`);
+    }
+    assert.ok(result.same, 'the elements not to translate are the same nodes with the same text');
+    assert.ok(!result.text.includes('Visita'), `translated: ${result.text}`);
+  });
 });
