@@ -60,8 +60,10 @@ function importGraph(entries) {
 // packed, and its docs; 576 KB before the live page translation, js/live.js
 // and js/widget.js, and Firefox's model registry, js/registry.js and
 // js/models-cli.js, about 8 KB packed, with their docs: 593 KB measured with
-// them). Its model is a package of its own (models/langid/).
-const PACKED_LIMIT = 600 * 1024;
+// them; 600 KB before the verbatim spans: src/verbatim*.c and its symbol
+// table, about 22 KB more in each of the four builds, with its docs: 637 KB
+// measured with them). Its model is a package of its own (models/langid/).
+const PACKED_LIMIT = 656 * 1024;
 
 test('npm pack of residual-mt: under 600 KB, no model, no demo server, every module its entry points reach', () => {
   const info = packed(root);
