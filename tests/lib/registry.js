@@ -5,7 +5,7 @@
 // translations-models (fromLang/toLang, gzip attachments, written by gzip),
 // and the attachments. The models are random-weight Marian students of the
 // real `tiny` shape (intgemm8, as Firefox ships them) with Firefox's real
-// es→en vocabulary (tests/fixtures/registry/) and a random 50/50 shortlist.
+// es→en vocabulary (tests/fixtures/firefox-esen/, with its provenance) and a random 50/50 shortlist.
 //
 // v2 holds: es-en 3.0 (superseded) and 3.1, a 3.1 qualityModel and a file of
 // an unknown fileType, a 4.0 es-en model (a major not supported) and one with
@@ -23,7 +23,7 @@ import { gunzipSync } from 'node:zlib';
 
 import { MARIAN_SHAPES, quantiseMarian, randomMarianModel, randomShortlist, writeMarianBin } from './marian.js';
 
-const VOCAB = fileURLToPath(new URL('../fixtures/registry/vocab.esen.spm.gz', import.meta.url));
+const VOCAB = fileURLToPath(new URL('../fixtures/firefox-esen/vocab.esen.spm.gz', import.meta.url));
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
 // The models' plain files in `dir`: { 'es-en': { model, vocab, lex } (paths), ... }.
