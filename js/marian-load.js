@@ -210,9 +210,14 @@ async function convertedModel(m, { store, signal, counted, verify, cachedCopies,
   const key = `${FORMAT}:${await conversionKey(m)}`;
   const kept = store && cachedCopies ? await fromStore(store, key) : null;
   if (kept) return kept;
-  // One file at a time: a bomb among them is stopped before the next is decompressed.
+  // One file at a time: a bomb among them is stopped before the next is
+  // decompressed, and each file's compressed bytes are let go once it is, so
+  // that the conversion never holds a compressed file beside its output.
   const files = {};
-  for (const [i, f] of m.files.entries()) files[f.role] = await unpacked(f, inputs[i], { verify, maxBytes });
+  for (const [i, f] of m.files.entries()) {
+    files[f.role] = await unpacked(f, inputs[i], { verify, maxBytes });
+    inputs[i] = null;
+  }
   const model = m.files.find((f) => f.role === 'model');
   const out = await convertMarian(files, { file: model.name, sourceLanguage: m.sourceLanguage, targetLanguage: m.targetLanguage, maxBytes });
   const converted = { [CONFIG]: new TextEncoder().encode(out.config), [WEIGHTS]: out.weights, [TOKENIZER]: out.spm };
