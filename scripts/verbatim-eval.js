@@ -6,8 +6,8 @@
 // defaults) and, with --apertium, Apertium (`apertium -u spa-eng` /
 // `eng-spa`) beside it. With --sets, also corpus chrF2 and BLEU (models/
 // chrf.py, models/bleu.py) of the engine on the everyday test set and the
-// test books, both directions.
-//   node scripts/verbatim-eval.js [--set TSV] [--root DIR] [--apertium] [--sets] [--json OUT] [--hyps DIR]
+// test books, both directions, and with --corpus DIR the modern test set of a built corpus.
+//   node scripts/verbatim-eval.js [--set TSV] [--root DIR] [--apertium] [--sets [--corpus DIR]] [--json OUT] [--hyps DIR]
 // --set: another set of the same columns (fresh.tsv: 40 sentences written after the rules were).
 // Before/after: --root /work/main (the engine without spans) and --root . (with).
 //   node scripts/verbatim-eval.js --table BEFORE.json,AFTER.json   (the docs' tables, in Markdown)
@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 
 const { values: opt } = parseArgs({ options: { root: { type: 'string', default: '.' }, apertium: { type: 'boolean' },
   sets: { type: 'boolean' }, json: { type: 'string' }, hyps: { type: 'string' }, table: { type: 'string' },
-  set: { type: 'string', default: 'tests/fixtures/verbatim/set.tsv' } } });
+  set: { type: 'string', default: 'tests/fixtures/verbatim/set.tsv' }, corpus: { type: 'string' } } });
 const here = resolve(new URL('..', import.meta.url).pathname);
 
 // Markdown tables of two reports (--json): spans kept by kind, and the sets' scores.
@@ -129,6 +129,8 @@ if (opt.apertium) {
 if (opt.sets) {
   report.sets = {};
   const sets = { everyday: `${here}/models/everyday/test`, 'test books': `${here}/tests/fixtures/test-books/test` };
+  // the modern test set lives in a built corpus (models/data/build_corpus.py), not in the repository
+  if (opt.corpus) sets.modern = `${resolve(opt.corpus)}/modern-test`;
   for (const [name, base] of Object.entries(sets)) {
     for (const [src, tgt] of [['es', 'en'], ['en', 'es']]) {
       const texts = readFileSync(`${base}.${src}`, 'utf8').split('\n').filter((l, i, a) => i < a.length - 1 || l);

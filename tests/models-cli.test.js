@@ -153,6 +153,16 @@ test('the demo with pulled models (what npm start serves from models/pulled/): t
       // Offline after first use: the shell from the service worker, the catalogue as last read, the models from the library's cache.
       await page.waitForFunction(() => document.querySelector('[data-testid=offline]').textContent.includes('offline'), null, { timeout: 60_000 })
         .catch(async (err) => failing(new Error(`offline: "${await page.textContent('[data-testid=offline]')}" ${err.message}`)));
+      // ... once the library has kept both pulled models (it writes its copies as they arrive, not before it translates)
+      for (const until = Date.now() + 60_000; ;) {
+        const kept = await page.evaluate(async (urls) => {
+          const { isCached } = await import('/js/loader.js');
+          return (await Promise.all(urls.map((u) => isCached(new URL(u, location.href))))).every(Boolean);
+        }, ['models/pulled/de-en/', 'models/pulled/en-fr/']);
+        if (kept) break;
+        if (Date.now() > until) await failing(new Error('the pulled models were not in the model cache after 60 s'));
+        await new Promise((r) => setTimeout(r, 250));
+      }
       await context.setOffline(true);
       await page.reload();
       await ready();

@@ -65,7 +65,7 @@ function importGraph(entries) {
 // measured with them). Its model is a package of its own (models/langid/).
 const PACKED_LIMIT = 656 * 1024;
 
-test('npm pack of residual-mt: under 600 KB, no model, no demo server, every module its entry points reach', () => {
+test(`npm pack of residual-mt: under ${PACKED_LIMIT / 1024} KB, no model, no demo server, every module its entry points reach`, () => {
   const info = packed(root);
   const files = new Set(info.files.map((f) => f.path));
   console.log(`npm pack residual-mt: ${info.size} bytes packed, ${info.unpackedSize} unpacked, ${files.size} files`);
