@@ -78,6 +78,7 @@ export async function decompressed(input, { codec, maxBytes, expectedBytes = nul
     const why = expectedBytes === null ? 'decompressed gzip, as its trailer says' : 'its declared gzip size; its trailer says more';
     throw tooLarge(name, bound, `at least ${gzipDeclared(input)}`, why);
   }
+  const past = expectedBytes === null ? `decompressed ${codec}` : `its declared ${codec} size`;
   const reader = sliced(input).pipeThrough(await CODECS[codec]({ maxBytes: bound })).getReader();
   const parts = [];
   let length = 0;
@@ -86,22 +87,20 @@ export async function decompressed(input, { codec, maxBytes, expectedBytes = nul
       const { done, value } = await reader.read();
       if (done) break;
       length += value.length;
-      if (length > bound) {
-        throw tooLarge(name, bound, null, expectedBytes === null ? `decompressed ${codec}` : `its declared ${codec} size`);
-      }
+      if (length > bound) throw tooLarge(name, bound, null, past);
       parts.push(value);
     }
   } catch (err) {
     reader.cancel().catch(() => {});
     if (err.name === 'OperationError') throw err;
     // a decoder that stops at the bound itself (zstd's) says so by its code
-    if (err.code === 'ZSTD_TOO_LARGE') throw tooLarge(name, bound, null, expectedBytes === null ? `decompressed ${codec}` : `its declared ${codec} size`);
+    if (err.code === 'ZSTD_TOO_LARGE') throw tooLarge(name, bound, null, past);
     throw makeError('OperationError', `residual-mt: ${name}: a damaged ${codec} stream (${err.message})`);
   }
   if (expectedBytes !== null && length !== expectedBytes) {
     throw makeError('OperationError', `residual-mt: ${name}: ${length} bytes decompressed, ${expectedBytes} declared`);
   }
-  return joined(parts, length);
+  return parts.length === 1 ? parts[0] : concat(parts);
 }
 
 // The input in slices of at most INPUT_SLICE bytes, each given when the
@@ -126,9 +125,9 @@ function sliced(input) {
   }, { highWaterMark: 0 });
 }
 
-function joined(parts, length) {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(length);
+// The parts' bytes one after another, in a new array.
+export function concat(parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
   for (const part of parts) {
     out.set(part, offset);

@@ -4,7 +4,7 @@
 // NetworkError (HTTP status, offline), one that is not what was asked for
 // an OperationError.
 
-import { boundedChunks, tooLarge as overBound } from './bounded.js';
+import { boundedChunks, concat, tooLarge as overBound } from './bounded.js';
 import { MAX_JSON_BYTES } from './defaults.js';
 import { isNode, timeStep } from './env.js';
 import { makeError } from './errors.js';
@@ -134,13 +134,7 @@ export async function readAll(file, onBytes, size = file.size, limit = null) {
   }
   if (out && length === out.length) return out;
   if (out) return out.slice(0, length); // shorter than announced
-  out = new Uint8Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
+  return concat(parts);
 }
 
 // Reads a JSON file whole (onBytes as readAll's), refusing one larger than

@@ -10,6 +10,7 @@
 // (PyYAML's YAML 1.1 breaks at U+0085, U+2028, U+2029); one rule, Python's
 // str.splitlines() and str.strip(), in both converters gives the same ids.
 
+import { concat } from './bounded.js';
 import { conversionError } from './marian-files.js';
 
 const PIECE_NORMAL = 1, PIECE_UNKNOWN = 2, PIECE_CONTROL = 3, PIECE_USER = 4, PIECE_UNUSED = 5;
@@ -117,15 +118,7 @@ export function mergedSpm(vocabPieces, sourceSpm, targetSpm) {
   return concat(parts);
 }
 
-export function concat(parts) {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
-}
+
 
 // Python's str.splitlines() boundaries and str.isspace() characters.
 const PY_LINES = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;

@@ -11,7 +11,8 @@
 
 import { MAX_MODEL_BYTES } from './defaults.js';
 import { TYPE_FLOAT32, TYPE_INTGEMM8, conversionError, readBin, readNpz, readShortlist, typeName } from './marian-files.js';
-import { concat, mergedSpm, readVocabYml, spmSpecialIds } from './marian-vocab.js';
+import { concat } from './bounded.js';
+import { mergedSpm, readVocabYml, spmSpecialIds } from './marian-vocab.js';
 
 let jsYaml = null;
 async function yamlParser() {
