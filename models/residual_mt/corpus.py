@@ -8,10 +8,6 @@ One bidirectional model: the source starts with the target-language token
 import os
 import random
 
-import torch
-
-from . import reference as R
-
 LANG_TOKENS = {"en": 4, "es": 5}  # user-defined symbols of the joint spm model
 DIRECTIONS = (("es", "en"), ("en", "es"))
 
@@ -63,12 +59,25 @@ def source_has_direction(source, direction):
     return ":" not in source or source.rsplit(":", 1)[1] == direction
 
 
-def make_examples(data_dir, split, max_len):
+def forward_name(source):
+    """'austen-bt:es-en' -> 'austen-ft:en-es': the same synthetic pairs used
+    the other way (human source, Apertium's target: forward translation,
+    Apertium as a teacher); None for a source that is not back-translated."""
+    name, _, direction = source.rpartition(":")
+    if not name.endswith("-bt"):
+        return None
+    s, _, t = direction.partition("-")
+    return "%s-ft:%s-%s" % (name[:-3], t, s)
+
+
+def make_examples(data_dir, split, max_len, forward=()):
     """[(src, tgt, direction, source)] for both directions; pairs longer than
     max_len pieces on either side are dropped (there are very few).  source
     is the corpus the pair came from (split.src, one name per line), or
     'all' when the data has no such file.  Back-translated sources
-    ('name:es-en', 'name:en-es') give examples in their direction only."""
+    ('name:es-en', 'name:en-es') give examples in their direction only,
+    and also the other way, as forward_name(source), when that name is in
+    forward (opt-in: a synthetic target is used only when asked for)."""
     ids = read_split(data_dir, split)
     src_path = os.path.join(data_dir, split + ".src")
     tags = read_lines(src_path) if os.path.exists(src_path) else ["all"] * len(ids["es"])
@@ -76,7 +85,9 @@ def make_examples(data_dir, split, max_len):
     for s, t in DIRECTIONS:
         for a, b, tag in zip(ids[s], ids[t], tags):
             if not source_has_direction(tag, s + "-" + t):
-                continue
+                tag = forward_name(tag)
+                if tag not in forward or not source_has_direction(tag, s + "-" + t):
+                    continue
             if 0 < len(a) <= max_len and 0 < len(b) <= max_len:
                 out.append(([LANG_TOKENS[t]] + a, b, s + "-" + t, tag))
     return out
@@ -158,6 +169,9 @@ class Epochs:
 
 def collate(examples, idx, cfg, device):
     """(src, prev_output_tokens, target) tensors of the examples idx."""
+    import torch  # here, so that the data side reads without torch (npm test)
+
+    from . import reference as R
     srcs = [examples[i][0] for i in idx]
     tgts = [examples[i][1] for i in idx]
     src = R.pad_batch(srcs, cfg)

@@ -182,8 +182,8 @@ class Run:
 
     def train(self):
         args = self.args
-        self.examples = corpus.make_examples(args.data, "train", args.max_len)
         weights = corpus.parse_weights(args.source_weights)
+        self.examples = corpus.make_examples(args.data, "train", args.max_len, forward=set(weights))
         counts = {}
         for ex in self.examples:
             counts[ex[3]] = counts.get(ex[3], 0) + 1

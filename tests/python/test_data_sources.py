@@ -303,3 +303,36 @@ class CatalogLocalesTest(unittest.TestCase):
             ["usr/share/games/g/data/po/es.po", "usr/share/games/g/mods/m/data.es.po"],
             [("Open the door", "Abre la puerta"), ("Open the door", "Abrid la puerta")]))
         self.assertEqual(self.read({"es": "Abrir la puerta"}, games)[0], ["usr/share/locale/es/LC_MESSAGES/game.mo"])
+
+
+class DirectionsTest(unittest.TestCase):
+    """Which way train.py uses each source's pairs (corpus.make_examples)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        lines = {"es": ["1 2", "3 4", "5 6"], "en": ["7", "8", "9"],
+                 "src": ["bible", "austen-bt:es-en", "asterisk:es-en"]}
+        for ext, rows in lines.items():
+            name = "train.src" if ext == "src" else "train.%s.ids" % ext
+            with open(os.path.join(self.dir, name), "w") as f:
+                f.write("\n".join(rows) + "\n")
+
+    def uses(self, forward=()):
+        from residual_mt import corpus
+        return sorted((ex[2], ex[3], tuple(ex[1])) for ex in corpus.make_examples(self.dir, "train", 10, forward))
+
+    def test_synthetic_side_is_never_a_target_unless_asked(self):
+        self.assertEqual(self.uses(), [("en-es", "bible", (1, 2)), ("es-en", "asterisk:es-en", (9,)),
+                                       ("es-en", "austen-bt:es-en", (8,)), ("es-en", "bible", (7,))])
+
+    def test_forward_translation_is_the_same_pair_the_other_way(self):
+        # human English source, Apertium's Spanish as the target, under its own name and weight
+        used = self.uses(forward={"austen-ft:en-es", "asterisk-ft:en-es"})
+        self.assertIn(("en-es", "austen-ft:en-es", (3, 4)), used)
+        self.assertEqual(len(used), 5)  # asterisk is human on both sides, not back-translated: no -ft use
+
+    def test_forward_name(self):
+        from residual_mt import corpus
+        self.assertEqual(corpus.forward_name("fortunes-es-bt:en-es"), "fortunes-es-ft:es-en")
+        self.assertIsNone(corpus.forward_name("asterisk:es-en"))
+        self.assertIsNone(corpus.forward_name("bible"))
