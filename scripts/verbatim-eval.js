@@ -6,7 +6,8 @@
 // defaults) and, with --apertium, Apertium (`apertium -u spa-eng` /
 // `eng-spa`) beside it. With --sets, also corpus chrF2 and BLEU (models/
 // chrf.py, models/bleu.py) of the engine on the everyday test set and the
-// test books, both directions, and with --corpus DIR the modern test set of a built corpus.
+// test books, both directions, and with --corpus DIR the modern test set of a built corpus;
+// with --apertium too, Apertium's scores on each set beside the engine's.
 //   node scripts/verbatim-eval.js [--set TSV] [--root DIR] [--apertium] [--sets [--corpus DIR]] [--json OUT] [--hyps DIR]
 // --set: another set of the same columns (fresh.tsv: 40 sentences written after the rules were).
 // Before/after: --root /work/main (the engine without spans) and --root . (with).
@@ -137,6 +138,10 @@ if (opt.sets) {
       const hyps = await engine(`${src}-${tgt}`, texts);
       report.sets[`${name} ${src}->${tgt}`] = { sentences: texts.length, ...corpusScores(`${src}-${tgt}`, hyps, `${base}.${tgt}`) };
       outputs[`${name}.${src}-${tgt}`] = hyps;
+      if (!opt.apertium) continue;
+      const peer = apertium(`${src}-${tgt}`, texts);
+      report.sets[`${name} ${src}->${tgt}`].apertium = corpusScores(`${src}-${tgt}`, peer, `${base}.${tgt}`);
+      outputs[`apertium.${name}.${src}-${tgt}`] = peer;
     }
   }
 }
