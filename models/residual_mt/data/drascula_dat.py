@@ -1,7 +1,7 @@
 """Comic dialogue from Drascula: The Vampire Strikes Back (scummvm-data's
-drascula.dat; the game's text freeware, as its authors released it to
-ScummVM): the lines the characters say, the object names and the verbs,
-English and Spanish (the game's original language) side by side.
+drascula.dat, GPL-2+ as the package's copyright file gives it): the lines
+the characters say, the object names and the verbs, English and Spanish
+(the game's original language) side by side.
 
 drascula.dat is written by ScummVM's create_drascula tool (version byte 6):
 "DRASCULA", the version, thirteen tables of numbers (each a big-endian
@@ -26,7 +26,7 @@ import struct
 
 from . import clean, debs, gettext_catalogs
 
-LICENCE = "freeware text of Drascula: The Vampire Strikes Back (scummvm-data; /usr/share/doc/scummvm-data/copyright)"
+LICENCE = "GPL-2+ (scummvm-data's copyright, its Files: * stanza, which drascula.dat falls under)"
 PACKAGE = "scummvm-data"
 DAT = "usr/share/scummvm/drascula.dat"
 VERSION = 6
