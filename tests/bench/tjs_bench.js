@@ -26,7 +26,7 @@
 // model files.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -175,7 +175,7 @@ async function measureSpeed(context, base, m, sentences, threads, rounds) {
       }
     }
     mustEqual(`ours float32 and transformers.js fp32 (${mode}, ${threads} thread${threads > 1 ? 's' : ''})`, ids['ours float32'], ids['transformers.js fp32']);
-    result[mode] = { best, ratios, sameAsFloat32: sameCount(ids['ours int8'], ids['ours float32']), q8SameAsFp32: sameCount(ids['transformers.js q8'], ids['transformers.js fp32']) };
+    result[mode] = { best, ratios, int8: agreement(ids['ours int8'], ids['ours float32']), q8: agreement(ids['transformers.js q8'], ids['transformers.js fp32']) };
   }
   await page.close();
   return { info, modes: result };
@@ -187,10 +187,16 @@ function unsort(ids, order) {
   return out;
 }
 
-const sameCount = (a, b) => a.filter((row, i) => row.length === b[i].length && row.every((id, t) => id === b[i][t])).length;
+// How far int8 outputs a follow float32's b: whole sentences alike, and the
+// share of tokens before each sentence's first difference.
+function agreement(a, b) {
+  const prefix = a.map((row, i) => { const t = row.findIndex((id, k) => id !== b[i][k]); return t < 0 ? row.length : t; });
+  return { whole: prefix.filter((p, i) => p === a[i].length).length, prefixShare: sum(prefix) / sum(a.map((r) => r.length)) };
+}
 
 function report(res, sentences) {
   const tokens = sum(sentences.map((s) => s.length + 1));
+  console.log(`${res.date}, ${res.cpu}, ${res.chromium}, ${res.transformersJs}; load average ${res.loadavg.map((x) => x.toFixed(1)).join(' ')} before, ${res.loadavgAfter.map((x) => x.toFixed(1)).join(' ')} after`);
   for (const [threads, speed] of Object.entries(res.speed)) {
     console.log(`\n${threads} thread(s); ${sentences.length} sentences, ${tokens} output tokens each pass`);
     for (const [mode, r] of Object.entries(speed.modes)) {
@@ -199,7 +205,8 @@ function report(res, sentences) {
         console.log(`  ${mode.padEnd(10)} ${ours} ${tps(ours)} tokens/s, ${theirs} ${tps(theirs)} tokens/s: ` +
           `${(r.best[theirs] / r.best[ours]).toFixed(2)}x (rounds: ${r.ratios[p].map((x) => x.toFixed(2)).join(', ')})`);
       }
-      console.log(`  ${mode.padEnd(10)} int8 outputs = float32: ours ${r.sameAsFloat32}/${sentences.length}, transformers.js ${r.q8SameAsFp32}/${sentences.length}`);
+      const agree = (x) => `${x.whole}/${sentences.length} whole, ${(100 * x.prefixShare).toFixed(0)}% of tokens before the first difference`;
+      console.log(`  ${mode.padEnd(10)} int8 = float32: ours ${agree(r.int8)}; transformers.js ${agree(r.q8)}`);
     }
   }
   console.log('\nload (fresh page, files over localhost) and memory after it:');
@@ -216,9 +223,11 @@ export async function tjsBench({ n = 24, rounds = 2, threads = [1, 2] } = {}) {
     const { context, close } = browser;
     try {
       await checkReference(context, base, m);
-      const res = { chromium: chromiumVersion(), transformersJs: TRANSFORMERS_JS, sentences: n, rounds, speed: {} };
+      const res = { date: new Date().toISOString(), cpu: `${cpus()[0]?.model} (${cpus().length})`, loadavg: loadavg(),
+        chromium: chromiumVersion(), transformersJs: TRANSFORMERS_JS, sentences: n, rounds, speed: {} };
       for (const t of threads) res.speed[t] = await measureSpeed(context, base, m, sentences, t, rounds);
       res.load = await measureLoads(browser, base, m, rounds);
+      res.loadavgAfter = loadavg();
       return res;
     } finally {
       await close();
