@@ -7,11 +7,13 @@
 // relaxed-SIMD build against the plain one (tests/bench/relaxed_bench.js: peak
 // and GEMM GFLOP/s, batched greedy tokens/s), 2 threads against 1
 // (tests/bench/threads_bench.js) and the tokenizer benchmark (tests/bench/spm_bench.js).
+// With --tjs: our engine against transformers.js instead (tests/bench/tjs_bench.js).
 //
 //   npm run bench                      (or: node tests/bench/bench.js [--quick])
 //   npm run -s bench -- --json [--quick]  one JSON object on stdout (tests/bench/report.js; the
 //                                      build's output goes to stderr; -s: no npm banner);
 //                                      scripts/bench-table.js makes the README's table of it
+//   npm run bench -- --tjs [--n 24 --rounds 2 --threads 1,2 --json FILE]
 
 import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +25,12 @@ import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const quick = process.argv.includes('--quick');
 const RELAXED_FLAG = '--experimental-wasm-relaxed-simd';
+
+if (process.argv.includes('--tjs')) {
+  const { main } = await import('./tjs_bench.js');
+  await main(process.argv.slice(2));
+  process.exit(0);
+}
 
 if (process.argv.includes('--json')) {
   // One process measures every variant: in Node 20 it needs relaxed SIMD switched on.
