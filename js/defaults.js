@@ -1,6 +1,6 @@
 // The package's fixed names and paths, each defined here once.
 
-import { hasRelaxedSimd, hasThreads, processorCount } from './env.js';
+import { hasRelaxedSimd, hasThreads, processorCount } from './util/env.js';
 
 // The default model: its own npm package (the directory models/es-en/ of this
 // repository, with its package.json), found in this order (loader.js):
@@ -126,6 +126,11 @@ export const MAX_ENGINE_BYTES = 16 * 2 ** 20;
 export const INPUT_QUOTA = 1 << 20;
 
 const PACKAGE_ROOT = new URL('../', import.meta.url);
+
+// The modules a worker starts, beside this file: js/ unbundled, dist/ in the
+// demo's bundles (scripts/bundle.js writes dist/worker.js and dist/pool-worker.js).
+export const WORKER_URL = new URL('./worker.js', import.meta.url);
+export const POOL_WORKER_URL = new URL('./pool-worker.js', import.meta.url);
 
 export function packageUrl(path) {
   return new URL(path, PACKAGE_ROOT);

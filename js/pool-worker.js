@@ -6,8 +6,8 @@
 // and then works in rmt_thread_run until the engine stops the pool, or until
 // its instance traps: it then tells the pool and says { type: 'lost', message }.
 
-import { connect } from './port.js';
-import { Wasm, makeImports } from './wasm.js';
+import { connect } from './util/port.js';
+import { Wasm, makeImports } from './engine/wasm.js';
 
 const port = await connect();
 port.listen(({ module, memory, index, stackTop }) => {

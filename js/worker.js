@@ -21,14 +21,14 @@
 // worker posts { type: 'ready' }, then { type: 'lock', lock } once it holds
 // its lock (see holdLifeLock): the page need not wait for that to send work.
 
-import { abortError, serializeError } from './errors.js';
-import { connect } from './port.js';
-import { Runner } from './runner.js';
+import { abortError, serializeError } from './util/errors.js';
+import { connect } from './util/port.js';
+import { Runner } from './engine/runner.js';
 // Named here too so that all modules are fetched at once, not one level at a time.
-import './engine.js';
-import './env.js';
-import './wasm.js';
-import './segment.js';
+import './engine/binding.js';
+import './util/env.js';
+import './engine/wasm.js';
+import './text/segment.js';
 
 // Browsers tell a page nothing when its worker dies (closed, crashed): the
 // page learns it from this lock, which is released with the worker. Resolves

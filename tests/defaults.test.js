@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 
 const root = new URL('..', import.meta.url);
 const reference = readFileSync(new URL('models/residual_mt/reference.py', root), 'utf8');

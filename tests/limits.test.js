@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { availability, createTranslator } from '../js/index.js';
 import { MAX_JSON_BYTES } from '../js/defaults.js';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { withServer } from './lib/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
