@@ -6,7 +6,7 @@
 import { readFile, access, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { canonicalTag, describePairs, engineTarget, languagePairs, sameLanguage } from './api/languages.js';
+import { canonicalTag, describePairs, engineTarget, languagePairs, sameLanguage } from './util/languages.js';
 import { loadFiles, resolveDefaultModel, toLocation } from './load/loader.js';
 import { Runner } from './engine/runner.js';
 import { BATCH_SENTENCES, CONFIG, DEFAULT_THREADS_CAP, MAX_JSON_BYTES, TOKENIZER, WEIGHTS } from './defaults.js';
@@ -192,7 +192,7 @@ function format(hyps, nbest, scores, body) {
 
 async function main(runner) {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'models') return (await import('./load/models-cli.js')).modelsCommand(argv.slice(1));
+  if (argv[0] === 'models') return (await import('./marian/models-cli.js')).modelsCommand(argv.slice(1));
   // The engine first: the options and their defaults are its own.
   runner.loadEngine({ threads: threadsOption(argv) });
   await runner.engineReady;

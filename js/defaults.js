@@ -41,7 +41,7 @@ export const BATCH_SENTENCES = 32;
 export const BATCH_ROWS = 256;
 
 // Runs of a page or of streamed HTML go to the engine a group at a time
-// (pipeline.js textGroups): a page's PAGE_WORDS words a call (enough for the
+// (text/groups.js textGroups): a page's PAGE_WORDS words a call (enough for the
 // engine to batch sentences, few enough that the first translated text shows
 // soon); streamed HTML's first group STREAM_FIRST_WORDS, each next one twice
 // as large, up to STREAM_WORDS (larger batches decode faster).

@@ -17,7 +17,7 @@
 export { Translator, availability, createTranslator, modelInfo } from './api/translator.js';
 export { LanguageDetector, createLanguageDetector, detectorAvailability } from './api/detector.js';
 export { DownloadProgressEvent } from './api/events.js';
-export { languagePairs } from './api/languages.js';
+export { languagePairs } from './util/languages.js';
 export { DEFAULT_MODEL, DEFAULT_THREADS_CAP, DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, INPUT_QUOTA, MAX_MODEL_BYTES, MAX_THREADS } from './defaults.js';
 export { resolveDefaultModel } from './load/loader.js';
 export { segmentText, splitSentences } from './text/segment.js';

@@ -16,7 +16,7 @@
 import { createLanguageDetector } from './api/detector.js';
 import { catalogEntries, createTranslator, modelInfo } from './api/translator.js';
 import { findRoute } from './api/catalog.js';
-import { canonicalTag, sameLanguage } from './api/languages.js';
+import { canonicalTag, sameLanguage } from './util/languages.js';
 import { translatePage } from './text/live.js';
 import { WIDGET_MODEL_KEY, WIDGET_STORAGE_KEY, WIDGET_TAG } from './defaults.js';
 

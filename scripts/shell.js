@@ -16,10 +16,10 @@ import { DETECTOR_MODEL, MANIFEST } from '../js/defaults.js';
 export const SHELL = Object.freeze([
   './', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
-  '../js/index.js', '../js/api/translator.js', '../js/api/catalog.js', '../js/load/registry.js', '../js/api/pivot.js', '../js/host/models.js', '../js/host/backends.js', '../js/util/port.js', '../js/host/queue.js', '../js/api/languages.js',
+  '../js/index.js', '../js/api/translator.js', '../js/api/catalog.js', '../js/load/registry.js', '../js/api/pivot.js', '../js/host/models.js', '../js/host/engine-registry.js', '../js/host/backends.js', '../js/util/port.js', '../js/host/queue.js', '../js/engine/lock.js', '../js/util/languages.js',
   '../js/api/events.js', '../js/util/errors.js', '../js/util/env.js', '../js/util/streams.js', '../js/load/loader.js', '../js/load/files.js', '../js/load/bounded.js', '../js/load/verify.js', '../js/load/copies.js',
   '../js/load/discover.js', '../js/load/engine-fetch.js', '../js/load/cache.js',
-  '../js/engine/runner.js', '../js/worker.js', '../js/engine/binding.js', '../js/engine/wasm.js', '../js/engine/wasm-binary.js', '../js/text/segment.js', '../js/engine/pipeline.js', '../js/defaults.js',
+  '../js/engine/runner.js', '../js/engine/protocol.js', '../js/worker.js', '../js/engine/binding.js', '../js/engine/wasm.js', '../js/engine/wasm-binary.js', '../js/text/segment.js', '../js/engine/pipeline.js', '../js/defaults.js',
   '../js/text/html.js', '../js/text/html-tree.js', '../js/text/groups.js', '../js/text/page.js', '../js/text/live.js', '../js/engine/threads.js', '../js/pool-worker.js', '../js/api/detector.js', '../js/engine/langid.js',
   // Imported only for a Marian model (scripts/bundle.js leaves them out of the bundles).
   '../js/marian/load.js', '../js/marian/convert.js', '../js/marian/files.js', '../js/marian/vocab.js',

@@ -1,4 +1,4 @@
-// `residual-mt models list` and `models pull` (js/load/models-cli.js) against the
+// `residual-mt models list` and `models pull` (js/marian/models-cli.js) against the
 // replica registry (tests/lib/registry.js): the listing, pulled models that
 // DIR/catalog.json serves (translating as the same files loaded directly,
 // direct and through English), a second run that downloads nothing, a model

@@ -14,7 +14,7 @@
 // be Firefox's model registry: 'firefox' or { firefox: URL } (registry.js).
 
 import { makeError } from '../util/errors.js';
-import { canonicalTag, languagePairs, sameLanguage } from './languages.js';
+import { canonicalTag, languagePairs, sameLanguage } from '../util/languages.js';
 import { readJsonFile, toLocation, toUrl } from '../load/files.js';
 import { readConfig } from '../load/loader.js';
 import { isRegistry, loadRegistry } from '../load/registry.js';

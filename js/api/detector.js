@@ -11,19 +11,19 @@
 // for others) and create() needs no user gesture. Its engine runs where a
 // translator's does (in a worker in browsers, in-process in Node: the `worker`
 // option as createTranslator's): in the translators' worker, the one a
-// translator uses or will use (backends.js), as an engine of its own there;
+// translator uses or will use (host/backends.js), as an engine of its own there;
 // one engine shared by every detector, freed when the last is destroyed.
 
-import { InProcessBackend, WorkerBackend } from '../host/backends.js';
+import { workerWanted } from '../host/backends.js';
+import { engines, startBackend } from '../host/engine-registry.js';
 import { DETECTOR_INPUT_QUOTA, DETECTOR_MODEL, defaultWasmUrl } from '../defaults.js';
-import { checkDocument, isNode } from '../util/env.js';
+import { checkDocument } from '../util/env.js';
 import { abortError, makeError, notSupported, quotaExceeded } from '../util/errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
 import { networkError, open, readAll } from '../load/files.js';
-import { canonicalTag, sameLanguage } from './languages.js';
+import { canonicalTag, sameLanguage } from '../util/languages.js';
 import { resolveModelPackage } from '../load/discover.js';
-import { JobQueue } from '../host/queue.js';
-import { callSignal, onAbort } from '../util/streams.js';
+import { callSignal, nextTask, onAbort, untilAborted } from '../util/streams.js';
 
 // The spec's cut: languages are listed, most likely first, until their
 // confidences add up to this.
@@ -31,8 +31,6 @@ const CUMULATIVE = 0.99;
 // What 'und' holds at least: the engine's probabilities are float32, whose
 // steps near 1 are 2^-24, so a list that leaves 'und' less is rounding.
 const UND_FLOOR = 2 ** -24;
-
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 // ---------------------------------------------------------------- the model file
 
@@ -98,54 +96,28 @@ function readModel() {
 
 // ---------------------------------------------------------------- the engine
 
-const engines = new Map(); // 'worker' | 'inline' -> { ready: Promise<{ queue, languages, prior }>, refs, backend }
-
-// A started backend: a worker, or (when one cannot start and none was
-// required: a Content Security Policy) this thread, as a translator's.
-async function startBackend(useWorker, workerRequired) {
-  if (!useWorker) {
-    const backend = new InProcessBackend();
-    await backend.start();
-    return backend;
-  }
-  const worker = new WorkerBackend('detector');
+// Loads the detector's model into `engine` (a SharedEngine of the
+// registry): on a worker of its own role where one is wanted, else (or when
+// none can start and none was required: a Content Security Policy) on this
+// thread, as a translator's.
+async function openDetector(engine, useWorker, workerRequired) {
+  const start = startBackend({ useWorker, workerRequired, role: 'detector', warning: 'the language detector runs on the page\'s thread' });
   try {
-    await worker.start();
-    return worker;
+    const [{ bytes, languages, prior }, backend] = await Promise.all([readModel(), start.ready]);
+    await backend.loadDetector({ model: bytes.slice(), wasm: defaultWasmUrl(1).href, threads: 1 });
+    engine.loadController.signal.throwIfAborted();
+    Object.assign(engine, { languages: languages.map(reportedTag), prior });
+    engine.attach(backend);
   } catch (err) {
-    if (workerRequired) throw err;
-    console.warn(`residual-mt: the language detector runs on the page's thread: ${err.message}`);
-    worker.terminate?.();
-    return startBackend(false);
+    start.ready.then((backend) => backend.dispose(), () => {}).catch(() => {});
+    throw err;
   }
 }
 
-function acquireEngine(useWorker, workerRequired) {
-  const key = useWorker ? 'worker' : 'inline';
-  let entry = engines.get(key);
-  if (!entry) {
-    entry = { backend: null, refs: 0 };
-    entry.ready = (async () => {
-      const [{ bytes, languages, prior }, backend] = await Promise.all([readModel(), startBackend(useWorker, workerRequired)]);
-      entry.backend = backend;
-      await backend.loadDetector({ model: bytes.slice(), wasm: defaultWasmUrl(1).href, threads: 1 });
-      backend.onDead = () => { if (engines.get(key) === entry) engines.delete(key); };
-      return { queue: new JobQueue(backend), languages: languages.map(reportedTag), prior };
-    })();
-    entry.ready.catch(() => {
-      if (engines.get(key) === entry) engines.delete(key);
-      entry.backend?.dispose().catch(() => {});
-    });
-    engines.set(key, entry);
-  }
-  entry.refs++;
-  const release = () => {
-    if (--entry.refs > 0) return;
-    if (engines.get(key) === entry) engines.delete(key);
-    entry.backend?.retire?.();
-    entry.ready.then(({ queue }) => queue.drained()).then(() => entry.backend.dispose()).catch(() => {});
-  };
-  return { ready: entry.ready, release };
+// The detectors' one engine (in a worker or on this thread), counted as
+// used until release().
+function acquireDetector(useWorker, workerRequired, signal) {
+  return engines.acquire(`detector ${useWorker ? 'worker' : 'inline'}`, (engine) => openDetector(engine, useWorker, workerRequired), { signal });
 }
 
 // ---------------------------------------------------------------- options
@@ -230,12 +202,10 @@ function requireInput(count, method) {
 
 export class LanguageDetector {
   #engine;
-  #release;
   #destruction = new AbortController();
 
-  constructor(engine, release, { expectedInputLanguages, createSignal }) {
+  constructor(engine, { expectedInputLanguages, createSignal }) {
     this.#engine = engine;
-    this.#release = release;
     this.expectedInputLanguages = expectedInputLanguages.length ? Object.freeze(expectedInputLanguages) : null;
     this.inputQuota = DETECTOR_INPUT_QUOTA;
     // As in the API: aborting create()'s signal later destroys the detector.
@@ -274,7 +244,7 @@ export class LanguageDetector {
   destroy(reason = abortError('residual-mt: the language detector has been destroyed')) {
     if (this.#destruction.signal.aborted) return;
     this.#destruction.abort(reason);
-    this.#release();
+    this.#engine.release();
   }
 
   get destroyed() {
@@ -297,31 +267,26 @@ export async function createLanguageDetector(options = {}) {
   const wanted = expectedLanguages(options);
   const monitorTarget = new CreateMonitor();
   if (typeof monitor === 'function') monitor(monitorTarget);
-  const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
-  if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
+  const useWorker = workerWanted(worker);
   const { languages } = await readModel();
   if (!supports(languages, wanted)) {
     throw notSupported(`the language detector knows no ${wanted.filter((t) => !supports(languages, [t])).join(', ')}`);
   }
   signal?.throwIfAborted();
-  const { ready, release } = acquireEngine(useWorker, worker === true);
-  let aborted;
-  const abortedPromise = signal ? new Promise((_, reject) => { aborted = onAbort(signal, reject); }) : null;
+  let engine = null;
   try {
-    const engine = await (abortedPromise ? Promise.race([ready, abortedPromise]) : ready);
+    engine = await acquireDetector(useWorker, worker === true, signal);
     signal?.throwIfAborted();
     progressReporter(monitorTarget, signal).finish();
     // The detector comes a task after the last progress event, as a built-in's
     // would: a signal aborted from that event's handler still aborts the create.
-    await (abortedPromise ? Promise.race([nextTask(), abortedPromise]) : nextTask());
+    await untilAborted(nextTask(), signal);
     signal?.throwIfAborted();
-    return new LanguageDetector(engine, release, { expectedInputLanguages: wanted, createSignal: signal });
+    return new LanguageDetector(engine, { expectedInputLanguages: wanted, createSignal: signal });
   } catch (err) {
-    release();
+    engine?.release();
     if (err?.name === 'AbortError' || signal?.aborted) throw signal?.reason ?? err;
     throw makeError('OperationError', `residual-mt: the language detector could not load: ${err.message}`);
-  } finally {
-    aborted?.();
   }
 }
 

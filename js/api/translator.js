@@ -1,8 +1,13 @@
+// Rule of js/api/: the public API's objects and calls, as the Translator and
+// LanguageDetector APIs define them: they check, queue and answer; the
+// engines are host/'s. Imports host/, text/, load/, marian/ and util/;
+// only the entry points (js/*.js) import api/.
+//
 // The Translator itself, with create() and availability() as the Translator
 // API (webmachinelearning/translation-api) defines them: language tags
 // validated and matched, same-language pairs passed through, streamed chunks
 // to append, 'downloadprogress' from 0 to 1, an input quota, and the error
-// names the API uses. The engine runs elsewhere (host.js); this file checks,
+// names the API uses. The engine runs elsewhere (host/models.js); this file checks,
 // queues and answers.
 
 import { modelBound } from '../load/bounded.js';
@@ -11,22 +16,19 @@ import { INPUT_QUOTA, checkThreads, defaultWasmUrl, threadCount } from '../defau
 import { checkDocument, isNode, missingFeatures } from '../util/env.js';
 import { abortError, makeError, notSupported } from '../util/errors.js';
 import { CreateMonitor, progressReporter } from './events.js';
-import { acquireHost, hostState, loadedConfig } from '../host/models.js';
-import { canonicalTag, describePairs, engineTarget, languagePairs, resolvePair, sameLanguage } from './languages.js';
+import { workerWanted } from '../host/backends.js';
+import { acquireModel, loadedConfig, modelState } from '../host/models.js';
+import { canonicalTag, describePairs, engineTarget, languagePairs, resolvePair, sameLanguage } from '../util/languages.js';
 import { isCached, readConfig, resolveDefaultModel, toLocation } from '../load/loader.js';
 import { prepareEngine } from '../load/engine-fetch.js';
 import { translateHtml, translateHtmlStreaming } from '../text/html.js';
 import { PivotTranslator } from './pivot.js';
 import { hasTranslatable, wellFormed } from '../text/segment.js';
-import { anySignal, asyncIterable, callSignal, onAbort, streamOf } from '../util/streams.js';
+import { anySignal, asyncIterable, callSignal, nextTask, onAbort, streamOf } from '../util/streams.js';
 
 // What a translate() call passes on to the engine besides its search
-// options (the engine's own, host.searchOptions, less nbest, which the API has not).
+// options (the engine's own, engine.searchOptions, less nbest, which the API has not).
 const CALL_OPTIONS = ['maxLength', 'details'];
-
-// The API settles create() in a task of its own, after the last progress
-// event: code that aborts on that event still sees create() reject.
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 async function modelLocation(model, signal) {
   return model === undefined || model === null ? resolveDefaultModel({ signal }) : toLocation(model);
@@ -96,7 +98,7 @@ export async function catalogEntries({ catalog, signal, cache = true }) {
 
 // 'available' when nothing is to be downloaded, else 'downloading' or 'downloadable'.
 async function downloadState(base, cache) {
-  const state = hostState(base.href);
+  const state = modelState(base.href);
   if (state) return state;
   if (base.protocol === 'file:' || (cache !== false && await isCached(base))) return 'available';
   return 'downloadable';
@@ -119,22 +121,22 @@ async function checkActivation(base, cache) {
 }
 
 export class Translator {
-  #host;
+  #engine;
   #pair;
   #destruction = new AbortController();
 
-  constructor(host, pair, { createSignal, inputQuota }) {
-    this.#host = host;
+  constructor(engine, pair, { createSignal, inputQuota }) {
+    this.#engine = engine;
     this.#pair = pair;
     this.sourceLanguage = pair.sourceLanguage;
     this.targetLanguage = pair.targetLanguage;
     // Same-language translators send nothing to a model: no quota, no usage.
-    this.inputQuota = host ? inputQuota : Infinity;
-    this.model = host?.base ?? null;
-    this.config = host?.config ?? null;
-    this.languagePairs = host ? languagePairs(host.config, host.base) : [];
-    this.inWorker = host?.inWorker ?? false;
-    this.threads = host?.threads ?? 1;
+    this.inputQuota = engine ? inputQuota : Infinity;
+    this.model = engine?.base ?? null;
+    this.config = engine?.config ?? null;
+    this.languagePairs = engine ? languagePairs(engine.config, engine.base) : [];
+    this.inWorker = engine?.inWorker ?? false;
+    this.threads = engine?.threads ?? 1;
     // As in the API: aborting create()'s signal later destroys the translator.
     // (One listener on that signal for all the translators it created: onAbort.)
     if (createSignal) this.#destruction.signal.addEventListener('abort', onAbort(createSignal, (reason) => this.destroy(reason)), { once: true });
@@ -154,7 +156,7 @@ export class Translator {
     const out = { sourceLanguage: this.sourceLanguage, inputQuota: this.inputQuota };
     const target = engineTarget(this.config, this.targetLanguage);
     if (target !== undefined) out.targetLanguage = target;
-    for (const key of [...this.#host?.searchOptions ?? [], ...CALL_OPTIONS]) if (options[key] !== undefined) out[key] = options[key];
+    for (const key of [...this.#engine?.searchOptions ?? [], ...CALL_OPTIONS]) if (options[key] !== undefined) out[key] = options[key];
     return out;
   }
 
@@ -202,7 +204,7 @@ export class Translator {
         return many ? out : out[0];
       };
       try {
-        place(await this.#host.queue.push('translate', { texts: todo.map(([t]) => t), options: opts }, { signal }));
+        place(await this.#engine.queue.push('translate', { texts: todo.map(([t]) => t), options: opts }, { signal }));
       } catch (err) {
         // Sentences without a translation: the rest comes with the error.
         if (err.translations) err.translations = place(err.translations);
@@ -247,7 +249,7 @@ export class Translator {
           controller.close();
           return;
         }
-        this.#host.queue.push('translate', { texts: [input], options: opts, stream: true }, {
+        this.#engine.queue.push('translate', { texts: [input], options: opts, stream: true }, {
           signal,
           onPartial: (delta) => { if (!closed) controller.enqueue(delta); },
         }).then(() => {
@@ -273,7 +275,7 @@ export class Translator {
     const signal = this.#signal(options);
     const text = String(input);
     if (!this.#needsModel(text)) return 0;
-    return this.#host.queue.push('measure', { text, options: this.#options() }, { signal });
+    return this.#engine.queue.push('measure', { text, options: this.#options() }, { signal });
   }
 
   // Ends queued and running calls (they reject with an AbortError, or
@@ -282,7 +284,7 @@ export class Translator {
   destroy(reason = abortError('residual-mt: the translator has been destroyed')) {
     if (this.#destruction.signal.aborted) return;
     this.#destruction.abort(reason);
-    this.#host?.release();
+    this.#engine?.release();
   }
 
   get destroyed() {
@@ -309,7 +311,43 @@ export class Translator {
 export async function createTranslator(options) {
   checkDocument();
   if (options?.catalog !== undefined && options.model === undefined) return createFromCatalog(options);
-  const { model, monitor, signal, worker, wasm, verify = true, cache = true, inputQuota = INPUT_QUOTA, threads, maxModelBytes } = options ?? {};
+  const { model, monitor, signal, worker, wasm } = options ?? {};
+  const { source, target, inputQuota } = checkedOptions(options);
+  const monitorTarget = new CreateMonitor();
+  if (typeof monitor === 'function') monitor(monitorTarget);
+  signal?.throwIfAborted();
+  const missing = missingFeatures();
+  if (missing) throw notSupported(missing);
+  const progress = progressReporter(monitorTarget, signal);
+  const created = async (engine, pair) => {
+    progress.finish();
+    await nextTask();
+    if (signal?.aborted) {
+      engine?.release();
+      throw signal.reason;
+    }
+    return new Translator(engine, pair, { createSignal: signal, inputQuota });
+  };
+  if (sameLanguage(source, target)) return created(null, { sourceLanguage: source, targetLanguage: target, identity: true });
+  const shared = await modelOptions(options, workerWanted(worker));
+  // In a browser (where no user gesture is asked for first), the load does
+  // not wait for what it can do without: the default engine compiles while
+  // the model is found (engine-fetch.js prepareEngine), and the model loads (its
+  // worker starts) while its config is read; a model that turns out not to
+  // translate this pair stops loading then.
+  const early = !isNode() && !activationRequired;
+  if (early && wasm === undefined) prepareEngine(defaultWasmUrl(shared.threads));
+  if (isMarian(model)) {
+    const engine = await acquireMarian(model, { source, target, shared, progress, signal });
+    return created(engine, { sourceLanguage: source, targetLanguage: target, identity: false });
+  }
+  const { engine, pair } = await acquireForPair(model, { source, target, shared, progress, signal, early });
+  return created(engine, pair);
+}
+
+// create()'s options checked before anything loads: { source, target, inputQuota }.
+function checkedOptions(options) {
+  const { inputQuota = INPUT_QUOTA, threads, maxModelBytes } = options ?? {};
   checkThreads(threads);
   modelBound(maxModelBytes);
   const source = canonicalTag(options?.sourceLanguage, 'sourceLanguage');
@@ -317,56 +355,36 @@ export async function createTranslator(options) {
   if (!(inputQuota === Infinity || (Number.isInteger(inputQuota) && inputQuota > 0))) {
     throw new RangeError(`residual-mt: inputQuota must be a positive integer or Infinity, got ${inputQuota}`);
   }
-  const monitorTarget = new CreateMonitor();
-  if (typeof monitor === 'function') monitor(monitorTarget);
-  signal?.throwIfAborted();
-  const missing = missingFeatures();
-  if (missing) throw notSupported(missing);
-  const progress = progressReporter(monitorTarget, signal);
-  const created = async (host, pair) => {
-    progress.finish();
-    await nextTask();
-    if (signal?.aborted) {
-      host?.release();
-      throw signal.reason;
-    }
-    return new Translator(host, pair, { createSignal: signal, inputQuota });
-  };
-  if (sameLanguage(source, target)) return created(null, { sourceLanguage: source, targetLanguage: target, identity: true });
+  return { source, target, inputQuota };
+}
 
-  const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
-  if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
+// What the model's engine is made with (the registry's key: host/models.js).
+async function modelOptions({ wasm, worker, verify = true, cache = true, threads, maxModelBytes }, useWorker) {
   const wasmKey = wasm instanceof Uint8Array || wasm instanceof ArrayBuffer ? `bytes${wasm.byteLength}` : String(wasm ?? '');
-  const hostOptions = { wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache, threads: await threadCount(threads), maxModelBytes };
-  // In a browser (where no user gesture is asked for first), the load does
-  // not wait for what it can do without: the default engine compiles while
-  // the model is found (engine-fetch.js prepareEngine), and the model loads (its
-  // worker starts) while its config is read; a model that turns out not to
-  // translate this pair stops loading then.
-  const early = !isNode() && !activationRequired;
-  if (early && wasm === undefined) prepareEngine(defaultWasmUrl(hostOptions.threads));
+  return { wasm, wasmKey, useWorker, workerRequired: worker === true, verify, cache, threads: await threadCount(threads), maxModelBytes };
+}
+
+// The model's engine and the pair it translates ({ engine, pair }); with
+// `early`, its load starts while its config is read, and stops when the
+// model does not translate the pair.
+async function acquireForPair(model, { source, target, shared, progress, signal, early }) {
   const unneeded = new AbortController();
-  if (isMarian(model)) {
-    const host = await acquireMarian(model, { source, target, hostOptions, progress, signal });
-    return created(host, { sourceLanguage: source, targetLanguage: target, identity: false });
-  }
-  let host, pair, loading = null;
+  let loading = null;
   try {
     const base = await modelLocation(model, signal);
-    const acquire = () => acquireHost({ base, ...hostOptions }, (bytes) => progress.bytes(bytes), anySignal([signal, unneeded.signal]));
+    const acquire = () => acquireModel({ base, ...shared }, (bytes) => progress.bytes(bytes), anySignal([signal, unneeded.signal]));
     loading = early ? acquire() : null;
     loading?.catch(() => {}); // awaited below, once the pair is known
-    const pairs = languagePairs(await configOf(base, { signal, cache }), base.href);
-    pair = resolvePair(pairs, source, target);
+    const pairs = languagePairs(await configOf(base, { signal, cache: shared.cache }), base.href);
+    const pair = resolvePair(pairs, source, target);
     if (!pair) throw notSupported(`the model at ${base.href} does not translate ${source} → ${target} (it translates ${describePairs(pairs)})`);
-    await checkActivation(base, cache);
-    host = await (loading ?? acquire());
+    await checkActivation(base, shared.cache);
+    return { engine: await (loading ?? acquire()), pair };
   } catch (err) {
     unneeded.abort(err);
     loading?.then((loaded) => loaded.release(), () => {}); // had it loaded already
     throw err;
   }
-  return created(host, pair);
 }
 
 // create() with a catalogue (catalog.js): its model for the pair, or two
@@ -415,13 +433,13 @@ const isMarian = (model) => !!model && typeof model === 'object' && !(model inst
 async function marianAvailability(model, source, target, cache) {
   const { isConverted, marianSources } = await import('../marian/load.js');
   const marian = await marianSources(model, { sourceLanguage: source, targetLanguage: target });
-  return hostState(marian.href) ?? (await isConverted(marian, cache) ? 'available' : 'downloadable');
+  return modelState(marian.href) ?? (await isConverted(marian, cache) ? 'available' : 'downloadable');
 }
 
-async function acquireMarian(model, { source, target, hostOptions, progress, signal }) {
+async function acquireMarian(model, { source, target, shared, progress, signal }) {
   const { marianSources } = await import('../marian/load.js');
   const marian = await marianSources(model, { sourceLanguage: source, targetLanguage: target });
-  return acquireHost({ base: new URL(marian.href), marian, ...hostOptions }, (bytes) => progress.bytes(bytes), signal);
+  return acquireModel({ base: new URL(marian.href), marian, ...shared }, (bytes) => progress.bytes(bytes), signal);
 }
 
 // The Translator API's static shape, for code written against it:

@@ -132,63 +132,76 @@ export class Engine {
     if (typeof int8 !== 'boolean') throw new TypeError('residual-mt: int8 must be true or false');
     const configBytes = typeof config === 'string' ? w.encoder.encode(config) : new Uint8Array(config);
     const [configPtr, configLen] = w.copyString(configBytes);
-    const file = typeof weights?.readInto === 'function' ? weights : null;
-    const weightsBytes = file ? null : weights instanceof Uint8Array ? weights : new Uint8Array(weights);
-    const weightsLength = file ? file.size : weightsBytes.length; // onWeights may move the bytes elsewhere
-    // Hashed in the engine, no copy, where another thread can do it meanwhile
-    // (its pool is sized: its threads are running or starting).
-    const digest = file && onWeights && w.exports.rmt_threads_count() > 1;
-    let weightsPtr = 0, spmPtr = 0, modelPtr = 0, spmHandle = 0, digestPtr = 0;
+    // What the engine holds until the model takes it (freed here on a failure).
+    const held = { weightsPtr: 0, digestPtr: 0, spmPtr: 0, modelPtr: 0, spmHandle: 0 };
     try {
-      let done;
-      if (file) {
-        done = timeStep('read weights', steps);
-        weightsPtr = w.malloc(weightsLength);
-        file.readInto(new Uint8Array(w.memory.buffer, weightsPtr, weightsLength));
-        done();
-      }
-      if (digest) {
-        digestPtr = w.malloc(SHA256_BYTES);
-        w.exports.rmt_sha256_start(weightsPtr, weightsLength, digestPtr);
-      } else {
-        done = timeStep('copy weights', steps);
-        const copied = file ? (onWeights && w.u8.slice(weightsPtr, weightsPtr + weightsLength)) : weightsBytes;
-        if (!file) weightsPtr = w.copyIn(weightsBytes);
-        done();
-        onWeights?.(copied);
-      }
-      done = timeStep('model', steps);
+      const weightsLength = this.#weightsIn(weights, steps, onWeights, held);
+      let done = timeStep('model', steps);
       const load = int8 ? w.exports.rmt_model_load_quantized : w.exports.rmt_model_load;
-      modelPtr = load(configPtr, configLen, weightsPtr, weightsLength);
+      held.modelPtr = load(configPtr, configLen, held.weightsPtr, weightsLength);
       done();
-      if (digest) {
+      if (held.digestPtr) {
         done = timeStep('sha256 weights', steps); // what is left of it once the model is in
         w.exports.rmt_sha256_wait();
         done();
-        onWeights({ sha256: hexDigest(w.u8.subarray(digestPtr, digestPtr + SHA256_BYTES)), size: weightsLength });
+        onWeights({ sha256: hexDigest(w.u8.subarray(held.digestPtr, held.digestPtr + SHA256_BYTES)), size: weightsLength });
       }
-      if (!modelPtr) throw w.error('cannot load the model: ');
-      if (spm) {
-        done = timeStep('spm', steps);
-        const spmBytes = spm instanceof Uint8Array ? spm : new Uint8Array(spm);
-        spmPtr = w.copyIn(spmBytes);
-        spmHandle = w.exports.rmt_spm_load(spmPtr, spmBytes.length);
-        done();
-        if (!spmHandle) throw w.error('cannot load the tokenizer (spm.model): ');
-      }
-      const configJson = JSON.parse(w.decoder.decode(configBytes));
-      const model = new Model(this, modelPtr, spmHandle, configJson);
-      modelPtr = spmHandle = 0;
+      if (!held.modelPtr) throw w.error('cannot load the model: ');
+      if (spm) this.#tokenizerIn(spm, steps, held);
+      const model = new Model(this, held.modelPtr, held.spmHandle, JSON.parse(w.decoder.decode(configBytes)));
+      held.modelPtr = held.spmHandle = 0;
       return model;
     } finally {
-      if (digestPtr) w.exports.rmt_sha256_wait(); // it reads the weights until then
-      w.free(digestPtr);
+      if (held.digestPtr) w.exports.rmt_sha256_wait(); // it reads the weights until then
+      w.free(held.digestPtr);
       w.free(configPtr);
-      w.free(weightsPtr);
-      w.free(spmPtr);
-      if (modelPtr) w.exports.rmt_model_free(modelPtr);
-      if (spmHandle) w.exports.rmt_spm_free(spmHandle);
+      w.free(held.weightsPtr);
+      w.free(held.spmPtr);
+      if (held.modelPtr) w.exports.rmt_model_free(held.modelPtr);
+      if (held.spmHandle) w.exports.rmt_spm_free(held.spmHandle);
     }
+  }
+
+  // The weights into the engine's memory (held.weightsPtr), read from their
+  // file or copied; onWeights gets them now (a copy of a file's), or their
+  // digest once the model is in (held.digestPtr: hashed by another of the
+  // engine's threads meanwhile, where its pool has one). Returns their length.
+  #weightsIn(weights, steps, onWeights, held) {
+    const w = this.wasm;
+    const file = typeof weights?.readInto === 'function' ? weights : null;
+    const weightsBytes = file ? null : weights instanceof Uint8Array ? weights : new Uint8Array(weights);
+    const length = file ? file.size : weightsBytes.length; // onWeights may move the bytes elsewhere
+    let done;
+    if (file) {
+      done = timeStep('read weights', steps);
+      held.weightsPtr = w.malloc(length);
+      file.readInto(new Uint8Array(w.memory.buffer, held.weightsPtr, length));
+      done();
+    }
+    // Hashed in the engine, no copy, where another thread can do it meanwhile
+    // (its pool is sized: its threads are running or starting).
+    if (file && onWeights && w.exports.rmt_threads_count() > 1) {
+      held.digestPtr = w.malloc(SHA256_BYTES);
+      w.exports.rmt_sha256_start(held.weightsPtr, length, held.digestPtr);
+      return length;
+    }
+    done = timeStep('copy weights', steps);
+    const copied = file ? (onWeights && w.u8.slice(held.weightsPtr, held.weightsPtr + length)) : weightsBytes;
+    if (!file) held.weightsPtr = w.copyIn(weightsBytes);
+    done();
+    onWeights?.(copied);
+    return length;
+  }
+
+  // The tokenizer (spm.model's bytes) into the engine (held.spmHandle).
+  #tokenizerIn(spm, steps, held) {
+    const w = this.wasm;
+    const done = timeStep('spm', steps);
+    const spmBytes = spm instanceof Uint8Array ? spm : new Uint8Array(spm);
+    held.spmPtr = w.copyIn(spmBytes);
+    held.spmHandle = w.exports.rmt_spm_load(held.spmPtr, spmBytes.length);
+    done();
+    if (!held.spmHandle) throw w.error('cannot load the tokenizer (spm.model): ');
   }
 }
 

@@ -1,5 +1,5 @@
 // The one text pipeline: what a translate() call's text goes through between
-// the sentence splitter (segment.js) and the engine binding (engine.js), and
+// the sentence splitter (text/segment.js) and the engine binding (binding.js), and
 // back. Each stage once, used by text, HTML and page translation alike:
 //   sentences   texts as pieces, each tokenized once into the call's Sources,
 //               a piece too long for the model cut into parts (splitTexts);
@@ -11,7 +11,7 @@
 //   spans       the engine's alignment in bytes as links between the texts
 //               in UTF-16 indices (textSpans, alignmentLinks).
 // It imports no engine: a Model and its Sources come in as arguments, and
-// begin(batch) as a callback, so engine.js (below) and runner.js (above)
+// begin(batch) as a callback, so binding.js (below) and runner.js (above)
 // share it. Pacing (yields, cancellation) is the caller's: pace().
 
 import { BATCH_ROWS, BATCH_SENTENCES } from '../defaults.js';

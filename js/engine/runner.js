@@ -10,8 +10,8 @@ import { Engine } from './binding.js';
 import { LanguageIdentifier } from './langid.js';
 import { timeStep } from '../util/env.js';
 import { quotaExceeded, unknownError } from '../util/errors.js';
-import { engineTarget } from '../api/languages.js';
-import { JobLock } from '../host/queue.js';
+import { engineTarget } from '../util/languages.js';
+import { JobLock } from './lock.js';
 import { Assembly, decodeSentences, splitTexts, tokenizedPieces } from './pipeline.js';
 
 const SLICE_MS = 12;           // longest run of work between two yields

@@ -1,46 +1,45 @@
-// Where the engine runs: in this thread (InProcessBackend) or in a worker
+// Where an engine runs: in this thread (InProcessBackend) or in a worker
 // (WorkerBackend: a Web Worker in browsers, a worker_thread in Node, shared
-// by a translation model and the language detector). Both
-// offer start(), loadEngine(engine), load(files), loadDetector(files),
-// call(type, payload, onPartial) -> { promise, cancel(reason) } and dispose().
+// by a translation model and the language detector). Both offer start(),
+// request(type, payload, hooks) -> { promise, cancel(reason) } (the
+// requests of js/engine/protocol.js; a translator's and a detector's jobs
+// come through JobQueue), loadEngine(engine), load(files, onWeights),
+// loadDetector(files) and dispose().
 
 import { WORKER_URL } from '../defaults.js';
-import { replaySteps } from '../util/env.js';
-import { reviveError, unknownError } from '../util/errors.js';
+import { dispatch, transferList } from '../engine/protocol.js';
+import { isNode, replaySteps } from '../util/env.js';
+import { notSupported, reviveError, unknownError } from '../util/errors.js';
 import { startWorker } from '../util/port.js';
 
-export class InProcessBackend {
+// The loads both backends offer over their request().
+class Backend {
+  // The engine ({ wasm, threads }) before its model (Runner.loadEngine).
+  loadEngine(engine) {
+    return this.request('engine', engine).promise;
+  }
+
+  // onWeights(weights): called with the weights (or their digest:
+  // binding.js loadModel) once they are in the engine's memory.
+  load(files, onWeights) {
+    return this.request('load', files, { onWeights, onWarmedUp: replaySteps }).promise;
+  }
+
+  // files: { model, wasm?, threads } (Runner.loadDetector).
+  loadDetector(files) {
+    return this.request('detector', files).promise;
+  }
+}
+
+export class InProcessBackend extends Backend {
   async start() {
     const { Runner } = await import('../engine/runner.js');
     this.runner = new Runner();
   }
 
-  // The engine ({ wasm, threads }) before its model (Runner.loadEngine).
-  loadEngine(engine) {
-    return this.runner.loadEngine(engine);
-  }
-
-  // onWeights(weights): called with the weights (or their digest: engine.js
-  // loadModel) once they are in the engine's memory.
-  load(files, onWeights) {
-    return this.runner.load({ ...files, onWeights, onWarmedUp: replaySteps });
-  }
-
-  // files: { model, wasm?, threads } (Runner.loadDetector).
-  loadDetector(files) {
-    return this.runner.loadDetector(files);
-  }
-
-  // Returns { promise, cancel(reason) }.
-  call(type, payload, onPartial) {
+  request(type, payload, hooks = {}) {
     let reason = null;
-    const run = {
-      translate: () => this.runner.translate(payload.texts, payload.options,
-        { cancelled: () => reason, onPartial: payload.stream ? onPartial : undefined }),
-      measure: () => this.runner.measure(payload.text, payload.options),
-      detect: () => this.runner.detect(payload.text),
-    }[type];
-    return { promise: run(), cancel: (why) => { reason = why; } };
+    return { promise: dispatch(this.runner, type, payload, { ...hooks, cancelled: () => reason }), cancel: (why) => { reason = why; } };
   }
 
   async dispose() {
@@ -48,8 +47,8 @@ export class InProcessBackend {
   }
 }
 
-// One worker serves this realm's engines: a translation model's (a Host's,
-// host.js) and the language detector's (detector.js), each a Runner of its
+// One worker serves this realm's engines: a translation model's
+// (host/models.js) and the language detector's (api/detector.js), each a Runner of its
 // own there (its slot), so a page that detects and then translates starts
 // one worker, and one engine's dispose never touches the other's. A worker
 // holds one translation model at most: a second model gets a worker of its
@@ -59,7 +58,7 @@ const workers = new Set(); // the EngineWorkers that take new engines
 
 class EngineWorker {
   constructor() {
-    this.engines = new Set(); // the WorkerBackends in it
+    this.slots = new Set(); // the WorkerBackends in it, an engine each
     this.pending = new Map();
     this.nextId = 1;
     this.nextSlot = 1;
@@ -72,7 +71,7 @@ class EngineWorker {
   }
 
   has(role) {
-    for (const engine of this.engines) if (engine.role === role && !engine.retired) return true;
+    for (const backend of this.slots) if (backend.role === role && !backend.retired) return true;
     return false;
   }
 
@@ -113,7 +112,7 @@ class EngineWorker {
       onReady.reject(error);
       for (const job of this.pending.values()) job.reject(error);
       this.pending.clear();
-      for (const engine of this.engines) engine.onDead?.();
+      for (const backend of this.slots) backend.onDead?.();
     };
     this.worker = await startWorker(WORKER_URL, 'residual-mt');
     this.worker.listen(onMessage, onFailure);
@@ -133,9 +132,9 @@ class EngineWorker {
 
   // Takes `engine` out; true when it was the last (the worker then takes no
   // new engine, and its exit is expected).
-  leave(engine) {
-    this.engines.delete(engine);
-    if (this.engines.size) return false;
+  leave(backend) {
+    this.slots.delete(backend);
+    if (this.slots.size) return false;
     workers.delete(this);
     this.closing = true;
     return true;
@@ -154,13 +153,14 @@ function workerFor(backend) {
     shared = new EngineWorker();
     workers.add(shared);
   }
-  shared.engines.add(backend);
+  shared.slots.add(backend);
   return shared;
 }
 
 // One engine (a Runner, its slot) in this realm's shared worker.
-export class WorkerBackend {
+export class WorkerBackend extends Backend {
   constructor(role = 'translator') {
+    super();
     this.role = role;
   }
 
@@ -179,28 +179,12 @@ export class WorkerBackend {
     return this.shared.send({ ...message, slot: this.slot }, transfer, onPartial);
   }
 
-  // The engine ({ wasm, threads }: bytes move, a compiled module is shared)
-  // before its model.
-  loadEngine({ wasm, threads }) {
-    return this.send({ type: 'engine', wasm, threads }, ArrayBuffer.isView(wasm) ? [wasm.buffer] : []).promise;
-  }
-
   // Bytes move to the worker (a compiled WebAssembly.Module is shared with
-  // it); onWeights(weights): the weights (or their digest) moved back once they are in the
-  // engine's memory (to be checked while the worker loads them).
-  load(files, onWeights) {
-    const transfer = [files.wasm, files.weights, files.spm].filter((a) => ArrayBuffer.isView(a)).map((a) => a.buffer);
-    return this.send({ type: 'load', ...files, returnWeights: !!onWeights }, transfer, onWeights).promise;
-  }
-
-  // The model's bytes move to the worker.
-  loadDetector({ model, wasm, threads }) {
-    const transfer = [model, wasm].filter((a) => ArrayBuffer.isView(a)).map((a) => a.buffer);
-    return this.send({ type: 'detector', model, wasm, threads }, transfer).promise;
-  }
-
-  call(type, payload, onPartial) {
-    const { id, promise } = this.send({ type, ...payload }, [], onPartial);
+  // it); onWeights(weights): the weights (or their digest) moved back once
+  // they are in the engine's memory (to be checked while the worker loads them).
+  request(type, payload, { onWeights, onPartial } = {}) {
+    const message = { type, ...payload, ...(type === 'load' ? { returnWeights: !!onWeights } : {}) };
+    const { id, promise } = this.send(message, transferList(type, payload), onWeights ?? onPartial);
     return {
       promise,
       cancel: (why) => { if (!this.shared.failed) this.shared.worker.post({ type: 'cancel', target: id, message: why?.message }); },
@@ -232,4 +216,12 @@ export class WorkerBackend {
     if (this.shared.leave(this)) this.shared.terminate();
     else this.shared.send({ type: 'dispose', slot: this.slot }).promise.catch(() => {});
   }
+}
+
+// Whether an engine runs in a worker: `worker` as given, by default in
+// browsers (not in Node); a NotSupportedError where none can run.
+export function workerWanted(worker) {
+  const useWorker = worker ?? (!isNode() && typeof Worker === 'function');
+  if (useWorker && !isNode() && typeof Worker !== 'function') throw notSupported('this environment has no Web Workers; pass { worker: false }');
+  return useWorker;
 }

@@ -1,25 +1,9 @@
-// One job in the engine at a time. JobLock is the one place jobs wait for
-// each other: the engine's side takes it for every job (runner.js: the
-// calls of translators and detectors, the load's warm-up, dispose), so jobs
-// never interleave inside the engine, whichever thread sends them. JobQueue
-// is a page's end of it: each call goes to the engine at once, and leaves at
-// once when its signal aborts (the engine then skips it, or stops it between
-// two decoding steps when it is running).
+// A page's end of an engine's jobs: each call goes to the engine at once
+// (the engine runs one at a time: js/engine/lock.js), and leaves at once when
+// its signal aborts (the engine then skips it, or stops it between two
+// decoding steps when it is running).
 
 import { onAbort } from '../util/streams.js';
-
-export class JobLock {
-  constructor() {
-    this.last = Promise.resolve();
-  }
-
-  // Runs fn once every job taken before has ended; resolves with its value.
-  run(fn) {
-    const job = this.last.then(fn);
-    this.last = job.catch(() => {});
-    return job;
-  }
-}
 
 export class JobQueue {
   constructor(backend) {
@@ -42,7 +26,7 @@ export class JobQueue {
       };
       let call;
       try {
-        call = this.backend.call(type, payload, (text) => { if (!settled) onPartial?.(text); });
+        call = this.backend.request(type, payload, { onPartial: (text) => { if (!settled) onPartial?.(text); } });
       } catch (err) {
         settle(reject, err);
         return;

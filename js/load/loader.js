@@ -1,3 +1,6 @@
+// Rule of js/load/: a model's and an engine's files: found, read within
+// their bounds, checked, kept. Imports only util/ (and defaults.js).
+//
 // Loads a model directory (config.json, model.safetensors, spm.model) and
 // the engine for it: each file from the device's copies where they still
 // match the manifest (copies.js), else downloaded (files.js, engine-fetch.js)

@@ -21,7 +21,7 @@ import { FIREFOX_REGISTRY, MAX_MODEL_BYTES, MAX_RECORDS_BYTES, REGISTRY_COLLECTI
 import { modelStore } from './cache.js';
 import { makeError } from '../util/errors.js';
 import { networkError, open, readAll, readJsonFile, toUrl } from './files.js';
-import { canonicalTag } from '../api/languages.js';
+import { canonicalTag } from '../util/languages.js';
 
 // The file types a model is made of, by the Marian option each fills; the
 // rest (qualityModel, and any later type) are not used.

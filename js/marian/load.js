@@ -1,3 +1,6 @@
+// Rule of js/marian/: Marian models (OPUS-MT, Firefox Translations) turned
+// into ours, and pulled from Firefox's registry. Imports load/ and util/.
+//
 // Marian files straight from URLs or bytes: createTranslator({ model: {
 // marian: { model, vocab, shortlist } } }). Each file is downloaded with
 // progress (as a model directory's files are: loader.js), checked against
@@ -172,7 +175,7 @@ export async function isConverted(m, cache = true) {
   return !!await store?.manifest(`${FORMAT}:${m.key}`);
 }
 
-// Loads the engine and a Marian model (marianSources' m) for host.js, with
+// Loads the engine and a Marian model (marianSources' m) for host/models.js, with
 // the answer loader.js loadFiles gives for a model directory.
 export async function loadMarianFiles(m, { wasm, signal, onProgress = () => {}, verify = true, cache = true, onEngine = null, cachedCopies = true,
   maxModelBytes } = {}) {

@@ -410,7 +410,7 @@ class LivePage {
   }
 
   // What is in view first; the rest when the page is idle. A group of
-  // PAGE_WORDS words (pipeline.js textGroups).
+  // PAGE_WORDS words (groups.js textGroups).
   async nextBatch() {
     let items = this.queue.filter((item) => this.visible.has(item.target));
     if (!items.length) {

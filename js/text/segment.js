@@ -1,3 +1,7 @@
+// Rule of js/text/: text before and after the engine, with no engine of its
+// own (sentences, words, HTML, a page's runs). Imports only util/ (and
+// defaults.js).
+//
 // Splits text into the pieces the engine translates one by one: paragraphs
 // (blank lines) first, then sentences (Intl.Segmenter when the runtime has it,
 // rules otherwise). Whitespace between sentences is kept as it was, so joining

@@ -1,3 +1,7 @@
+// Rule of js/util/: small helpers every side uses (the runtime, errors,
+// streams and signals, language tags, a worker's ends). Imports nothing
+// outside util/ (and defaults.js).
+//
 // What the runtime offers: Node or a browser, WebAssembly SIMD (the one probe
 // for it, used before anything downloads and before the engine loads),
 // relaxed SIMD (the probe that picks the engine build: defaults.js), and

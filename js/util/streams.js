@@ -43,6 +43,10 @@ export function onAbort(signal, callback) {
   return () => { callbacks.delete(callback); };
 }
 
+// A task later: the API settles a create() in a task of its own, after the
+// last progress event, so code that aborts on that event still sees it reject.
+export const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+
 // `promise`, or signal.reason once the signal aborts (work shared by several
 // callers goes on for the others).
 export function untilAborted(promise, signal) {

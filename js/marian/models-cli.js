@@ -18,12 +18,12 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open as openFile, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { boundedChunks } from './bounded.js';
+import { boundedChunks } from '../load/bounded.js';
 import { CATALOG, CONFIG, MANIFEST, TOKENIZER, WEIGHTS } from '../defaults.js';
-import { open } from './files.js';
-import { convertMarian } from '../marian/convert.js';
-import { unpacked } from '../marian/load.js';
-import { marianFile, readRegistry, selectModels } from './registry.js';
+import { open } from '../load/files.js';
+import { convertMarian } from './convert.js';
+import { unpacked } from './load.js';
+import { marianFile, readRegistry, selectModels } from '../load/registry.js';
 
 export const MODELS_USAGE = `usage:
   residual-mt models list [--registry URL]                          the registry's models: pair, architecture, version, download size
