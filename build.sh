@@ -41,19 +41,15 @@ have_deps() {
     [ -n "$(find /usr/lib/gcc/x86_64-linux-gnu -path '*/32/libstdc++.so' -print -quit 2>/dev/null)" ]
 }
 
+. scripts/apt-install.sh
+
 # ensure_deps [wasm]: installs what the build lacks (as root), or says what to install.
 ensure_deps() {
   local check=have_deps packages="$APT_PACKAGES"
   if [ "${1:-}" = wasm ]; then check=have_wasm_deps packages="$WASM_PACKAGES"; fi
   $check && return 0
-  if [ "$(id -u)" = 0 ]; then
-    echo "build.sh: installing $packages" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq $packages >/dev/null || { apt-get update -qq && apt-get install -y -qq $packages >/dev/null; }
-  else
-    echo "build.sh: missing build dependencies; run: sudo apt-get install -y $packages" >&2
-    exit 1
-  fi
+  # shellcheck disable=SC2086 # the lists are words
+  apt_install build.sh $packages || exit 1
 }
 
 have_relaxed_deps() {

@@ -286,7 +286,6 @@ RMT_API const rmt_hyp_view *rmt_translation_read(rmt_translation *tr, const rmt_
                                                  int with_spans);
 RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
                                      size_t cap);
-RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
 RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
 // rmt_translation_hyp_alignment in text: `text` is sentence s's text as given
 // to rmt_translation_begin_text (RMT_E_INVALID if it is not). For each token
