@@ -8,6 +8,7 @@ import { boundedChunks, concat, tooLarge as overBound } from './bounded.js';
 import { MAX_JSON_BYTES } from '../defaults.js';
 import { isNode, timeStep } from '../util/env.js';
 import { makeError } from '../util/errors.js';
+import { streamChunks } from '../util/streams.js';
 
 export const networkError = (message) => makeError('NetworkError', message);
 export const operationError = (message) => makeError('OperationError', message);
@@ -86,23 +87,7 @@ export async function open(url, what, signal) {
         yield new Uint8Array(await response.arrayBuffer());
         return;
       }
-      const reader = response.body.getReader();
-      let finished = false;
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) { finished = true; return; }
-          yield value;
-        }
-      } catch (err) {
-        finished = true;
-        if (signal?.aborted) throw signal.reason;
-        throw describeFetchError(err, url, what);
-      } finally {
-        // Left early (a bound passed, another file failed): the connection is closed, not read to its end.
-        if (!finished) await reader.cancel().catch(() => {});
-        reader.releaseLock?.();
-      }
+      yield* streamChunks(response.body, (err) => (signal?.aborted ? signal.reason : describeFetchError(err, url, what)));
     },
   };
 }

@@ -1,26 +1,31 @@
 // Stream and signal helpers the runtime may lack.
 
+// The chunks of a ReadableStream, read with its reader: leaving early (a
+// bound passed, another file failed) cancels it, so a connection is closed
+// rather than read to its end. onError(err): the error a failed read throws.
+export async function* streamChunks(stream, onError = (err) => err) {
+  const reader = stream.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) { finished = true; return; }
+      yield value;
+    }
+  } catch (err) {
+    finished = true;
+    throw onError(err);
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {});
+    reader.releaseLock?.();
+  }
+}
+
 // `for await (const chunk of stream)` where ReadableStream lacks it (Safari):
 // leaving the loop early cancels the stream, as the standard iterator does.
 export function asyncIterable(stream) {
   if (typeof stream[Symbol.asyncIterator] === 'function') return stream;
-  stream[Symbol.asyncIterator] = async function* iterate() {
-    const reader = stream.getReader();
-    let finished = false;
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) { finished = true; return; }
-        yield value;
-      }
-    } catch (err) {
-      finished = true;
-      throw err;
-    } finally {
-      if (!finished) await reader.cancel().catch(() => {});
-      reader.releaseLock();
-    }
-  };
+  stream[Symbol.asyncIterator] = () => streamChunks(stream);
   return stream;
 }
 
