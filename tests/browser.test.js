@@ -503,7 +503,7 @@ test('Chromium: a pool worker that traps or never finishes mid-job: the call rej
       const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
         fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
       const out = [];
-      for (const how of [1, 2]) {  // src/threads.h: RMT_THREAD_TRAP, RMT_THREAD_HANG
+      for (const how of [1, 2]) {  // src/rmt.h: RMT_THREAD_TRAP, RMT_THREAD_HANG
         const engine = await Engine.load(new URL(`${pkg}dist/residual-mt-relaxed-threads.wasm`, location.href), { threads: 2 });
         const threads = engine.threads;
         const model = engine.loadModel({ config, weights: new Uint8Array(weights) });
