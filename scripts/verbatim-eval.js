@@ -6,8 +6,10 @@
 // defaults) and, with --apertium, Apertium (`apertium -u spa-eng` /
 // `eng-spa`) beside it. With --sets, also corpus chrF2 and BLEU (models/
 // chrf.py, models/bleu.py) of the engine on the everyday test set and the
-// test books, both directions, and with --corpus DIR the modern test set of a built corpus.
+// test books, both directions, and with --corpus DIR the modern test set of a built corpus;
+// with --apertium too, Apertium's scores on each set beside the engine's.
 //   node scripts/verbatim-eval.js [--set TSV] [--root DIR] [--apertium] [--sets [--corpus DIR]] [--json OUT] [--hyps DIR]
+// --model DIR: that model directory instead of the default one (a candidate before it ships).
 // --set: another set of the same columns (fresh.tsv: 40 sentences written after the rules were).
 // Before/after: --root /work/main (the engine without spans) and --root . (with).
 //   node scripts/verbatim-eval.js --table BEFORE.json,AFTER.json   (the docs' tables, in Markdown)
@@ -16,7 +18,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values: opt } = parseArgs({ options: { root: { type: 'string', default: '.' }, apertium: { type: 'boolean' },
+const { values: opt } = parseArgs({ options: { root: { type: 'string', default: '.' }, model: { type: 'string' }, apertium: { type: 'boolean' },
   sets: { type: 'boolean' }, json: { type: 'string' }, hyps: { type: 'string' }, table: { type: 'string' },
   set: { type: 'string', default: 'tests/fixtures/verbatim/set.tsv' }, corpus: { type: 'string' } } });
 const here = resolve(new URL('..', import.meta.url).pathname);
@@ -56,7 +58,7 @@ const rows = readFileSync(resolve(here, opt.set), 'utf8').trim().split('\n').map
 
 async function engine(direction, texts) {
   const [sourceLanguage, targetLanguage] = direction.split('-');
-  const t = await createTranslator({ sourceLanguage, targetLanguage, threads: 1 });
+  const t = await createTranslator({ sourceLanguage, targetLanguage, threads: 1, ...(opt.model && { model: resolve(opt.model) }) });
   const out = [];
   for (const text of texts) out.push(await t.translate(text));
   t.destroy();
@@ -137,6 +139,10 @@ if (opt.sets) {
       const hyps = await engine(`${src}-${tgt}`, texts);
       report.sets[`${name} ${src}->${tgt}`] = { sentences: texts.length, ...corpusScores(`${src}-${tgt}`, hyps, `${base}.${tgt}`) };
       outputs[`${name}.${src}-${tgt}`] = hyps;
+      if (!opt.apertium) continue;
+      const peer = apertium(`${src}-${tgt}`, texts);
+      report.sets[`${name} ${src}->${tgt}`].apertium = corpusScores(`${src}-${tgt}`, peer, `${base}.${tgt}`);
+      outputs[`apertium.${name}.${src}-${tgt}`] = peer;
     }
   }
 }

@@ -133,7 +133,7 @@ REQUIRE = os.environ.get("RMT_REQUIRE_CORPUS") == "1"
 
 # the train.src names of every source (back-translated ones by direction)
 TRAIN_SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
-                 "minetest", "cldr", "kvtml", "openttd", "asterisk:es-en",
+                 "minetest", "cldr", "kvtml", "openttd", "asterisk:es-en", "drascula:es-en", "gtypist-bt:es-en",
                  "wordnet-bt:es-en", "fortunes-bt:es-en", "fortunes-es-bt:en-es", "austen-bt:es-en")
 
 class BuiltCorpusTest(unittest.TestCase):

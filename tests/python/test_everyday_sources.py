@@ -12,7 +12,8 @@ import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
 from residual_mt.data import (apertium_bt, asterisk_prompts, austen, build_corpus, cldr_annotations, debs, fortunes, gnome_help, manuals,  # noqa: E402
-                              kvtml, minetest_tr, openttd_lng, qt_resources, r_data, tuxpaint_stamps)
+                              drascula_dat, gtypist_drills, kvtml, minetest_tr, openttd_lng, qt_resources, r_data,
+                              tuxpaint_stamps)
 from residual_mt.data import wordnet_examples as wn  # noqa: E402
 
 
@@ -502,3 +503,65 @@ class OpenttdLngTest(unittest.TestCase):
             openttd_lng.read_lng(en[:-3])
         with self.assertRaisesRegex(ValueError, "not an OpenTTD"):
             openttd_lng.read_lng(b"GNAL" + en[4:])
+
+
+class DrasculaDatTest(unittest.TestCase):
+    """drascula.dat laid out as ScummVM's create_drascula writes it (version 6;
+    the real file is read whole by the corpus build under npm test)."""
+
+    @staticmethod
+    def dat(tables, languages=2, numbers=(1,) * 13):
+        out = bytearray(b"DRASCULA" + bytes([6]))
+        for count, size in zip(numbers, drascula_dat.NUMBER_TABLES):
+            out += struct.pack(">H", count) + bytes(count * size)
+        out += struct.pack(">H", languages)
+        for table in tables:
+            out += struct.pack(">H", len(table[0]))
+            for strings in table:
+                body = bytearray()
+                for text in strings:
+                    raw = text.encode("cp850") + b"\0"
+                    pad = 4 - (len(raw) + 2) % 4  # create_drascula pads 1 to 4 bytes
+                    body += struct.pack(">H", len(raw) + pad + 2) + raw + bytes(pad)
+                out += struct.pack(">H", len(body) + 2) + bytes(2) + body
+        return bytes(out)
+
+    TABLES = [[["IGOR, WHERE ARE \xfd\xd5\xd9 GOING?", "Hello Igor", "LOOK"],
+               ["IGOR, ¿DONDE VAS?", "Hola Igor", "MIRAR"]],
+              [["I'M\xbaHUNGRY."], ["\xfd\xd5\xbaTENGO\xbaHAMBRE."]]]
+
+    def test_tables_read_in_language_order(self):
+        tables = drascula_dat.text_tables(self.dat(self.TABLES))
+        self.assertEqual([len(t) for t in tables], [2, 2])
+        self.assertEqual(tables[0][1][0], "IGOR, ¿DONDE VAS?")
+
+    def test_capitals_recased_names_kept_pronoun_bytes_and_spaces_read(self):
+        self.assertEqual(drascula_dat.dialogue_pairs(self.dat(self.TABLES)), [
+            ("Hello Igor", "Hola Igor"), ("I'm hungry.", "Yo tengo hambre."),
+            ("Igor, where are you going?", "Igor, ¿donde vas?"), ("Look", "Mirar")])
+
+    def test_malformed_files_are_refused(self):
+        good = self.dat(self.TABLES)
+        for bad in (good[:-3], b"DRASCULA\x05" + good[9:], good[:40]):
+            with self.assertRaises(ValueError):
+                drascula_dat.text_tables(bad)
+
+    def test_used_es_to_en_only(self):
+        self.assertEqual(build_corpus.bt_direction(build_corpus.PHRASE_SOURCES["drascula"][2]), "es-en")
+
+
+class GtypistTest(unittest.TestCase):
+    # a lesson file as gtypist's series are written (q.typ's commands)
+    TYP = ("# comment\nG:_Q_MENU\n*:_Q_R_L1\nT:Type what you see.\n :It helps.\n"
+           "D:asdf ;lkj asdf ;lkj\nI:(2)\n"
+           "D:Sunday is too soon.  It is not easy to stay and study this\n :week.  Ed had a shed.\n"
+           "S:Dear Sirs:\n :\n :Thank you for sending the diskettes so promptly.  How-\n :ever, they were late.\n"
+           "d:Sunday is too soon.\n")
+
+    def test_drills_and_speed_tests_only_split_into_plain_sentences(self):
+        self.assertEqual(gtypist_drills.lesson_sentences([self.TYP]), [
+            "Sunday is too soon.", "It is not easy to stay and study this week.", "Ed had a shed.",
+            "Thank you for sending the diskettes so promptly."])
+
+    def test_back_translated_towards_english(self):
+        self.assertEqual(build_corpus.BT_SOURCES["gtypist"], ("gtypist-bt:es-en", "en"))

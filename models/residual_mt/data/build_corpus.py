@@ -33,6 +33,8 @@ Sources (one module each; licences in the model card):
                 openttd_lng.py).
   asterisk      Asterisk's telephone prompts (asterisk-core-sounds-en/-es;
                 asterisk_prompts.py), es -> en only: the Spanish is unaccented.
+  drascula      Drascula's comic dialogue (scummvm-data's drascula.dat;
+                drascula_dat.py), es -> en only, unaccented the same way.
   wordnet       WordNet's English example sentences (wordnet_examples.py),
                 back-translated by Apertium: synthetic es -> human en.
   fortunes      English fortune cookies (fortunes.py), the same way.
@@ -40,10 +42,13 @@ Sources (one module each; licences in the model card):
                 synthetic en -> human es.
   austen        The quoted speech of Jane Austen's novels (r-cran-janeaustenr;
                 austen.py, r_data.py), the same way: synthetic es -> human en.
+  gtypist       GNU Typist's English practice sentences (gtypist_drills.py),
+                the same way.
 
 Back-translated pairs (apertium_bt.py) are named "<source>-bt:es-en" or
 "<source>-bt:en-es" in train.src: train.py uses them only in that direction,
-so that Apertium's output is only ever a source, never a target.
+so that Apertium's output is only ever a source, never a target, unless a
+run asks for the forward use by name ("<source>-ft:en-es", corpus.py).
 
 Splits: the Bible by books (valid Ruth; test Joel, Jonah, Titus, Philemon).
 For gettext and descriptions whole packages are held out, chosen by a hash
@@ -75,11 +80,13 @@ import shutil
 import subprocess
 
 from .. import paths
-from . import (apertium_bt, asterisk_prompts, austen, bible, cldr_annotations, descriptions, fortunes, freedict,
-               gettext_catalogs, gnome_help, kvtml, manuals, minetest_tr, openttd_lng, qt_resources, tuxpaint_stamps, wordnet_examples)
+from . import (apertium_bt, asterisk_prompts, austen, bible, cldr_annotations, descriptions, drascula_dat, fortunes,
+               freedict, gettext_catalogs, gnome_help, gtypist_drills, kvtml, manuals, minetest_tr, openttd_lng,
+               qt_resources, tuxpaint_stamps, wordnet_examples)
 
 SOURCES = ("bible", "gettext", "descriptions", "freedict", "gnome-help", "manuals", "tuxpaint", "gcompris",
-           "minetest", "cldr", "kvtml", "openttd", "asterisk", "wordnet", "fortunes", "fortunes-es", "austen")
+           "minetest", "cldr", "kvtml", "openttd", "asterisk", "drascula", "wordnet", "fortunes", "fortunes-es",
+           "austen", "gtypist")
 # human phrase pairs read from one package each: {name: (module, its pairs(root), train.src
 # name)}; a name ending in ":es-en" is used in that direction only (as back-translations are)
 PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs, "tuxpaint"),
@@ -88,10 +95,12 @@ PHRASE_SOURCES = {"tuxpaint": (tuxpaint_stamps, tuxpaint_stamps.stamp_pairs, "tu
                   "cldr": (cldr_annotations, cldr_annotations.cldr_pairs, "cldr"),
                   "kvtml": (kvtml, kvtml.kvtml_pairs, "kvtml"),
                   "openttd": (openttd_lng, openttd_lng.openttd_pairs, "openttd"),
-                  "asterisk": (asterisk_prompts, asterisk_prompts.asterisk_pairs, "asterisk:es-en")}
+                  "asterisk": (asterisk_prompts, asterisk_prompts.asterisk_pairs, "asterisk:es-en"),
+                  "drascula": (drascula_dat, drascula_dat.drascula_pairs, "drascula:es-en")}
 # back-translated sources: (train.src name, language of the human side)
 BT_SOURCES = {"wordnet": ("wordnet-bt:es-en", "en"), "fortunes": ("fortunes-bt:es-en", "en"),
-              "fortunes-es": ("fortunes-es-bt:en-es", "es"), "austen": ("austen-bt:es-en", "en")}
+              "fortunes-es": ("fortunes-es-bt:en-es", "es"), "austen": ("austen-bt:es-en", "en"),
+              "gtypist": ("gtypist-bt:es-en", "en")}
 # our own everyday dev and test sets (models/everyday/{dev,test}.{es,en}):
 # written to the corpus as everyday-dev / everyday-test, never trained on
 EVERYDAY_DIR = paths.EVERYDAY
@@ -391,6 +400,9 @@ def monolingual(name, scratch):
     if name == "fortunes-es":
         return fortunes.fortune_sentences(fortunes.spanish_files()), fortunes.LICENCE_ES, \
             {"fortunes-es": package_version("fortunes-es")}
+    if name == "gtypist":
+        root, versions = gtypist_drills.download(os.path.join(scratch, "gtypist"))
+        return gtypist_drills.read_lessons(root), gtypist_drills.LICENCE, versions
     root, version = austen.download(os.path.join(scratch, "austen"))
     return austen.novel_sentences(austen.read_novels(root)), austen.LICENCE, {austen.PACKAGE: version}
 
