@@ -34,7 +34,7 @@ async function compileStreaming(f) {
 // it before the model is found (prepareEngine), and later loads of the same
 // engine reuse the module. Bytes (which move to a worker) and failures are
 // not kept: the next load fetches again.
-const engines = new Map(); // URL -> Promise<{ wasm, size }>
+const compiled = new Map(); // URL -> Promise<{ wasm, size }>
 
 function engineFile(url) {
   return { key: 'wasm', name: 'residual-mt.wasm', what: 'the engine (residual-mt.wasm)', url };
@@ -42,7 +42,7 @@ function engineFile(url) {
 
 function fetchEngine(f) {
   const keep = !isNode();
-  let fetched = keep ? engines.get(f.url.href) : undefined;
+  let fetched = keep ? compiled.get(f.url.href) : undefined;
   if (fetched) return fetched;
   fetched = (async () => {
     await openTimed(f);
@@ -59,9 +59,9 @@ function fetchEngine(f) {
     return { wasm: bytes, size: bytes.length };
   })();
   if (keep) {
-    engines.set(f.url.href, fetched);
-    fetched.then(({ wasm }) => { if (!(wasm instanceof WebAssembly.Module)) engines.delete(f.url.href); },
-      () => engines.delete(f.url.href));
+    compiled.set(f.url.href, fetched);
+    fetched.then(({ wasm }) => { if (!(wasm instanceof WebAssembly.Module)) compiled.delete(f.url.href); },
+      () => compiled.delete(f.url.href));
   }
   return fetched;
 }
