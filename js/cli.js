@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // residual-mt command line: translate text or token ids, tokenize, detokenize.
 // Runs the WASM engine in-process; text goes through the same sentence
-// splitting, batching and limits as the API (js/runner.js over js/pipeline.js).
+// splitting, batching and limits as the API (js/engine/runner.js over js/engine/pipeline.js).
 
 import { readFile, access, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';

@@ -102,7 +102,7 @@ export const DETECTOR_MODEL = Object.freeze({
 // read before any engine is loaded (tests/defaults.test.js checks they agree).
 export const MAX_JSON_BYTES = 1 << 20;
 
-// The largest window a zstd frame may ask the decoder (js/zstd.js) to keep:
+// The largest window a zstd frame may ask the decoder (js/load/zstd/zstd.js) to keep:
 // 128 MiB, the reference decoder's own default limit (zstd --long=27; a
 // larger window needs `zstd -d --memory=`). A frame of known size up to this
 // decodes into one buffer of its size.

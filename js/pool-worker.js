@@ -1,4 +1,4 @@
-// One of the engine's worker threads (js/threads.js starts it). Its one
+// One of the engine's worker threads (js/engine/threads.js starts it). Its one
 // message: { module, memory, index, stackTop }. It instantiates the threads
 // build over the engine's shared memory (the module's start function does not
 // initialize memory twice), moves its stack pointer to the stack thread 0

@@ -9,7 +9,7 @@
 // rmt_parallel_for a plain call and rmt_gemm_parts the SIMD kernels themselves.
 //
 // The pool: the thread that calls the engine (thread 0) and n - 1 workers
-// that JS starts (js/threads.js), each an instance of the same module over
+// that JS starts (js/engine/threads.js), each an instance of the same module over
 // the same shared memory, parked in rmt_thread_run. A GEMM large enough to be
 // worth waking them is cut into chunks of weight panels that the threads
 // take: each chunk reads its own weights and writes its own columns of C, and

@@ -1,5 +1,5 @@
 // Type declarations for residual-mt/engine: the low-level objects over the C
-// API (js/engine.js): token ids, n-best lists, step-by-step decoding.
+// API (js/engine/binding.js): token ids, n-best lists, step-by-step decoding.
 
 /** Search options; defaults and ranges are the engine's (Engine.defaults). */
 export interface SearchOptions {

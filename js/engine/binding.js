@@ -375,7 +375,7 @@ export class Model {
   }
 
   // The most ids of text one sentence may have with these options (longer
-  // text is split first: js/pipeline.js).
+  // text is split first: js/engine/pipeline.js).
   maxSourceIds(options = {}) {
     this.checkAlive();
     return this.wasm.exports.rmt_text_max_ids(this.ptr, this.params(options));

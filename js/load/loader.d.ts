@@ -1,5 +1,5 @@
 // Type declarations for residual-mt/loader: fetching the engine and model
-// files (js/loader.js), with progress, manifest checks and the model cache.
+// files (js/load/loader.js), with progress, manifest checks and the model cache.
 
 export interface ModelFiles {
   /** The engine: compiled while it downloaded where the browser could (WebAssembly.compileStreaming), else its bytes. */

@@ -1,5 +1,5 @@
 // Marian's files read from bytes, each as models/convert_marian.py reads it
-// (js/marian.js maps them; the two converters write byte-identical model
+// (js/marian/convert.js maps them; the two converters write byte-identical model
 // directories: tests/marian-js.test.js): .bin (marian-dev
 // src/common/binary.cpp), .npz (a zip of .npy arrays), the binary lexical
 // shortlist (data/shortlist.cpp), SentencePiece models (their pieces, and

@@ -10,7 +10,7 @@
 // Every scan here is linear in the text's length (each character is looked at
 // a bounded number of times: no regular expression that backtracks over a run,
 // no slice of the rest of the text per sentence), and the pieces come from a
-// generator, so a caller can yield between them (js/pipeline.js does).
+// generator, so a caller can yield between them (js/engine/pipeline.js does).
 
 // Words whose trailing period does not end a sentence (en, es), lower case.
 const ABBREVIATIONS = new Set([

@@ -5,7 +5,7 @@
 // What the runtime offers: Node or a browser, WebAssembly SIMD (the one probe
 // for it, used before anything downloads and before the engine loads),
 // relaxed SIMD (the probe that picks the engine build: defaults.js), and
-// threads (shared memory and workers: the threads build, js/threads.js).
+// threads (shared memory and workers: the threads build, js/engine/threads.js).
 
 import { makeError } from './errors.js';
 
