@@ -41,19 +41,15 @@ have_deps() {
     [ -n "$(find /usr/lib/gcc/x86_64-linux-gnu -path '*/32/libstdc++.so' -print -quit 2>/dev/null)" ]
 }
 
+. scripts/apt-install.sh
+
 # ensure_deps [wasm]: installs what the build lacks (as root), or says what to install.
 ensure_deps() {
   local check=have_deps packages="$APT_PACKAGES"
   if [ "${1:-}" = wasm ]; then check=have_wasm_deps packages="$WASM_PACKAGES"; fi
   $check && return 0
-  if [ "$(id -u)" = 0 ]; then
-    echo "build.sh: installing $packages" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq $packages >/dev/null || { apt-get update -qq && apt-get install -y -qq $packages >/dev/null; }
-  else
-    echo "build.sh: missing build dependencies; run: sudo apt-get install -y $packages" >&2
-    exit 1
-  fi
+  # shellcheck disable=SC2086 # the lists are words
+  apt_install build.sh $packages || exit 1
 }
 
 have_relaxed_deps() {
@@ -109,7 +105,7 @@ build_wasm() {
   # Emscripten's sysroot hides /usr/include; expose just the header-only jsmn.
   mkdir -p build/wasm-include
   ln -sf /usr/include/jsmn.h build/wasm-include/jsmn.h
-  # A standalone module (no Emscripten JS glue): js/wasm.js instantiates it.
+  # A standalone module (no Emscripten JS glue): js/engine/wasm.js instantiates it.
   # Exports are the functions marked RMT_API. malloc returns NULL when memory
   # cannot grow, so the library reports out-of-memory instead of aborting.
   emcc $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 $(lib_sources) -o dist/residual-mt.wasm \
@@ -176,7 +172,7 @@ build_wasm_clang16() {
       $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 $cflags -c "$src" -o "$obj"
     objs+=("$obj")
   done
-  # The one import Emscripten's memory-growth library expects from the host (js/wasm.js).
+  # The one import Emscripten's memory-growth library expects from the host (js/engine/wasm.js).
   echo emscripten_notify_memory_growth > "$dir/imports.txt"
   # emcc's own link line for the plain build (emcc -v), less its JS-only libraries.
   wasm-ld-16 -o "$out" "${objs[@]}" "$lib/crt1_reactor.o" -L"$lib" \
@@ -200,12 +196,12 @@ build_wasm_clang16() {
 
 # dist/residual-mt-threads.wasm: the plain SIMD128 build with threads
 # (src/threads.c, -DRMT_THREADS): shared memory that JS creates and every
-# thread's instance imports (js/threads.js), atomics, Emscripten's threaded
+# thread's instance imports (js/engine/threads.js), atomics, Emscripten's threaded
 # libc; dist/residual-mt-relaxed-threads.wasm: the same with relaxed SIMD,
 # for runtimes with both (Chromium: its relaxed dot runs int8 ~1.6x faster
 # on a CPU with VNNI); Firefox and Safari have threads without relaxed SIMD.
 # Need clang-16 as the relaxed build does (emcc 3.1.6's threads need its JS
-# glue); without it each file is a copy of the plain build, which js/wasm.js
+# glue); without it each file is a copy of the plain build, which js/engine/wasm.js
 # runs on one thread (it has no shared memory), and build.sh says so.
 THREADS_CFLAGS="-matomics -mbulk-memory -pthread -DRMT_THREADS=1"
 # __stack_pointer is exported so that each worker's instance gets a stack of its own.

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 // residual-mt command line: translate text or token ids, tokenize, detokenize.
 // Runs the WASM engine in-process; text goes through the same sentence
-// splitting, batching and limits as the API (js/runner.js over js/pipeline.js).
+// splitting, batching and limits as the API (js/engine/runner.js over js/engine/pipeline.js).
 
 import { readFile, access, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { canonicalTag, describePairs, engineTarget, languagePairs, sameLanguage } from './languages.js';
-import { loadFiles, resolveDefaultModel, toLocation } from './loader.js';
-import { Runner } from './runner.js';
+import { canonicalTag, describePairs, engineTarget, languagePairs, sameLanguage } from './util/languages.js';
+import { loadFiles, resolveDefaultModel, toLocation } from './load/loader.js';
+import { Runner } from './engine/runner.js';
 import { BATCH_SENTENCES, CONFIG, DEFAULT_THREADS_CAP, MAX_JSON_BYTES, TOKENIZER, WEIGHTS } from './defaults.js';
 
 // What each search option does, by the engine's name for it; its default
@@ -192,7 +192,7 @@ function format(hyps, nbest, scores, body) {
 
 async function main(runner) {
   const argv = process.argv.slice(2);
-  if (argv[0] === 'models') return (await import('./models-cli.js')).modelsCommand(argv.slice(1));
+  if (argv[0] === 'models') return (await import('./marian/models-cli.js')).modelsCommand(argv.slice(1));
   // The engine first: the options and their defaults are its own.
   runner.loadEngine({ threads: threadsOption(argv) });
   await runner.engineReady;
@@ -267,7 +267,7 @@ async function translateFromCatalog({ values, command, search, threads, texts })
     throw new UsageError('--catalog and --registry translate text --from one language --to another; they take no --model, --ids, ' +
       `--scores${other ? `, ${other}` : ''} or tokenize/detokenize`);
   }
-  const { createTranslator } = await import('./translator.js');
+  const { createTranslator } = await import('./api/translator.js');
   const catalog = values.registry !== undefined ? { firefox: values.registry } : values.catalog;
   const translator = await createTranslator({ sourceLanguage: values.from, targetLanguage: values.to, catalog, worker: false, threads });
   try {

@@ -1,6 +1,6 @@
 // The package's fixed names and paths, each defined here once.
 
-import { hasRelaxedSimd, hasThreads, processorCount } from './env.js';
+import { hasRelaxedSimd, hasThreads, processorCount } from './util/env.js';
 
 // The default model: its own npm package (the directory models/es-en/ of this
 // repository, with its package.json), found in this order (loader.js):
@@ -41,7 +41,7 @@ export const BATCH_SENTENCES = 32;
 export const BATCH_ROWS = 256;
 
 // Runs of a page or of streamed HTML go to the engine a group at a time
-// (pipeline.js textGroups): a page's PAGE_WORDS words a call (enough for the
+// (text/groups.js textGroups): a page's PAGE_WORDS words a call (enough for the
 // engine to batch sentences, few enough that the first translated text shows
 // soon); streamed HTML's first group STREAM_FIRST_WORDS, each next one twice
 // as large, up to STREAM_WORDS (larger batches decode faster).
@@ -102,7 +102,7 @@ export const DETECTOR_MODEL = Object.freeze({
 // read before any engine is loaded (tests/defaults.test.js checks they agree).
 export const MAX_JSON_BYTES = 1 << 20;
 
-// The largest window a zstd frame may ask the decoder (js/zstd.js) to keep:
+// The largest window a zstd frame may ask the decoder (js/load/zstd/zstd.js) to keep:
 // 128 MiB, the reference decoder's own default limit (zstd --long=27; a
 // larger window needs `zstd -d --memory=`). A frame of known size up to this
 // decodes into one buffer of its size.
@@ -126,6 +126,11 @@ export const MAX_ENGINE_BYTES = 16 * 2 ** 20;
 export const INPUT_QUOTA = 1 << 20;
 
 const PACKAGE_ROOT = new URL('../', import.meta.url);
+
+// The modules a worker starts, beside this file: js/ unbundled, dist/ in the
+// demo's bundles (scripts/bundle.js writes dist/worker.js and dist/pool-worker.js).
+export const WORKER_URL = new URL('./worker.js', import.meta.url);
+export const POOL_WORKER_URL = new URL('./pool-worker.js', import.meta.url);
 
 export function packageUrl(path) {
   return new URL(path, PACKAGE_ROOT);

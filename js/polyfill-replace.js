@@ -6,6 +6,6 @@
 // Translator.builtin / LanguageDetector.builtin. Import it before any code
 // that reads those globals.
 
-import { install } from './install.js';
+import { install } from './api/install.js';
 
 install({ replace: true });

@@ -8,6 +8,6 @@
 // it is always 'available', and needs no gesture.)
 // A built-in that exists but cannot serve: residual-mt/polyfill/replace.
 
-import { install } from './install.js';
+import { install } from './api/install.js';
 
 install({ replace: false });

@@ -1,4 +1,4 @@
-// One of the engine's worker threads (js/threads.js starts it). Its one
+// One of the engine's worker threads (js/engine/threads.js starts it). Its one
 // message: { module, memory, index, stackTop }. It instantiates the threads
 // build over the engine's shared memory (the module's start function does not
 // initialize memory twice), moves its stack pointer to the stack thread 0
@@ -6,8 +6,8 @@
 // and then works in rmt_thread_run until the engine stops the pool, or until
 // its instance traps: it then tells the pool and says { type: 'lost', message }.
 
-import { connect } from './port.js';
-import { Wasm, makeImports } from './wasm.js';
+import { connect } from './util/port.js';
+import { Wasm, makeImports } from './engine/wasm.js';
 
 const port = await connect();
 port.listen(({ module, memory, index, stackTop }) => {

@@ -13,11 +13,11 @@
 // (then no menu is added in the corner): model, catalog (URLs), source (the
 // page's language, not detected), root (a CSS selector: what to translate).
 
-import { createLanguageDetector } from './detector.js';
-import { catalogEntries, createTranslator, modelInfo } from './translator.js';
-import { findRoute } from './catalog.js';
-import { canonicalTag, sameLanguage } from './languages.js';
-import { translatePage } from './live.js';
+import { createLanguageDetector } from './api/detector.js';
+import { catalogEntries, createTranslator, modelInfo } from './api/translator.js';
+import { findRoute } from './api/catalog.js';
+import { canonicalTag, sameLanguage } from './util/languages.js';
+import { translatePage } from './text/live.js';
 import { WIDGET_MODEL_KEY, WIDGET_STORAGE_KEY, WIDGET_TAG } from './defaults.js';
 
 const OPTIONS = ['model', 'catalog', 'source', 'root'];

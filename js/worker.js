@@ -1,34 +1,18 @@
 // The worker side of the engines (a Web Worker in browsers, a worker_thread
 // in Node): a translation model's and the language detector's, each a Runner
-// of its own, named by the `slot` of every message (backends.js shares one
-// worker between them). Messages from the page:
-//   { id, slot, type: 'engine', wasm, threads }        -> done once the engine is ready (before its model)
-//   { id, slot, type: 'load', wasm, config, weights, spm, threads, returnWeights }
-//                                                      -> { id, type: 'weights', weights } (returnWeights: once
-//                                                         they are in the engine's memory, or their digest:
-//                                                         engine.js loadModel), then done with info;
-//                                                         without wasm, on the engine of 'engine'; then
-//                                                         { type: 'steps', steps } once its warm-up has run
-//   { id, slot, type: 'translate', texts, options, stream } -> { id, type: 'partial', text }* then done
-//   { id, slot, type: 'measure', text, options }       -> done with a token count
-//   { id, slot, type: 'detector', model, wasm?, threads } -> done with { languages, bytes } (a LanguageDetector's
-//                                                         model, on the engine of 'engine' or of wasm)
-//   { id, slot, type: 'detect', text }                 -> done with { features, probabilities }
-//   { id, type: 'cancel', target }                     (no answer: the target job ends with an AbortError)
-//   { id, slot, type: 'dispose', close }               -> done once that slot's engine is freed; with close
-//                                                         (its last engine) every engine is, and the worker closes
-// Failures answer { id, type: 'error', error: { name, message } }. At start the
-// worker posts { type: 'ready' }, then { type: 'lock', lock } once it holds
-// its lock (see holdLifeLock): the page need not wait for that to send work.
+// of its own, named by the `slot` of every message (host/backends.js shares
+// one worker between them). The messages are js/engine/protocol.js's: each
+// request goes to the slot's Runner through its dispatch(), as in-process.
 
-import { abortError, serializeError } from './errors.js';
-import { connect } from './port.js';
-import { Runner } from './runner.js';
+import { abortError, serializeError } from './util/errors.js';
+import { connect } from './util/port.js';
+import { Runner } from './engine/runner.js';
+import { STARTS_ENGINE, dispatch } from './engine/protocol.js';
 // Named here too so that all modules are fetched at once, not one level at a time.
-import './engine.js';
-import './env.js';
-import './wasm.js';
-import './segment.js';
+import './engine/binding.js';
+import './util/env.js';
+import './engine/wasm.js';
+import './text/segment.js';
 
 // Browsers tell a page nothing when its worker dies (closed, crashed): the
 // page learns it from this lock, which is released with the worker. Resolves
@@ -51,7 +35,7 @@ const cancels = new Map(); // job id -> reason once cancelled
 // detector; any other message needs one there.
 function runnerOf({ slot, type }) {
   let runner = runners.get(slot);
-  if (!runner && ['engine', 'load', 'detector'].includes(type)) runners.set(slot, runner = new Runner());
+  if (!runner && STARTS_ENGINE.includes(type)) runners.set(slot, runner = new Runner());
   if (!runner) throw new Error(`residual-mt: no engine in the worker's slot ${slot} (freed?)`);
   return runner;
 }
@@ -76,32 +60,18 @@ async function handle(msg) {
     await Promise.allSettled(freed);
     return true;
   }
-  const runner = runnerOf(msg);
-  switch (type) {
-    case 'engine':
-      await runner.loadEngine(msg);
-      return true;
-    case 'load':
-      return runner.load({ ...msg, onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, weights.buffer ? [weights.buffer] : []) : undefined,
-        onWarmedUp: (steps) => port.post({ type: 'steps', steps }) });
-    case 'translate':
-      cancels.set(id, null);
-      try {
-        return await runner.translate(msg.texts, msg.options, {
-          cancelled: () => cancels.get(id),
-          onPartial: msg.stream ? (text) => port.post({ id, type: 'partial', text }) : undefined,
-        });
-      } finally {
-        cancels.delete(id);
-      }
-    case 'measure':
-      return runner.measure(msg.text, msg.options);
-    case 'detector':
-      return runner.loadDetector(msg);
-    case 'detect':
-      return runner.detect(msg.text);
-    default:
-      throw new Error(`residual-mt: unknown worker message ${type}`);
+  // The sender's end of the request's hooks: its messages back.
+  const hooks = {
+    onWeights: msg.returnWeights ? (weights) => port.post({ id, type: 'weights', weights }, weights.buffer ? [weights.buffer] : []) : undefined,
+    onWarmedUp: (steps) => port.post({ type: 'steps', steps }),
+    onPartial: (text) => port.post({ id, type: 'partial', text }),
+    cancelled: () => cancels.get(id),
+  };
+  cancels.set(id, null);
+  try {
+    return await dispatch(runnerOf(msg), type, msg, hooks);
+  } finally {
+    cancels.delete(id);
   }
 }
 

@@ -9,7 +9,7 @@
 // The bundles live in dist/, a sibling of web/ and js/, so that the URLs the
 // library computes from import.meta.url (its worker, the engine's threads,
 // the package root: defaults.js packageUrl) resolve as they do from js/:
-// backends.js's `new URL('./worker.js', import.meta.url)` is dist/worker.js.
+// defaults.js's `new URL('./worker.js', import.meta.url)` is dist/worker.js.
 // Without esbuild (a clone whose devDependencies are not installed) the same
 // three files load the modules in js/ instead: slower, the same page.
 // build.sh writes them (bash build.sh wasm), and so does `npm start`.
@@ -34,12 +34,12 @@ const ESBUILD_OPTIONS = {
   // the optional HTML parser for Node (html-tree.js) and the Marian converter stay imports.
   external: ['node:*', 'parse5'],
   plugins: [{
-    // The Marian converter (js/marian-load.js and its YAML parser, ~90 KB),
+    // The Marian converter (js/marian/load.js and its YAML parser, ~90 KB),
     // imported only for a Marian model, stays out of the bundles: it loads
     // unbundled from js/, beside dist/, when a page asks for one.
     name: 'marian-apart',
     setup(build) {
-      build.onResolve({ filter: /^\.\/marian-load\.js$/ }, () => ({ path: '../js/marian-load.js', external: true }));
+      build.onResolve({ filter: /^\.\.\/marian\/load\.js$/ }, () => ({ path: '../js/marian/load.js', external: true }));
     },
   }],
 };

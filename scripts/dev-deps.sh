@@ -3,10 +3,11 @@
 # bring. The devDependencies (playwright-core, typescript, @types/node, ...)
 # when node_modules lacks one, and, as root, the Debian packages the tests run
 # (TEST_PACKAGES; otherwise the apt-get line that installs them is printed).
-# build.sh installs what the builds need the same way. No browser is
+# build.sh installs what the builds need the same way (scripts/apt-install.sh). No browser is
 # downloaded: playwright-core drives Debian's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/apt-install.sh
 missing=$(node -e '
   const { devDependencies } = JSON.parse(require("fs").readFileSync("package.json", "utf8"));
   console.log(Object.keys(devDependencies).filter((name) => !require("fs").existsSync(`node_modules/${name}/package.json`)).join(" "));')
@@ -22,12 +23,5 @@ fi
 TEST_PACKAGES="chromium python3-torch libopenblas0-pthread python3-matplotlib python3-yaml zstd"
 missing_packages=""
 for p in $TEST_PACKAGES; do dpkg -s "$p" >/dev/null 2>&1 || missing_packages="$missing_packages $p"; done
-if [ -n "$missing_packages" ]; then
-  if [ "$(id -u)" = 0 ]; then
-    echo "dev-deps: installing what the tests need:$missing_packages" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    apt-get install -y -qq $missing_packages >/dev/null || { apt-get update -qq && apt-get install -y -qq $missing_packages >/dev/null; }
-  else
-    echo "dev-deps: the tests need Debian packages that are missing; run: sudo apt-get install -y$missing_packages" >&2
-  fi
-fi
+# shellcheck disable=SC2086 # a list of words
+if [ -n "$missing_packages" ]; then apt_install dev-deps $missing_packages || true; fi

@@ -218,7 +218,7 @@ async function main() {
     console.error(`residual-mt serve: ${err.code === 'EADDRINUSE' ? `port ${port} is in use (set PORT)` : err.message}`);
     process.exit(1);
   });
-  const { resolveDefaultModel } = await import('../js/loader.js');
+  const { resolveDefaultModel } = await import('../js/load/loader.js');
   try {
     // The page's bundled modules, and the shell the service worker caches
     // (only as listed here), as js/ and web/ are now.

@@ -16,15 +16,15 @@ import { DETECTOR_MODEL, MANIFEST } from '../js/defaults.js';
 export const SHELL = Object.freeze([
   './', 'index.html', 'app.js', 'style.css', 'manifest.webmanifest',
   'icons/icon.svg', 'icons/icon-192.png', 'icons/icon-512.png',
-  '../js/index.js', '../js/translator.js', '../js/catalog.js', '../js/registry.js', '../js/pivot.js', '../js/host.js', '../js/backends.js', '../js/port.js', '../js/queue.js', '../js/languages.js',
-  '../js/events.js', '../js/errors.js', '../js/env.js', '../js/streams.js', '../js/loader.js', '../js/files.js', '../js/bounded.js', '../js/verify.js', '../js/copies.js',
-  '../js/discover.js', '../js/engine-fetch.js', '../js/cache.js',
-  '../js/runner.js', '../js/worker.js', '../js/engine.js', '../js/wasm.js', '../js/wasm-binary.js', '../js/segment.js', '../js/pipeline.js', '../js/defaults.js',
-  '../js/html.js', '../js/html-tree.js', '../js/page.js', '../js/live.js', '../js/threads.js', '../js/pool-worker.js', '../js/detector.js', '../js/langid.js',
+  '../js/index.js', '../js/api/translator.js', '../js/api/catalog.js', '../js/load/registry.js', '../js/api/pivot.js', '../js/host/models.js', '../js/host/engine-registry.js', '../js/host/backends.js', '../js/util/port.js', '../js/host/queue.js', '../js/engine/lock.js', '../js/util/languages.js',
+  '../js/api/events.js', '../js/util/errors.js', '../js/util/env.js', '../js/util/streams.js', '../js/load/loader.js', '../js/load/files.js', '../js/load/bounded.js', '../js/load/verify.js', '../js/load/copies.js',
+  '../js/load/discover.js', '../js/load/engine-fetch.js', '../js/load/cache.js',
+  '../js/engine/runner.js', '../js/engine/protocol.js', '../js/worker.js', '../js/engine/binding.js', '../js/engine/wasm.js', '../js/engine/wasm-binary.js', '../js/text/segment.js', '../js/engine/pipeline.js', '../js/defaults.js',
+  '../js/text/html.js', '../js/text/html-tree.js', '../js/text/groups.js', '../js/text/page.js', '../js/text/live.js', '../js/engine/threads.js', '../js/pool-worker.js', '../js/api/detector.js', '../js/engine/langid.js',
   // Imported only for a Marian model (scripts/bundle.js leaves them out of the bundles).
-  '../js/marian-load.js', '../js/marian.js', '../js/marian-files.js', '../js/marian-vocab.js',
+  '../js/marian/load.js', '../js/marian/convert.js', '../js/marian/files.js', '../js/marian/vocab.js',
   // and for one whose files are zstd's (Firefox's registry: marian-load.js imports it then).
-  '../js/zstd.js', '../js/zstd-block.js', '../js/zstd-entropy.js', '../js/xxh64.js',
+  '../js/load/zstd/zstd.js', '../js/load/zstd/block.js', '../js/load/zstd/entropy.js', '../js/load/zstd/xxh64.js',
   '../dist/demo.js', '../dist/worker.js', '../dist/pool-worker.js', '../dist/residual-mt.wasm', '../dist/residual-mt-relaxed.wasm', '../dist/residual-mt-threads.wasm',
   '../dist/residual-mt-relaxed-threads.wasm',
   // The language detector's model (the demo's direction follows the language typed, offline too).

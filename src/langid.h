@@ -45,31 +45,4 @@
 typedef struct rmt_langid rmt_langid;              // the model: read-only after load
 typedef struct rmt_langid_state rmt_langid_state;  // one caller's scratch
 
-// Loads a model from the bytes of its file (copied: the caller may free
-// them). NULL on failure, with the reason in rmt_last_error().
-RMT_API rmt_langid *rmt_langid_load(const uint8_t *bytes, size_t size);
-RMT_API void rmt_langid_free(rmt_langid *model);
-// Bytes the loaded model holds.
-RMT_API size_t rmt_langid_bytes(const rmt_langid *model);
-RMT_API int rmt_langid_n_languages(const rmt_langid *model);
-// Tag of language i (0 <= i < n_languages), or NULL.
-RMT_API const char *rmt_langid_language(const rmt_langid *model, int i);
-
-// Scratch for rmt_langid_detect, sized by the model; NULL on failure.
-RMT_API rmt_langid_state *rmt_langid_state_new(const rmt_langid *model);
-RMT_API void rmt_langid_state_free(rmt_langid_state *state);
-// Scores `len` bytes of UTF-8 text: afterwards rmt_langid_probs holds one
-// probability per language. Returns the number of features seen (0 when the
-// text has no letters: the probabilities are then all 0), or a negative code.
-// Allocates nothing.
-RMT_API int rmt_langid_detect(rmt_langid_state *state, const char *text, size_t len);
-// The probabilities of the last detect (n_languages floats, in model order).
-RMT_API const float *rmt_langid_probs(const rmt_langid_state *state);
-
-// The features of a text for orders[0 .. n_groups-1] hashed into
-// buckets[0 .. n_groups-1] rows: feature k is row rows[k] of group groups[k].
-// Writes at most `cap`; returns how many there are (more than cap: call
-// again with room), or RMT_E_INVALID for a bad order or bucket count.
-RMT_API int rmt_langid_features(const char *text, size_t len, const int32_t *orders, const int32_t *buckets,
-                                int n_groups, int32_t *rows, int32_t *groups, int cap);
 #endif

@@ -125,19 +125,4 @@ struct rmt_model {
 };
 typedef struct rmt_model rmt_model;
 
-// Loads a model from config.json text and model.safetensors bytes (both are
-// only read during the call). NULL on failure, with rmt_last_error().
-RMT_API rmt_model *rmt_model_load(const char *config_json, size_t config_len,
-                                  const uint8_t *safetensors, size_t safetensors_len);
-// The same for a float model, quantized as it loads: every matrix that
-// models/quantize.py would make int8 (Linear weights, embeddings, the output
-// projection) becomes int8 with one scale per row exactly as that script
-// computes it, so the model runs as its quantize.py copy does. (I8 matrices
-// are kept as int8 by either call, Marian's one scale for a whole tensor
-// becoming every row's.)
-RMT_API rmt_model *rmt_model_load_quantized(const char *config_json, size_t config_len,
-                                            const uint8_t *safetensors, size_t safetensors_len);
-RMT_API void rmt_model_free(rmt_model *model);
-// The bytes the model's weights take in memory (its arena): what a load keeps.
-RMT_API size_t rmt_model_bytes(const rmt_model *model);
 #endif

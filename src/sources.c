@@ -1,4 +1,4 @@
-// Sentences tokenized once: a caller (js/runner.js) adds each sentence's text
+// Sentences tokenized once: a caller (js/engine/runner.js) adds each sentence's text
 // as it splits its input, learns the sentence's length in ids from the
 // answer (to split it or to count its usage), and then begins translations
 // of any of them without tokenizing their text again. The texts, their ids

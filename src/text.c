@@ -18,14 +18,13 @@ RMT_API int rmt_text_encode(const rmt_model *model, const rmt_spm *spm, const ch
   return rmt_spm_encode_excluding(spm, text, len, ids, max_ids, c->target_lang_ids, c->n_target_langs);
 }
 
-typedef enum { HYP_TEXT, PARTIAL_TEXT, STABLE_TEXT } text_kind;
+typedef enum { HYP_TEXT, STABLE_TEXT } text_kind;
 
-// The ids of sentence s that `kind` reads (hypothesis k, the best so far, or
-// the stable prefix) and, if align is not NULL, their alignment; returns how
+// The ids of sentence s that `kind` reads (hypothesis k, or the stable
+// prefix) and, if align is not NULL, their alignment; returns how
 // many there are (copies at most cap).
 static int ids_of(const rmt_translation *tr, int s, int k, text_kind kind, int32_t *ids, int32_t *align, int cap) {
-  int n = kind == HYP_TEXT ? rmt_translation_hyp(tr, s, k, ids, cap, NULL, NULL)
-          : kind == PARTIAL_TEXT ? rmt_translation_partial(tr, s, ids, cap) : rmt_translation_stable(tr, s, ids, cap);
+  int n = kind == HYP_TEXT ? rmt_translation_hyp(tr, s, k, ids, cap, NULL, NULL) : rmt_translation_stable(tr, s, ids, cap);
   if (n < 0 || !align) return n;
   int m = kind == HYP_TEXT ? rmt_translation_hyp_alignment(tr, s, k, align, cap < n ? cap : n)
           : rmt_translation_live_alignment(tr, s, align, cap < n ? cap : n);
@@ -53,11 +52,6 @@ static int decode_sentence(const rmt_translation *tr, const rmt_spm *spm, int s,
 RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
                                      size_t cap) {
   return decode_sentence(tr, spm, s, k, HYP_TEXT, out, cap, NULL, NULL);
-}
-
-// The best hypothesis so far of sentence s as text.
-RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap) {
-  return decode_sentence(tr, spm, s, 0, PARTIAL_TEXT, out, cap, NULL, NULL);
 }
 
 // What sentence s's translation is sure to start with, as text (streaming).

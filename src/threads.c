@@ -14,14 +14,14 @@
 // hand-off would cost about what it saves (batch-1 decoding is mostly such).
 //
 // A lost thread: a worker whose instance trapped (js/pool-worker.js reports
-// it: rmt_thread_lost) or ended (js/threads.js, on its exit event), or one
+// it: rmt_thread_lost) or ended (js/engine/threads.js, on its exit event), or one
 // holding a chunk of a job while no chunk of it finishes for stall_ms
 // (thread 0 declares it: nothing else can, the thread the runtime would tell
 // being the one that waits). From then on no job is posted: every loop runs on
 // thread 0. A job still waiting for a lost thread's chunk cannot be finished
 // here (the chunk may have written part of its items, and chunks are not
 // safe to run twice: loops update rows in place), so thread 0 leaves the
-// call by a trap (unreachable) with the reason as its last error; js/wasm.js
+// call by a trap (unreachable) with the reason as its last error; js/engine/wasm.js
 // turns it into an error, restores the stack and stops the pool, and the
 // engine goes on on one thread.
 //
@@ -142,7 +142,7 @@ static struct {
 // waits little after its own); tests lower it (rmt_threads_set_stall_ms).
 static int stall_ms = 10000;
 
-// Milliseconds of a monotonic clock (js/wasm.js: performance.now()).
+// Milliseconds of a monotonic clock (js/engine/wasm.js: performance.now()).
 __attribute__((import_module("env"), import_name("rmt_now_ms"))) double rmt_now_ms(void);
 
 // A chunk is 1 / (CHUNK_SHARE * threads) of the items not yet taken, and at

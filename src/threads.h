@@ -9,7 +9,7 @@
 // rmt_parallel_for a plain call and rmt_gemm_parts the SIMD kernels themselves.
 //
 // The pool: the thread that calls the engine (thread 0) and n - 1 workers
-// that JS starts (js/threads.js), each an instance of the same module over
+// that JS starts (js/engine/threads.js), each an instance of the same module over
 // the same shared memory, parked in rmt_thread_run. A GEMM large enough to be
 // worth waking them is cut into chunks of weight panels that the threads
 // take: each chunk reads its own weights and writes its own columns of C, and
@@ -73,45 +73,6 @@ void rmt_parallel_join(void);
 // How many threads rmt_parallel_for may use (1 in builds without threads).
 int rmt_threads_available(void);
 
-// ---- For JS (js/threads.js), in this order:
-// 1. On thread 0: sizes the pool for n threads (1 = no workers), allocating
-//    each worker's stack and thread-local block. can_block: whether thread 0
-//    may sleep in memory.atomic.wait (not a browser's main thread: it then
-//    spins while workers finish). RMT_E_LIMIT when n > 1 in a build without
-//    threads or while a pool runs; RMT_E_INVALID when n < 1.
-RMT_API int rmt_threads_prepare(int n, int can_block);
-// 2. Worker `index` (1..n-1) sets its instance's __stack_pointer to this (the
-//    top of its own stack) before any other call, then calls rmt_thread_run.
-RMT_API void *rmt_thread_stack_top(int index);
-// 3. A worker's life: set up its thread-local block, then wait for jobs and
-//    do its share of each, until rmt_threads_stop. Returns then.
-RMT_API void rmt_thread_run(int index);
-// 4. On thread 0: ends the workers' loops, waits until each has left it, and
-//    frees their stacks; the pool is a single thread again.
-RMT_API void rmt_threads_stop(void);
-// A worker that failed (its instance trapped: js/pool-worker.js; or it ended:
-// js/threads.js): thread 0 stops waiting for it, and a call waiting for its
-// part of a job leaves by a trap with the reason as its last error (threads.c).
-RMT_API void rmt_thread_lost(int index);
-// The first lost worker's index, 0 while none is: js/wasm.js asks after a trap.
-RMT_API int rmt_threads_lost(void);
-// How many threads share the work (1 until rmt_threads_prepare), and how
-// many workers are inside rmt_thread_run (JS waits for all before the first job).
-RMT_API int rmt_threads_count(void);
-RMT_API int rmt_threads_running(void);
-// The size (M * N * K multiply-adds) from which a GEMM is split over the
-// threads; smaller ones run on thread 0 alone. For tests (0: split them all)
-// and benchmarks; the default suits batch-1 decoding (threads.c).
-RMT_API void rmt_threads_set_min_macs(int macs);
-// For tests: how long thread 0 waits for a chunk while none finishes before
-// it declares the thread holding it lost (default 10 s), and a worker that
-// fails in its `chunks`-th chunk from now: its instance traps
-// (RMT_THREAD_TRAP), or it never finishes the chunk (RMT_THREAD_HANG: as a
-// worker terminated from outside, which reports nothing).
-#define RMT_THREAD_TRAP 1
-#define RMT_THREAD_HANG 2
-RMT_API void rmt_threads_set_stall_ms(int ms);
-RMT_API void rmt_threads_fail_after(int index, int chunks, int how);
 // The most threads a pool can have (rmt_threads_prepare), and so the most a
 // caller may ask for (JS reads it: rmt_limit): past a few threads the model's
 // small products gain nothing, and the forward passes cut a batch into at

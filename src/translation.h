@@ -10,23 +10,7 @@
 
 typedef struct rmt_spm rmt_spm;  // spm.h
 
-// Limits of one translation, enforced by rmt_translation_begin; JS reads them
-// with rmt_limit(). The bytes limit keeps a batch (sentences x beam x output
-// length) well inside WASM's 4 GB memory, next to the model.
-#define RMT_MAX_BEAM 256
-#define RMT_MAX_LEN (1 << 20)  // min_len and max_len_b
-#define RMT_MAX_TRANSLATION_BYTES ((size_t)1 << 30)
-enum {
-  RMT_LIMIT_BEAM = 0, RMT_LIMIT_TRANSLATION_BYTES = 1, RMT_LIMIT_LEN = 2, RMT_LIMIT_JSON_BYTES = 3,
-  RMT_LIMIT_THREADS = 4,  // RMT_THREADS_MAX (threads.h)
-  RMT_LIMIT_COUNT
-};
-// The value of limit `which` (RMT_LIMIT_*), or RMT_E_INVALID; its name
-// ("beam", "translation_bytes", ...: JS's engine.limits), NULL past the last.
-RMT_API int rmt_limit(int which);
-RMT_API const char *rmt_limit_name(int which);
-
-typedef struct {
+typedef struct rmt_search_params {
   int beam;          // hypotheses kept per sentence; 1 = greedy
   int nbest;         // finished hypotheses returned per sentence (<= beam)
   int min_len;       // eos is forbidden before this many target tokens (at most each sentence's max target tokens)
@@ -36,39 +20,8 @@ typedef struct {
   int shortlist;     // 1: a model's lexical shortlist limits each sentence's output words; 0: all words
 } rmt_search_params;
 
-// The fields of rmt_search_params by number, so that callers (JS) set them
-// without knowing the struct's layout; defaults and ranges live in search_params.c.
-enum {
-  RMT_PARAM_BEAM, RMT_PARAM_NBEST, RMT_PARAM_MIN_LEN, RMT_PARAM_MAX_LEN_A, RMT_PARAM_MAX_LEN_B, RMT_PARAM_LENPEN, RMT_PARAM_SHORTLIST,
-  RMT_PARAM_COUNT
-};
-RMT_API int rmt_search_params_size(void);
-RMT_API void rmt_search_params_default(rmt_search_params *params);
 // RMT_OK when every field is in its range and nbest <= beam (search_params.c), else RMT_E_LIMIT.
 int rmt_search_params_check(const rmt_search_params *params);
-// The field's name ("beam", "max_len_a", ...), NULL past the last.
-RMT_API const char *rmt_search_param_name(int field);
-RMT_API double rmt_search_param_get(const rmt_search_params *params, int field);
-// 1 when the field holds an integer (beam, ...), 0 for a real number (lenpen, ...), RMT_E_INVALID past the last.
-RMT_API int rmt_search_param_integer(int field);
-// Sets a field: RMT_E_LIMIT (and nothing set) when the value is out of its range.
-RMT_API int rmt_search_param_set(rmt_search_params *params, int field, double value);
-
-// One hypothesis as rmt_translation_read gives it, all in one call; its
-// pointers point into the translation (valid until the next read or its free).
-typedef struct {
-  int32_t n_ids;         // its tokens, without </s>
-  float score;
-  int32_t hit_max_len;   // decoding was cut at the length limit
-  int32_t text_len;      // bytes of text (-1: not asked for)
-  const int32_t *ids;    // [n_ids]
-  const char *text;      // [text_len] and a NUL: rmt_translation_hyp_text's
-  const int32_t *spans;  // [4 n_ids] as rmt_translation_hyp_alignment_text's (NULL: not asked for)
-} rmt_hyp_view;
-// Its fields by number (JS reads them without knowing the layout): the
-// field's name ("n_ids", ...) and its byte offset; NULL and -1 past the last.
-RMT_API const char *rmt_hyp_view_field(int field);
-RMT_API int rmt_hyp_view_offset(int field);
 
 typedef struct {
   int *tokens;  // [len] without </s>
@@ -217,93 +170,9 @@ int rmt_verbatim_decode(const rmt_translation *tr, const rmt_spm *spm, int s, co
 // hypothesis once sentence s is done, else its first live row. Returns its length.
 int rmt_translation_live_alignment(const rmt_translation *tr, int s, int32_t *src_pos, int cap);
 
-RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int32_t *ids, const int32_t *lens,
-                                               int n_sent, const rmt_search_params *params);
-RMT_API void rmt_translation_free(rmt_translation *tr);
-// One beam search step for every unfinished sentence; returns how many remain (0 = done).
-RMT_API int rmt_translation_step(rmt_translation *tr);
-RMT_API int rmt_translation_run(rmt_translation *tr);
-
-// Results, once a sentence is finished: up to nbest hypotheses, best first.
-RMT_API int rmt_translation_n_hyps(const rmt_translation *tr, int s);
-// Copies hypothesis k of sentence s into ids (at most cap) and returns its
-// length; score and hit_max_len may be NULL.
-RMT_API int rmt_translation_hyp(const rmt_translation *tr, int s, int k, int32_t *ids, int cap, float *score,
-                                int32_t *hit_max_len);
-// The best hypothesis so far; returns its length.
-RMT_API int rmt_translation_partial(const rmt_translation *tr, int s, int32_t *ids, int cap);
-// The prefix the final best hypothesis is sure to start with (streaming); returns its length.
-RMT_API int rmt_translation_stable(const rmt_translation *tr, int s, int32_t *ids, int cap);
-RMT_API int rmt_translation_src_len(const rmt_translation *tr, int s);
-RMT_API int rmt_translation_steps(const rmt_translation *tr);
-
-// Alignment of hypothesis k of sentence s: for each of its tokens, the
-// position in the sentence's source (its ids as given to
-// rmt_translation_begin, 0-based) that the last decoder layer's encoder
-// attention, averaged over the heads, weighted most when the token was
-// chosen; never the source's </s> or a target-language token (-1 when the
-// source has nothing else). models/residual_mt/reference.py's `alignment` defines it.
-// Copies up to cap positions into src_pos; returns the hypothesis's length.
-RMT_API int rmt_translation_hyp_alignment(const rmt_translation *tr, int s, int k, int32_t *src_pos, int cap);
-
-// Teacher forcing and internals, for scoring and tests.
-RMT_API const float *rmt_translation_encoder_out(const rmt_translation *tr, int s);
-RMT_API int rmt_translation_force_step(rmt_translation *tr, const int32_t *tokens);
-RMT_API const float *rmt_translation_logits(const rmt_translation *tr);
-// After a forced step: sentence s's encoder-attention weights in the last
-// decoder layer, averaged over the heads ([src_len(s)]: its tokens and </s>).
-RMT_API const float *rmt_translation_cross_attention(const rmt_translation *tr, int s);
-
-// Text in and out (text.c): SentencePiece encoding, the target-language token
-// when the model has them, decoding. `texts` holds n_texts texts back to back,
-// text_lens their byte lengths. Text results follow snprintf's convention.
-// Encodes user text for this model: spm's ids, never a language token (text
-// that spells one is encoded as ordinary pieces). rmt_spm_encode's convention.
-RMT_API int rmt_text_encode(const rmt_model *model, const rmt_spm *spm, const char *text, size_t len, int32_t *ids,
-                            int max_ids);
-RMT_API rmt_translation *rmt_translation_begin_text(const rmt_model *model, const rmt_spm *spm, const char *texts,
-                                                    const int32_t *text_lens, int n_texts, const char *target_lang,
-                                                    const rmt_search_params *params);
 // Sentences tokenized once (sources.c): rmt_sources_add tokenizes one (as
 // rmt_text_encode) and keeps it, returning its number of ids; a translation
 // then begins from any of them, `which` their numbers (in the order added,
 // from 0), as rmt_translation_begin_text from their texts.
 typedef struct rmt_sources rmt_sources;
-RMT_API rmt_sources *rmt_sources_new(const rmt_model *model, const rmt_spm *spm);
-RMT_API int rmt_sources_add(rmt_sources *src, const char *text, size_t len);
-RMT_API void rmt_sources_free(rmt_sources *src);
-RMT_API rmt_translation *rmt_translation_begin_sources(const rmt_sources *src, const int32_t *which, int n,
-                                                       const char *target_lang, const rmt_search_params *params);
-// The number of ids (as rmt_text_encode's) of each of n_texts texts (back to
-// back, text_lens their bytes) into counts: one call for many (js/segment.js
-// splitLong's words). 0 or an error code.
-RMT_API int rmt_text_count(const rmt_model *model, const rmt_spm *spm, const char *texts, const int32_t *text_lens,
-                           int n_texts, int32_t *counts);
-// Hypothesis k of sentence s: its ids, score and hit_max_len, and with
-// with_text its text, with with_spans its alignment in text (a translation
-// begun from text): one call for all of them. NULL on error.
-RMT_API const rmt_hyp_view *rmt_translation_read(rmt_translation *tr, const rmt_spm *spm, int s, int k, int with_text,
-                                                 int with_spans);
-RMT_API int rmt_translation_hyp_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k, char *out,
-                                     size_t cap);
-RMT_API int rmt_translation_partial_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
-RMT_API int rmt_translation_stable_text(const rmt_translation *tr, const rmt_spm *spm, int s, char *out, size_t cap);
-// rmt_translation_hyp_alignment in text: `text` is sentence s's text as given
-// to rmt_translation_begin_text (RMT_E_INVALID if it is not). For each token
-// i of hypothesis k, spans[4i..4i+3] = the bytes of `text` its source token
-// came from (begin, end; -1, -1 when unaligned) and its own bytes of the
-// hypothesis's text (rmt_translation_hyp_text; see rmt_spm_decode_spans), up
-// to cap tokens. Returns the hypothesis's length.
-RMT_API int rmt_translation_hyp_alignment_text(const rmt_translation *tr, const rmt_spm *spm, int s, int k,
-                                               const char *text, size_t len, int32_t *spans, int cap);
-// The verbatim spans of sentence s (verbatim.h) and what became of them in
-// hypothesis k's text (a translation begun from text): for span i, out[6i..6i+5]
-// = its bytes of the sentence's text (begin, end), its kind (RMT_SPAN_URL...),
-// its bytes of the hypothesis's text (from, to) and how (RMT_SPAN_KEPT,
-// _REPLACED, _INSERTED), up to cap spans. Returns how many spans there are.
-RMT_API int rmt_translation_verbatim(const rmt_translation *tr, const rmt_spm *spm, int s, int k, int32_t *out, int cap);
-// The most ids of user text one sentence may have with these parameters (see
-// rmt_translation_max_source; the language token is not counted): longer
-// text is to be split before rmt_translation_begin_text.
-RMT_API int rmt_text_max_ids(const rmt_model *model, const rmt_search_params *params);
 #endif

@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createTranslator, availability, modelInfo, languagePairs, segmentText } from '../js/index.js';
-import { ruleSentences, splitLong } from '../js/segment.js';
-import { loadFiles, toLocation } from '../js/loader.js';
-import { loadWasm } from '../js/wasm.js';
+import { ruleSentences, splitLong } from '../js/text/segment.js';
+import { loadFiles, toLocation } from '../js/load/loader.js';
+import { loadWasm } from '../js/engine/wasm.js';
 import { createStaticServer } from '../scripts/serve.js';
 import { DEFAULT_MODEL, INPUT_QUOTA, MANIFEST, MODEL_FILES } from '../js/defaults.js';
 import { demoBundles } from '../scripts/bundle.js';
@@ -25,7 +25,7 @@ const FIXTURE = `${root}tests/fixtures/models/residual-text/`;
 const ref = JSON.parse(readFileSync(`${FIXTURE}reference.json`, 'utf8'));
 const GREEDY = { beam: 1 };
 const tmp = mkdtempSync(join(tmpdir(), 'rmt-api-'));
-// Models downloaded over HTTP are cached (js/cache.js): here, not in ~/.cache.
+// Models downloaded over HTTP are cached (js/load/cache.js): here, not in ~/.cache.
 process.env.XDG_CACHE_HOME = join(tmp, 'cache');
 
 let t; // en -> es, in-process
@@ -444,7 +444,7 @@ test('the service worker precaches every module the demo and its worker import, 
     const served = path.startsWith('/web/') ? path.slice(4) : path;
     assert.ok(shell.has(served) || shell.has(path), `${path} is not in scripts/shell.js's SHELL`);
   }
-  assert.ok(seen.has('/js/runner.js') && seen.has('/js/wasm.js'));
+  assert.ok(seen.has('/js/engine/runner.js') && seen.has('/js/engine/wasm.js'));
   // It has no copy of the model-directory names: the manifest's comes in shell.json, from js/defaults.js.
   assert.equal(shellManifest().modelManifest, MANIFEST);
   for (const name of [MANIFEST, ...MODEL_FILES]) assert.ok(!sw.includes(`'${name}'`), `sw.js names ${name} itself`);

@@ -1,5 +1,5 @@
 // No model file can take the machine down (issue 42): every download and
-// every decompression stops at a bound (js/bounded.js). Each hostile case of
+// every decompression stops at a bound (js/load/bounded.js). Each hostile case of
 // tests/lib/bounds.js (endless and lying responses, a slow one aborted,
 // compression bombs as each file of a Marian model, Content-Encoding bombs)
 // loads in a child process of its own in Node, and in a fresh page in
@@ -19,8 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 
-import { decompressed, weightsBound } from '../js/bounded.js';
-import { readNpz, unpackedBytes } from '../js/marian-files.js';
+import { decompressed, weightsBound } from '../js/load/bounded.js';
+import { readNpz, unpackedBytes } from '../js/marian/files.js';
 import { boundsCases, boundsPage, bombs, chromiumLoader, hostileServer, runCase, writeModels } from './lib/bounds.js';
 import { PYTHON, randomMarianModel, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz } from './lib/marian.js';
 

@@ -52,7 +52,7 @@ async function inNodeModel(dir, text) {
   }
 }
 
-// Until the library has kept a model's weights (js/cache.js: in the file
+// Until the library has kept a model's weights (js/load/cache.js: in the file
 // system, noted in Cache Storage), which it does once a load is over. (Polled
 // here: waitForFunction takes a promise for a truthy answer.)
 async function untilKept(page) {
@@ -177,7 +177,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await waitReady();
       const warmLoad = Date.now() - started;
       // The weights came from the Origin Private File System, where the first visit kept them,
-      // read by the worker into the engine's memory (js/cache.js openKeptWeights) and checked by
+      // read by the worker into the engine's memory (js/load/cache.js openKeptWeights) and checked by
       // the page meanwhile; the engine compiled as it streamed in.
       const measures = () => page.evaluate(() => performance.getEntriesByType('measure').map((e) => e.name));
       const steps = await measures();
@@ -211,7 +211,7 @@ test('the demo: load, translate as Node does, warm reload, offline reload and tr
       await context.setOffline(false);
 
       // The kept weights damaged (a byte flipped): the engine loads them while the page checks
-      // them, the check fails, and the load starts again through the network (js/host.js,
+      // them, the check fails, and the load starts again through the network (js/host/models.js,
       // loader.js cachedCopies); the good weights are kept again once loaded.
       const keptNoted = () => untilKept(page);
       await keptNoted();
@@ -395,7 +395,7 @@ test('Chromium has relaxed SIMD: a page that is not cross-origin isolated runs o
   // Without COOP and COEP: no shared memory, so no threads (the threads build is not loaded).
   await onFixturePage({ isolated: false }, async (page, server) => {
     const probe = await page.evaluate(async () => {
-      const { hasRelaxedSimd, hasThreads } = await import('./node_modules/residual-mt/js/env.js');
+      const { hasRelaxedSimd, hasThreads } = await import('./node_modules/residual-mt/js/util/env.js');
       const { defaultWasmUrl, threadCount } = await import('./node_modules/residual-mt/js/defaults.js');
       return { isolated: crossOriginIsolated, threads: hasThreads(), count: await threadCount(4), relaxed: hasRelaxedSimd(),
         url: defaultWasmUrl().pathname };
@@ -413,7 +413,7 @@ test('Chromium has relaxed SIMD: a page that is not cross-origin isolated runs o
 test('threads in Chromium: a cross-origin isolated page runs the relaxed threads build on its processors (nested workers), as Node translates', { skip, timeout: 90_000 }, async () => {
   await onFixturePage({}, async (page, server, want) => {
     const probe = await page.evaluate(async () => {
-      const { hasThreads } = await import('./node_modules/residual-mt/js/env.js');
+      const { hasThreads } = await import('./node_modules/residual-mt/js/util/env.js');
       const { DEFAULT_THREADS_CAP } = await import('./node_modules/residual-mt/js/defaults.js');
       return { isolated: crossOriginIsolated, threads: hasThreads(), expected: Math.min(navigator.hardwareConcurrency, DEFAULT_THREADS_CAP) };
     });
@@ -454,7 +454,7 @@ test('Chromium runs the relaxed builds\' int8 and 16-bit kernels, relaxed dot in
   await onPackagePage(async (page) => {
     const got = await page.evaluate(async (models) => {
       const pkg = '/node_modules/residual-mt/';
-      const { Engine } = await import(`${pkg}js/engine.js`);
+      const { Engine } = await import(`${pkg}js/engine/binding.js`);
       const out = { relaxedDot: [], threads: [], sequences: 0, differ: [] };
       for (const [file, threads] of [['residual-mt-relaxed.wasm', 1], ['residual-mt-relaxed-threads.wasm', 2]]) {
         const engine = await Engine.load(new URL(`${pkg}dist/${file}`, location.href), { threads });
@@ -498,12 +498,12 @@ test('Chromium: a pool worker that traps or never finishes mid-job: the call rej
   await onPackagePage(async (page) => {
     const got = await page.evaluate(async () => {
       const pkg = '/node_modules/residual-mt/';
-      const { Engine } = await import(`${pkg}js/engine.js`);
+      const { Engine } = await import(`${pkg}js/engine/binding.js`);
       const dir = `${pkg}tests/fixtures/models/residual-2x2/`;
       const [config, weights, ref] = await Promise.all([fetch(`${dir}config.json`).then((r) => r.text()),
         fetch(`${dir}model.safetensors`).then((r) => r.arrayBuffer()), fetch(`${dir}reference.json`).then((r) => r.json())]);
       const out = [];
-      for (const how of [1, 2]) {  // src/threads.h: RMT_THREAD_TRAP, RMT_THREAD_HANG
+      for (const how of [1, 2]) {  // src/rmt.h: RMT_THREAD_TRAP, RMT_THREAD_HANG
         const engine = await Engine.load(new URL(`${pkg}dist/residual-mt-relaxed-threads.wasm`, location.href), { threads: 2 });
         const threads = engine.threads;
         const model = engine.loadModel({ config, weights: new Uint8Array(weights) });

@@ -1,6 +1,6 @@
-// A catalogue of models (js/catalog.js): create() and availability() find the
+// A catalogue of models (js/api/catalog.js): create() and availability() find the
 // model for a pair in it, and a pair no model covers goes through English with
-// two (js/pivot.js): its output is the second model's translation of the
+// two (js/api/pivot.js): its output is the second model's translation of the
 // first's, plain text, batches, HTML and streams alike, its download progress
 // one sequence. The models: tests/lib/catalog.js (the shipped model as es → en,
 // and as en → "fr", its Spanish under another tag).
@@ -77,7 +77,7 @@ test('a pair neither direct nor through en, a missing catalogue, a malformed one
     (err) => err.name === 'NetworkError' && /cannot read the catalogue/.test(err.message));
   const huge = join(site, 'huge.json');
   closeSync(openSync(huge, 'w'));
-  truncateSync(huge, 2 ** 30);  // sparse: refused by its size, before a byte is read (js/loader.js readJson)
+  truncateSync(huge, 2 ** 30);  // sparse: refused by its size, before a byte is read (js/load/loader.js readJson)
   await assert.rejects(createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', catalog: huge }),
     (err) => err.name === 'OperationError' && /has 1073741824 bytes/.test(err.message));
   await assert.rejects(createTranslator({ sourceLanguage: 'es', targetLanguage: 'en', catalog: { models: [{}] } }),

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 
 const root = new URL('..', import.meta.url);
 const reference = readFileSync(new URL('models/residual_mt/reference.py', root), 'utf8');
@@ -65,7 +65,7 @@ test('the beam limit is the engine\'s: one above it is a RangeError naming the r
     spm: readFileSync(new URL('spm.model', dir)),
   });
   try {
-    const limit = /#define RMT_MAX_BEAM (\d+)/.exec(readFileSync(new URL('src/translation.h', root), 'utf8'))?.[1];
+    const limit = /#define RMT_MAX_BEAM (\d+)/.exec(readFileSync(new URL('src/rmt.h', root), 'utf8'))?.[1];
     assert.equal(model.maxSourceIds({ beam: Number(limit) }) > 0, true);
     assert.throws(() => model.maxSourceIds({ beam: Number(limit) + 1 }), (err) => err instanceof RangeError &&
       new RegExp(`beam.*\\b${limit}\\b`).test(err.message));
@@ -77,7 +77,7 @@ test('the beam limit is the engine\'s: one above it is a RangeError naming the r
 test('the thread cap is the engine\'s (RMT_THREADS_MAX), which defaults.js checks before any engine is loaded', async () => {
   const { MAX_THREADS } = await import('../js/defaults.js');
   assert.equal(engine.limits.threads, MAX_THREADS);
-  assert.equal(engine.limits.beam, Number(/#define RMT_MAX_BEAM (\d+)/.exec(readFileSync(new URL('src/translation.h', root), 'utf8'))?.[1]));
+  assert.equal(engine.limits.beam, Number(/#define RMT_MAX_BEAM (\d+)/.exec(readFileSync(new URL('src/rmt.h', root), 'utf8'))?.[1]));
 });
 
 test('the CLI\'s search options and their defaults are the engine\'s fields', async () => {

@@ -9,8 +9,8 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { LanguageDetector, createLanguageDetector, detectorAvailability, DETECTOR_INPUT_QUOTA } from '../js/index.js';
 import { readFileSync } from 'node:fs';
-import { declaredModel, rankLanguages, reportedTag, withPrior } from '../js/detector.js';
-import { InProcessBackend } from '../js/backends.js';
+import { declaredModel, rankLanguages, reportedTag, withPrior } from '../js/api/detector.js';
+import { InProcessBackend } from '../js/host/backends.js';
 import { DETECTOR_MODEL, defaultWasmUrl } from '../js/defaults.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -8,8 +8,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { Engine } from '../js/engine.js';
-import { textSpans } from '../js/pipeline.js';
+import { Engine } from '../js/engine/binding.js';
+import { textSpans } from '../js/engine/pipeline.js';
 import { defaultWasmUrl, threadCount } from '../js/defaults.js';
 import { readSafetensors, rewriteWeights, roundToBf16, safetensors } from './lib/weights.js';
 

@@ -1,6 +1,6 @@
 // Firefox's real es->en shortlist (lex.50.50.esen.s2t.bin, tests/fixtures/firefox-esen/)
-// decompressed from Mozilla's own .zst (js/zstd.js) and .gz (gunzip) bytes and
-// read by js/marian-files.js's readShortlist; its header and entries checked
+// decompressed from Mozilla's own .zst (js/load/zstd/zstd.js) and .gz (gunzip) bytes and
+// read by js/marian/files.js's readShortlist; its header and entries checked
 // against shortlist.json, an independent reading of the same file by
 // tests/fixtures/make_firefox_esen.py (Python's struct, from the layout Marian
 // writes). The vocabulary's tokenizer parity is in tests/spm.test.js.
@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { readShortlist } from '../js/marian-files.js';
-import { zstdDecompress } from '../js/zstd.js';
+import { readShortlist } from '../js/marian/files.js';
+import { zstdDecompress } from '../js/load/zstd/zstd.js';
 
 const DIR = new URL('./fixtures/firefox-esen/', import.meta.url);
 const VOCAB = 32000;

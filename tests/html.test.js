@@ -1,4 +1,4 @@
-// HTML translation (js/html.js) in Node, through parse5: where inline markup
+// HTML translation (js/text/html.js) in Node, through parse5: where inline markup
 // goes for given alignments (worked out by hand), then every snippet of
 // tests/fixtures/html-snippets.js through the engine with the fixture model
 // residual-text (random weights: any output, any alignment), checking what
@@ -13,9 +13,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as parse5 from 'parse5';
 import { createTranslator } from '../js/index.js';
-import { applyRun, collectRuns, translateHtml, undoRun } from '../js/html.js';
-import { parseHtml } from '../js/html-tree.js';
-import { Engine } from '../js/engine.js';
+import { applyRun, collectRuns, translateHtml, undoRun } from '../js/text/html.js';
+import { parseHtml } from '../js/text/html-tree.js';
+import { Engine } from '../js/engine/binding.js';
 import { stepCounter } from './lib/steps.js';
 import { SNIPPETS } from './fixtures/html-snippets.js';
 import { VECTORS, fragment, random } from './fixtures/html-reparse.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { availability, createTranslator } from '../js/index.js';
 import { MAX_JSON_BYTES } from '../js/defaults.js';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { withServer } from './lib/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -20,7 +20,7 @@ const tmp = mkdtempSync(join(tmpdir(), 'rmt-limits-'));
 process.env.XDG_CACHE_HOME = join(tmp, 'cache');
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-const RMT_LIMIT_JSON_BYTES = 3; // src/translation.h
+const RMT_LIMIT_JSON_BYTES = 3; // src/rmt.h
 
 // A copy of the fixture model whose `name` is a sparse file of `size` bytes.
 function withSparse(dirName, name, size) {

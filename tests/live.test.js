@@ -1,4 +1,4 @@
-// Live translation of a page (js/live.js translatePage) in Debian's Chromium,
+// Live translation of a page (js/text/live.js translatePage) in Debian's Chromium,
 // with the shipped es -> en model in its worker, as the demo runs it:
 //   - Debian's own Spanish HTML manuals (tests/lib/debian-pages.js: downloaded
 //     with apt-get, or the committed page with its licence where apt cannot):
@@ -98,8 +98,8 @@ test('live translation of Debian\'s Spanish manuals: every run and attribute onc
       const { page, errors } = await open(context, `${base}manual${i}.html`);
       await setUp(page);
       const seen = await page.evaluate(async () => {
-        const { collectRuns } = await import('/node_modules/residual-mt/js/html.js');
-        const { domTree } = await import('/node_modules/residual-mt/js/html-tree.js');
+        const { collectRuns } = await import('/node_modules/residual-mt/js/text/html.js');
+        const { domTree } = await import('/node_modules/residual-mt/js/text/html-tree.js');
         const html = document.documentElement;
         const original = html.outerHTML;
         const runs = collectRuns(html, domTree(document)).map((run) => run.text);
@@ -257,7 +257,7 @@ test('live translation of a page that changes: new text and attributes translate
   });
 });
 
-// Until the library has kept the model's weights (js/cache.js), which it does once a load is over.
+// Until the library has kept the model's weights (js/load/cache.js), which it does once a load is over.
 async function untilKept(page) {
   await page.waitForFunction(async () => (await (await caches.open('residual-mt.models/1')).keys())
     .some((request) => request.url.endsWith('/model.safetensors?kept')), null, { timeout: 30_000, polling: 100 });

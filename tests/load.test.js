@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTranslator } from '../js/index.js';
-import { loadFiles, toLocation } from '../js/loader.js';
-import { Engine } from '../js/engine.js';
+import { loadFiles, toLocation } from '../js/load/loader.js';
+import { Engine } from '../js/engine/binding.js';
 import { withServer } from './lib/server.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -1,4 +1,4 @@
-// The JavaScript Marian converter (js/marian.js) against the Python one
+// The JavaScript Marian converter (js/marian/convert.js) against the Python one
 // (models/convert_marian.py): one mapping, so both must write the same model
 // directory to the byte (config.json, model.safetensors, spm.model) for
 // random-weight models of every real shape (tests/lib/marian.js
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { architecture, convertMarian, parseYml } from '../js/marian.js';
+import { architecture, convertMarian, parseYml } from '../js/marian/convert.js';
 import { MARIAN_SHAPES, PYTHON, convertMarian as convertPython, quantiseMarian, randomMarianModel, randomShortlist, spmPieces,
   writeMarianBin, writeMarianNpz } from './lib/marian.js';
 

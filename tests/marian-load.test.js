@@ -1,7 +1,7 @@
 // Marian files loaded straight from JavaScript: createTranslator({ model: {
 // marian: { model, vocab, shortlist } } }) in Node (URLs over HTTP, one of
 // them gzipped, paths, bytes) and in Chromium (URLs, the model gzipped),
-// converted in memory (js/marian-load.js) and translating as the model that
+// converted in memory (js/marian/load.js) and translating as the model that
 // models/convert_marian.py converts; SHA-256 checks, download progress, and
 // the model cache (a second load with every sha256 given downloads nothing;
 // offline, the last conversion of those URLs).
@@ -19,7 +19,7 @@ import { convertMarian as convertPython, randomMarianModel, randomShortlist, wri
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), 'rmt-marian-load-'));
-process.env.XDG_CACHE_HOME = join(tmp, 'cache'); // the model cache (js/cache.js), this test's own
+process.env.XDG_CACHE_HOME = join(tmp, 'cache'); // the model cache (js/load/cache.js), this test's own
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 const { createTranslator } = await import('../js/index.js');
 

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { bergamotTranslate, convertMarian, loadConverted } from './lib/marian.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

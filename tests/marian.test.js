@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { createTranslator } from '../js/index.js';
 import { MARIAN_SHAPES, bergamotTranslate, convertMarian, loadConverted, random, randomMarianModel, quantiseMarian, randomShortlist, spmPieces, writeMarianBin, writeMarianNpz } from './lib/marian.js';
 

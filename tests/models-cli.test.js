@@ -1,4 +1,4 @@
-// `residual-mt models list` and `models pull` (js/models-cli.js) against the
+// `residual-mt models list` and `models pull` (js/marian/models-cli.js) against the
 // replica registry (tests/lib/registry.js): the listing, pulled models that
 // DIR/catalog.json serves (translating as the same files loaded directly,
 // direct and through English), a second run that downloads nothing, a model
@@ -156,7 +156,7 @@ test('the demo with pulled models (what npm start serves from models/pulled/): t
       // ... once the library has kept both pulled models (it writes its copies as they arrive, not before it translates)
       for (const until = Date.now() + 60_000; ;) {
         const kept = await page.evaluate(async (urls) => {
-          const { isCached } = await import('/js/loader.js');
+          const { isCached } = await import('/js/load/loader.js');
           return (await Promise.all(urls.map((u) => isCached(new URL(u, location.href))))).every(Boolean);
         }, ['models/pulled/de-en/', 'models/pulled/en-fr/']);
         if (kept) break;

@@ -56,10 +56,10 @@ function importGraph(entries) {
 // the unknown characters' carry, src/carry.c in each of the four builds,
 // and the catalogue: 517 KB measured; then the LanguageDetector: the
 // identifier's C, about 5 KB gzipped in each build, and its JavaScript;
-// 560 KB before the zstd decoder: js/zstd*.js and js/xxh64.js, about 13 KB
-// packed, and its docs; 576 KB before the live page translation, js/live.js
-// and js/widget.js, and Firefox's model registry, js/registry.js and
-// js/models-cli.js, about 8 KB packed, with their docs: 593 KB measured with
+// 560 KB before the zstd decoder: js/zstd*.js and js/load/zstd/xxh64.js, about 13 KB
+// packed, and its docs; 576 KB before the live page translation, js/text/live.js
+// and js/widget.js, and Firefox's model registry, js/load/registry.js and
+// js/marian/models-cli.js, about 8 KB packed, with their docs: 593 KB measured with
 // them; 600 KB before the verbatim spans: src/verbatim*.c and its symbol
 // table, about 22 KB more in each of the four builds, with its docs: 637 KB
 // measured with them). Its model is a package of its own (models/langid/).

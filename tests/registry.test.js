@@ -1,4 +1,4 @@
-// Firefox's model registry as a catalogue (js/registry.js): catalog: {
+// Firefox's model registry as a catalogue (js/load/registry.js): catalog: {
 // firefox: URL } against a replica of Remote Settings (tests/lib/registry.js:
 // both collections in their exact forms, attachments written by the real
 // zstd and gzip tools, random-weight Marian students of the real tiny shape
@@ -21,7 +21,7 @@ let caches = 0;
 const freshCache = () => { process.env.XDG_CACHE_HOME = join(tmp, `cache-${caches++}`); };
 freshCache();
 const { availability, createTranslator } = await import('../js/index.js');
-const { compareVersions, selectModels } = await import('../js/registry.js');
+const { compareVersions, selectModels } = await import('../js/load/registry.js');
 
 const replica = buildReplica(tmp);
 const TEXTS = { es: ['El archivo no existe.', 'No se puede abrir la carpeta.'], en: ['The file does not exist.'], de: ['Die Datei existiert nicht.'] };

@@ -1,6 +1,6 @@
 // The relaxed-SIMD engine (dist/residual-mt-relaxed.wasm: f32x4.relaxed_madd in
 // the GEMM and attention kernels) and the choice between it and the plain
-// SIMD128 build (js/env.js's probe, js/defaults.js's defaultWasmUrl). Node 20
+// SIMD128 build (js/util/env.js's probe, js/defaults.js's defaultWasmUrl). Node 20
 // runs relaxed SIMD only with --experimental-wasm-relaxed-simd, so the engine
 // tests run again in a child process with that flag, where the default engine
 // is the relaxed one; tests/browser.test.js checks that Chromium loads it.
@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_WASM, RELAXED_THREADS_WASM, RELAXED_WASM, defaultWasmUrl, packageUrl } from '../js/defaults.js';
-import { hasRelaxedSimd } from '../js/env.js';
+import { hasRelaxedSimd } from '../js/util/env.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FLAG = '--experimental-wasm-relaxed-simd';
@@ -40,7 +40,7 @@ test('the default engine follows the relaxed-SIMD probe: plain SIMD128 without i
   // With the flag: the probe, the relaxed module, and the default it picks.
   const got = withRelaxed(`
     import { readFileSync } from 'node:fs';
-    import { hasRelaxedSimd } from './js/env.js';
+    import { hasRelaxedSimd } from './js/util/env.js';
     import { defaultWasmUrl } from './js/defaults.js';
     const bytes = readFileSync('${RELAXED_WASM}');
     console.log(JSON.stringify({ probe: hasRelaxedSimd(), valid: WebAssembly.validate(bytes), url: defaultWasmUrl().pathname }));`);
@@ -75,7 +75,7 @@ test('the relaxed build passes the engine tests against the PyTorch reference (s
 test('the relaxed threads build (the default for more than one thread with relaxed SIMD) translates as the relaxed build on one thread', { skip, timeout: 120_000 }, () => {
   const got = withRelaxed(`
     import { readFileSync } from 'node:fs';
-    import { Engine } from './js/engine.js';
+    import { Engine } from './js/engine/binding.js';
     import { RELAXED_WASM, RELAXED_THREADS_WASM, defaultWasmUrl, packageUrl } from './js/defaults.js';
     const one = await Engine.load(packageUrl(RELAXED_WASM), { threads: 1 });
     const two = await Engine.load(packageUrl(RELAXED_THREADS_WASM), { threads: 2 });

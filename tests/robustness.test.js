@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { createTranslator, segmentText } from '../js/index.js';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { DEMO_CSP, createStaticServer } from '../scripts/serve.js';
 import { rewriteWeights } from './lib/weights.js';
 

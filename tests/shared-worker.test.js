@@ -1,4 +1,4 @@
-// One worker for a page's engines (js/backends.js): a LanguageDetector and a
+// One worker for a page's engines (js/host/backends.js): a LanguageDetector and a
 // translator, created in either order, run in one worker_thread (counted at
 // node:worker_threads' Worker constructor, not taken from a flag), answer
 // there as each does alone, outlive each other's destroy(), end the worker

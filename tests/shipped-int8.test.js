@@ -36,7 +36,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { defaultWasmUrl } from '../js/defaults.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

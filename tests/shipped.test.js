@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const sample = JSON.parse(readFileSync(`${root}tests/fixtures/shipped-sample.json`, 'utf8'));

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Translator, availability, createTranslator } from '../js/index.js';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { INPUT_QUOTA, MODEL_FILES, defaultWasmUrl, threadCount } from '../js/defaults.js';
 import { createStaticServer } from '../scripts/serve.js';
 import { withServer } from './lib/server.js';

@@ -9,8 +9,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { loadWasm } from '../js/wasm.js';
-import { zstdDecompress } from '../js/zstd.js';
+import { loadWasm } from '../js/engine/wasm.js';
+import { zstdDecompress } from '../js/load/zstd/zstd.js';
 
 const DIR = new URL('./fixtures/spm/', import.meta.url);
 const wasm = await loadWasm(process.env.RMT_WASM || undefined);

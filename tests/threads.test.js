@@ -1,7 +1,7 @@
 // The threads build (dist/residual-mt-threads.wasm: shared memory, a pool of
 // worker threads that split a batch's decoding steps by rows and each large
 // matrix product by weight panels; src/threads.c, src/transformer.c,
-// js/threads.js) against the single-thread plain build it is
+// js/engine/threads.js) against the single-thread plain build it is
 // compiled from: the same token ids and the same scores, bit for bit, on
 // every fixture model, greedy and beam, batched and one sentence at a time.
 // The fixture models are tiny, so every product is split here
@@ -14,10 +14,10 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '../js/engine.js';
+import { Engine } from '../js/engine/binding.js';
 import { DEFAULT_THREADS_CAP, DEFAULT_WASM, MAX_THREADS, THREADS_WASM, defaultWasmUrl, packageUrl, threadCount } from '../js/defaults.js';
 import { createTranslator } from '../js/index.js';
-import { THREADS_BUILD_MEMORY, importedMemory } from '../js/wasm-binary.js';
+import { THREADS_BUILD_MEMORY, importedMemory } from '../js/engine/wasm-binary.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FIXTURES = `${root}tests/fixtures/models/`;
@@ -175,7 +175,7 @@ test('a translator on threads (in-process and in a worker) translates text as on
 test('an engine on threads lets Node exit: with dispose(), and without it', { skip, timeout: 60_000 }, () => {
   for (const end of ['engine.dispose();', '']) {
     const code = `
-      import { Engine } from './js/engine.js';
+      import { Engine } from './js/engine/binding.js';
       import { readFileSync } from 'node:fs';
       const engine = await Engine.load(undefined, { threads: 2 });
       const dir = 'tests/fixtures/models/residual-2x2/';
@@ -222,7 +222,7 @@ test('not cross-origin isolated means one thread: the policy in a browser-like g
     globalThis.crossOriginIsolated = ${isolated};
     globalThis.Worker = class {};
     Object.defineProperty(globalThis, 'navigator', { value: { hardwareConcurrency: 8 }, configurable: true });
-    const { hasThreads } = await import('./js/env.js');
+    const { hasThreads } = await import('./js/util/env.js');
     const { threadCount } = await import('./js/defaults.js');
     console.log(JSON.stringify([hasThreads(), await threadCount(), await threadCount(6)]));`;
   for (const [isolated, want] of [[false, [false, 1, 1]], [true, [true, DEFAULT_THREADS_CAP, 6]]]) {
@@ -240,7 +240,7 @@ const NODE_FLAGS = [[], ['--expose-gc'], ['--max-old-space-size=4096'], ['--insp
   ['--expose-gc', '--max-old-space-size=4096', '--enable-source-maps', '--experimental-wasm-relaxed-simd']];
 
 test('threads and worker: true under Node\'s own flags: the same threads as without flags', { skip, timeout: 240_000 }, () => {
-  const script = `import { Engine } from ${JSON.stringify(`${root}js/engine.js`)};
+  const script = `import { Engine } from ${JSON.stringify(`${root}js/engine/binding.js`)};
     import { createTranslator } from ${JSON.stringify(`${root}js/index.js`)};
     const engine = await Engine.load(undefined, { threads: 2 });
     const threads = engine.threads; engine.dispose();

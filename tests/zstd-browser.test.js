@@ -1,4 +1,4 @@
-// js/zstd.js in Debian's Chromium (playwright-core, no browser download):
+// js/load/zstd/zstd.js in Debian's Chromium (playwright-core, no browser download):
 // Mozilla's own .zst files fetched and decompressed as their bytes arrive
 // (response.body through zstdDecompressStream), checked against the SHA-256
 // of their decompressed bytes (tests/fixtures/firefox-esen/README.md); a cut
@@ -24,7 +24,7 @@ test("Chromium: Mozilla's .zst files decompress as they download; cut and damage
       page.on('pageerror', (err) => errors.push(err.message));
       await page.goto(`${base}package.json`);
       return page.evaluate(async () => {
-        const { zstdDecompressStream, zstdDecompress } = await import('/js/zstd.js');
+        const { zstdDecompressStream, zstdDecompress } = await import('/js/load/zstd/zstd.js');
         const hex = async (bytes) => [...new Uint8Array(await crypto.subtle.digest('SHA-256', bytes))]
           .map((b) => b.toString(16).padStart(2, '0')).join('');
         const dir = '/tests/fixtures/firefox-esen/zst/';

@@ -1,4 +1,4 @@
-// js/zstd.js, our zstd decoder, on files written by Debian's real zstd tool:
+// js/load/zstd/zstd.js, our zstd decoder, on files written by Debian's real zstd tool:
 // tests/fixtures/zstd/ (tests/fixtures/make_zstd.sh: levels 1, 3 and 19,
 // --long=27, 1 KiB and 128 KiB windows, with and without the checksum, from a
 // file and from a pipe, several frames, skippable frames, empty input, random
@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { zstdDecompress, zstdDecompressStream } from '../js/zstd.js';
+import { zstdDecompress, zstdDecompressStream } from '../js/load/zstd/zstd.js';
 import { ZSTD_MAX_WINDOW } from '../js/defaults.js';
 import { modelLike } from './lib/model-like.js';
 

@@ -11,9 +11,9 @@
 // serves them), a pair no model has going through English.
 // Query parameters for testing: ?model=URL (that model alone), ?beam=N, ?worker=0, ?sw=0.
 import { LanguageDetector, createTranslator, modelInfo, translatePage as translateLive } from '../js/index.js';
-import { findRoute, loadCatalog } from '../js/catalog.js';
+import { findRoute, loadCatalog } from '../js/api/catalog.js';
 import { CATALOG, PULLED_MODELS, packageUrl } from '../js/defaults.js';
-import { missingFeatures } from '../js/env.js';
+import { missingFeatures } from '../js/util/env.js';
 
 performance.mark('rmt-app'); // the modules are loaded (for tests/bench/load_bench.js)
 
@@ -98,7 +98,7 @@ function startServiceWorker(modelUrl) {
     if (msg.type === 'updated') ui.offline.textContent = 'a new version was downloaded: reload to use it';
   });
   // Not awaited: the page loads the model itself meanwhile (with the progress bar).
-  // The model the page uses travels in the URL (resolved by js/loader.js).
+  // The model the page uses travels in the URL (resolved by js/load/loader.js).
   return sw.register(`./sw.js?models=${encodeURIComponent(modelUrl)}`).catch((err) => {
     console.warn(`residual-mt demo: no offline support (${err.message})`);
     return null;

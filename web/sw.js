@@ -22,7 +22,7 @@
 //   worker, and the next one must still know which version each live page uses.
 //
 // A classic script (module service workers are not everywhere yet): the page
-// passes the model it uses (js/loader.js resolves the default) in the script
+// passes the model it uses (js/load/loader.js resolves the default) in the script
 // URL (?models=URL). The model's files are the ones its manifest lists, and
 // the manifest's name is js/defaults.js's, which shell.json carries (js/shell.js).
 

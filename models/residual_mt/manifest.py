@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes manifest.json for a model directory: SHA-256 and size of each file
-the browser/Node loader fetches (js/loader.js verifies them; the service
+the browser/Node loader fetches (js/load/loader.js verifies them; the service
 worker derives its cache version from the manifest).
 
     python3 models/make_manifest.py models/es-en [more dirs...]

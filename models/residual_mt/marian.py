@@ -13,7 +13,7 @@ is a zip of .npy files; every input may be gzipped, as Firefox Translations
 ships them). The architecture comes from the model's embedded
 "special:model.yml"; anything the engine does not compute exactly as Marian
 does is refused with a message naming the option and its value, before
-anything is written. js/marian.js is the same mapping in JavaScript, and
+anything is written. js/marian/convert.js is the same mapping in JavaScript, and
 writes the same files to the byte (tests/marian-js.test.js).
 
 Formats and names, as read in marian-dev's sources: src/common/binary.cpp
@@ -766,7 +766,7 @@ def write_model_dir(out_dir, tensors, dtype, config, vocab):
 def js_number(x):
     """A float as JavaScript writes it (Number.prototype.toString: the
     shortest digits that read back, in JS's choice of fixed or exponent
-    form), so that js/marian.js writes config.json byte for byte as here."""
+    form), so that js/marian/convert.js writes config.json byte for byte as here."""
     if not math.isfinite(x):
         return "null"
     if x == 0:

@@ -18,8 +18,8 @@
 import { readFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { Engine } from '../../js/engine.js';
-import { hasRelaxedSimd } from '../../js/env.js';
+import { Engine } from '../../js/engine/binding.js';
+import { hasRelaxedSimd } from '../../js/util/env.js';
 import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

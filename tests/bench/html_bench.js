@@ -15,9 +15,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import * as parse5 from 'parse5';
 import { createTranslator } from '../../js/index.js';
-import { collectRuns } from '../../js/html.js';
-import { countWords } from '../../js/pipeline.js';
-import { parseHtml } from '../../js/html-tree.js';
+import { collectRuns } from '../../js/text/html.js';
+import { countWords } from '../../js/text/groups.js';
+import { parseHtml } from '../../js/text/html-tree.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const arg = (name, fallback) => {

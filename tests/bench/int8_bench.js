@@ -12,9 +12,9 @@
 //   node --experimental-wasm-relaxed-simd tests/bench/int8_bench.js [--quick] [--sentences N]
 
 import { readFileSync } from 'node:fs';
-import { Engine } from '../../js/engine.js';
+import { Engine } from '../../js/engine/binding.js';
 import { DEFAULT_WASM, RELAXED_WASM, packageUrl } from '../../js/defaults.js';
-import { hasRelaxedSimd } from '../../js/env.js';
+import { hasRelaxedSimd } from '../../js/util/env.js';
 import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
 import { gemmBench, gemmBenchI8 } from './kernels.js';
 

@@ -72,7 +72,7 @@ export function peakRunner(kind) {
   return () => gflops(n * PEAK_ROWS * PEAK_COLS * STEPS * PEAK_KINDS[kind].ops, () => peak(n));
 }
 
-// The GEMM kernel of `wasm` (js/wasm.js's Wasm) on C[M,N] = A[M,K] W[N,K]^T + b:
+// The GEMM kernel of `wasm` (js/engine/wasm.js's Wasm) on C[M,N] = A[M,K] W[N,K]^T + b:
 // { run: () => GFLOP/s, free }.
 export function gemmBench(wasm, M, N, K) {
   const w = wasm.exports;

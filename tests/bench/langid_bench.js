@@ -21,7 +21,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createLanguageDetector } from '../../js/index.js';
 import { DETECTOR_MODEL } from '../../js/defaults.js';
-import { reportedTag } from '../../js/detector.js';
+import { reportedTag } from '../../js/api/detector.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const args = process.argv.slice(2);

@@ -37,8 +37,8 @@ const beam = arg('--beam', 1);
 // In the page: translate with `method`, measure, restore. Returns the figures.
 async function measure({ method, beam }) {
   const lib = await import('/node_modules/residual-mt/js/index.js');
-  const { collectRuns } = await import('/node_modules/residual-mt/js/html.js');
-  const { domTree } = await import('/node_modules/residual-mt/js/html-tree.js');
+  const { collectRuns } = await import('/node_modules/residual-mt/js/text/html.js');
+  const { domTree } = await import('/node_modules/residual-mt/js/text/html-tree.js');
   const translator = await lib.createTranslator({ sourceLanguage: 'es', targetLanguage: 'en' });
   await translator.translate('Hola, mundo.', { beam });  // the engine warm
   const runs = collectRuns(document.body, domTree(document));

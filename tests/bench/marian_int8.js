@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { Engine } from '../../js/engine.js';
+import { Engine } from '../../js/engine/binding.js';
 import { bergamotTranslate, convertMarian, loadConverted, quantiseMarian, randomMarianModel, writeMarianBin } from '../lib/marian.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

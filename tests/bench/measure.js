@@ -6,7 +6,7 @@
 // peak), and the engine's memory at its peak.
 import { gemmFigures, modelGemmShapes, peakRunner } from './kernels.js';
 import { isInt8, loadVariant } from './variants.js';
-import { hasThreads } from '../../js/env.js';
+import { hasThreads } from '../../js/util/env.js';
 import { BATCH_SENTENCES } from '../../js/defaults.js';
 
 // The 20 words the first translation translates (software text, which the

@@ -1,5 +1,5 @@
 // Two checkouts' whole text pipelines side by side in one Node process: each
-// checkout's js/runner.js and js/engine.js over its own plain engine build
+// checkout's js/engine/runner.js and js/engine/binding.js over its own plain engine build
 // (dist/residual-mt.wasm, one thread) with the shipped int8 model, greedy,
 // on the first 64 test-book verses (es -> en). Per checkout: translate()
 // one sentence a call and all 64 in one call (the runner batches them), the
@@ -13,7 +13,7 @@
 //
 // Each directory needs its engine built (bash build.sh wasm).
 
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -52,7 +52,9 @@ async function countCalls(wasm, count) {
 }
 
 async function side(dir) {
-  const { Runner } = await import(pathToFileURL(`${resolve(dir)}/js/runner.js`).href);
+  // js/engine/runner.js, or js/runner.js in a checkout from before js/ had folders.
+  const runnerPath = ['js/engine/runner.js', 'js/runner.js'].map((p) => `${resolve(dir)}/${p}`).find((p) => existsSync(p));
+  const { Runner } = await import(pathToFileURL(runnerPath).href);
   const runner = new Runner();
   await runner.load({ ...files, wasm: readFileSync(`${resolve(dir)}/dist/residual-mt.wasm`), threads: 1, warmup: false });
   return { dir, runner, best: {} };

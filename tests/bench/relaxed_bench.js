@@ -15,9 +15,9 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Engine } from '../../js/engine.js';
+import { Engine } from '../../js/engine/binding.js';
 import { DEFAULT_WASM, RELAXED_WASM, packageUrl } from '../../js/defaults.js';
-import { hasRelaxedSimd } from '../../js/env.js';
+import { hasRelaxedSimd } from '../../js/util/env.js';
 import { DEFAULT_SHAPE, randomModel, randomSentences } from './random.js';
 import { PEAK_ROWS, PEAK_COLS, gemmBench, peakRunner } from './kernels.js';
 

@@ -13,7 +13,7 @@ import { cpus, release, totalmem, type } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { demoMounts } from '../../scripts/serve.js';
-import { hasRelaxedSimd } from '../../js/env.js';
+import { hasRelaxedSimd } from '../../js/util/env.js';
 import { MODEL_FILES } from '../../js/defaults.js';
 import { withServer } from '../lib/server.js';
 import { CHROMIUM, chromiumVersion, demoLoadBench, launchChromium } from './load_bench.js';
@@ -96,7 +96,7 @@ async function inChromium(options) {
         const figures = await page.evaluate(async ([variantName, opts]) => {
           const { measureVariant } = await import('/tests/bench/measure.js');
           const { VARIANTS } = await import('/tests/bench/variants.js');
-          const { hasRelaxedSimd } = await import('/js/env.js');
+          const { hasRelaxedSimd } = await import('/js/util/env.js');
           const readFile = async (path) => new Uint8Array(await (await fetch(`/${path}`)).arrayBuffer());
           const variant = VARIANTS.find((v) => v.name === variantName);
           return measureVariant(variant, { ...opts, readFile, relaxedSimd: hasRelaxedSimd() });

@@ -1,6 +1,6 @@
 // Engines compared pass by pass in one process or page (tests/bench/threads_bench.js
 // drives it in Node, and in Chromium through page.evaluate): no Node modules here.
-import { Engine } from '../../js/engine.js';
+import { Engine } from '../../js/engine/binding.js';
 
 export class SideBySide {
   // builds: [{ wasm: bytes of an engine build, threads }], each loaded as an application loads it.

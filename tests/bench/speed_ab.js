@@ -41,7 +41,7 @@ try {
     const page = context.pages()[0] ?? await context.newPage();
     await page.goto(`${base}tests/bench/page.html`);
     const results = await page.evaluate(async ([texts, runs, rounds]) => {
-      const { Engine } = await import('/js/engine.js');
+      const { Engine } = await import('/js/engine/binding.js');
       const { BATCH, throughput } = await import('/tests/bench/measure.js');
       const bytes = async (path) => new Uint8Array(await (await fetch(path)).arrayBuffer());
       const all = [];

@@ -13,7 +13,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync, readdirSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { loadWasm } from '../../js/wasm.js';
+import { loadWasm } from '../../js/engine/wasm.js';
 
 const args = Object.fromEntries(process.argv.slice(2).reduce((acc, a, i, all) => {
   if (a.startsWith('--')) acc.push([a.slice(2), all[i + 1]]);

@@ -12,7 +12,7 @@
 //            Default: Engine.load(wasm), then engine.loadModel(files). A
 //            threaded engine passes its options here; an int8 model is just
 //            another `model` directory.
-import { Engine } from '../../js/engine.js';
+import { Engine } from '../../js/engine/binding.js';
 import { DEFAULT_WASM, RELAXED_THREADS_WASM, RELAXED_WASM, THREADS_WASM } from '../../js/defaults.js';
 
 // The shipped model is int8 (models/quantize.py); the same weights before

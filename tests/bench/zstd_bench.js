@@ -1,5 +1,5 @@
 // zstd decoders side by side, for docs/API.md's "zstd" table: ours
-// (js/zstd.js), the pure-JavaScript fzstd and zstddec (zstd's own decoder
+// (js/load/zstd/zstd.js), the pure-JavaScript fzstd and zstddec (zstd's own decoder
 // compiled to WebAssembly), both devDependencies here. On tests/lib/model-like.js's
 // 16.5 MB file compressed by Debian's zstd at level 1 (what Mozilla's .zst
 // files use) and 19: MB/s of decompressed output, whole and fed in 64 KiB
@@ -23,7 +23,7 @@ import { modelLike } from '../lib/model-like.js';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const PIECE = 64 << 10;
 const RUNS = 10;
-const OURS = ['js/zstd.js', 'js/zstd-block.js', 'js/zstd-entropy.js', 'js/xxh64.js', 'js/defaults.js'];
+const OURS = ['js/load/zstd/zstd.js', 'js/load/zstd/block.js', 'js/load/zstd/entropy.js', 'js/load/zstd/xxh64.js', 'js/defaults.js'];
 const FZSTD = 'node_modules/fzstd/esm/index.mjs';
 const ZSTDDEC = 'node_modules/zstddec/dist/zstddec.mjs';
 const ZSTDDEC_STREAM = 'node_modules/zstddec/dist/zstddec-stream.mjs';
@@ -32,7 +32,7 @@ const ZSTDDEC_STREAM = 'node_modules/zstddec/dist/zstddec-stream.mjs';
 // size) -> decompressed bytes; each module imported by `load` (a path -> module).
 // Written without closures over this file: Chromium runs them from their text.
 async function makeDecoders(load) {
-  const ours = await load('js/zstd.js');
+  const ours = await load('js/load/zstd/zstd.js');
   const fzstd = await load('node_modules/fzstd/esm/index.mjs');
   const zstddec = new (await load('node_modules/zstddec/dist/zstddec.mjs')).ZSTDDecoder();
   const zstddecStream = new (await load('node_modules/zstddec/dist/zstddec-stream.mjs')).ZSTDDecoder();
@@ -128,7 +128,7 @@ function pageBytes() {
   const minified = (entry) => execFileSync(join(root, 'node_modules/.bin/esbuild'), [entry, '--bundle', '--minify', '--format=esm', '--external:./defaults.js'], { cwd: root, maxBuffer: 16 << 20 });
   const sum = (paths) => paths.reduce((n, p) => n + gz(readFileSync(join(root, p))), 0);
   return {
-    ours: { modules: sum(OURS.slice(0, 4)), minified: gz(minified('js/zstd.js')) },
+    ours: { modules: sum(OURS.slice(0, 4)), minified: gz(minified('js/load/zstd/zstd.js')) },
     fzstd: { modules: sum([FZSTD]), minified: gz(minified(FZSTD)) },
     zstddec: { modules: sum([ZSTDDEC]), minified: gz(minified(ZSTDDEC)) },
     zstddec_stream: { modules: sum([ZSTDDEC_STREAM]), minified: gz(minified(ZSTDDEC_STREAM)) },
@@ -149,7 +149,7 @@ function peakMemory(file, size) {
 }
 
 async function memoryChild(mode, file, size) {
-  const ours = await import('../../js/zstd.js');
+  const ours = await import('../../js/load/zstd/zstd.js');
   const fzstd = await import(`${root}${FZSTD}`);
   const zstddec = new (await import(`${root}${ZSTDDEC}`)).ZSTDDecoder();
   await zstddec.init();
@@ -167,7 +167,7 @@ async function memoryChild(mode, file, size) {
     }).pipeThrough(ours.zstdDecompressStream());
     for await (const chunk of stream) chunks.push(chunk);
     out = chunks.length === 1 ? chunks[0] : null;
-    if (!out) { // a frame of known size comes as views of one buffer (js/zstd.js)
+    if (!out) { // a frame of known size comes as views of one buffer (js/load/zstd/zstd.js)
       const first = chunks[0];
       out = first.buffer.byteLength === size ? new Uint8Array(first.buffer) : Buffer.concat(chunks);
     }

@@ -26,7 +26,7 @@ export function convertMarian(modelPath, vocabPath, out, extra = []) {
   return spawnSync(PYTHON, [CONVERT, '--model', modelPath, '--vocab', vocabPath, '--out', out, ...extra], { encoding: 'utf8' });
 }
 
-// A converted model directory loaded into an Engine (js/engine.js).
+// A converted model directory loaded into an Engine (js/engine/binding.js).
 export function loadConverted(engine, dir) {
   return engine.loadModel({
     config: readFileSync(join(dir, 'config.json'), 'utf8'),

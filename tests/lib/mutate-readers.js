@@ -6,9 +6,9 @@
 // seed, message }] } (the first few failures).
 import { parentPort, workerData } from 'node:worker_threads';
 
-import { convertMarian } from '../../js/marian.js';
-import { readBin, readNpz, readShortlist } from '../../js/marian-files.js';
-import { mergedSpm, readVocabYml, spmSpecialIds } from '../../js/marian-vocab.js';
+import { convertMarian } from '../../js/marian/convert.js';
+import { readBin, readNpz, readShortlist } from '../../js/marian/files.js';
+import { mergedSpm, readVocabYml, spmSpecialIds } from '../../js/marian/vocab.js';
 import { random } from './marian.js';
 
 const { files, ms, seed, tally = null } = workerData; // files: name -> Uint8Array

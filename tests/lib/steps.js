@@ -1,10 +1,10 @@
 // A count of the work an in-process translator's engine does, free of
-// timing: its decoding steps (js/engine.js Translation.step: one token of
+// timing: its decoding steps (js/engine/binding.js Translation.step: one token of
 // every unfinished sentence of a batch) and the batches that ran to the end
 // (a step that left no sentence unfinished). The test and the translator
-// share js/engine.js's module, so the spy sees every step of a translator
+// share js/engine/binding.js's module, so the spy sees every step of a translator
 // made in this process (not one in a worker).
-import { Translation } from '../../js/engine.js';
+import { Translation } from '../../js/engine/binding.js';
 
 // Counts while it is on: { steps, finished, on(), off(), when(n, fn) }; on()
 // again restarts the count. when(n, fn): fn() runs inside the engine's work,
