@@ -52,7 +52,7 @@ async function loadTjs(v, threads, eos, pad) {
 
 // Our engine: the plain SIMD build on one thread, the threads build on more.
 async function loadRmt(v, threads) {
-  const { Engine } = await import('/project/js/engine.js');
+  const { Engine } = await import('/project/js/engine/binding.js');
   const build = threads > 1 ? 'residual-mt-threads.wasm' : 'residual-mt.wasm';
   const engine = await Engine.load(`${location.origin}/project/dist/${build}`, { threads });
   const [config, weights, spm] = await Promise.all(['config.json', 'model.safetensors', 'spm.model'].map((f) => bytes(`/model/${v.dir}/${f}`)));
