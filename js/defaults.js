@@ -7,7 +7,7 @@ import { hasRelaxedSimd, hasThreads, processorCount } from './util/env.js';
 // installed next to residual-mt, then the repository's copy, then `url`, the
 // package at its pinned version on an npm CDN.
 const MODEL_PACKAGE = 'residual-mt-es-en';
-const MODEL_VERSION = '0.5.0'; // models/es-en/package.json's version
+const MODEL_VERSION = '0.6.0'; // models/es-en/package.json's version
 export const DEFAULT_MODEL = Object.freeze({
   package: MODEL_PACKAGE,
   version: MODEL_VERSION,

@@ -48,13 +48,16 @@ test('each span comes back byte for byte, plainly, streamed and with details', a
 });
 
 test('details say what became of each span: kept, replaced (the model changed it) or inserted (it dropped it)', async () => {
-  // The shipped model writes "ana.garian@example. In" (issue 37) and "Presionar ." for these.
-  const changed = await pair.es.translate('Escríbeme a ana.garcia@example.com mañana por la tarde.', { details: true });
+  // The shipped model writes these with the address changed (issue 37) or the symbol left out.
+  const changed = await pair.es.translate('Escribe a soporte@empresa.com si tienes dudas.', { details: true });
   assert.deepEqual(changed.spans.map(({ kind, how }) => [kind, how]), [['email', 'replaced']]);
-  const dropped = await pair.en.translate('Press ← to go back.', { details: true });
+  const dropped = await pair.en.translate('Press ⏎ to confirm.', { details: true });
   assert.deepEqual(dropped.spans.map(({ kind, how }) => [kind, how]), [['symbol', 'inserted']]);
-  assert.equal(dropped.text.slice(...dropped.spans[0].target), '←');
-  assert.match(dropped.text, /←\.$/, 'put before the closing full stop');
+  assert.equal(dropped.text.slice(...dropped.spans[0].target), '⏎');
+  assert.match(dropped.text, /⏎\.$/, 'no word aligned after it: put before the closing full stop');
+  const moved = await pair.en.translate('Press ← to go back.', { details: true });
+  assert.deepEqual(moved.spans.map(({ kind, how }) => [kind, how]), [['symbol', 'inserted']]);
+  assert.match(moved.text, /← volver\.$/, 'put before the first word aligned after it ("go back")');
   const kept = await pair.es.translate('Usa /etc/nginx/nginx.conf como plantilla.', { details: true });
   assert.deepEqual(kept.spans.map(({ kind, how }) => [kind, how]), [['path', 'kept']]);
   // Positions count in the whole text, over several sentences.
