@@ -9,6 +9,7 @@
 #include "error.h"
 #include "json.h"
 #include "ops.h"
+#include "profile.h"
 #include "shortlist.h"
 #include "threads.h"
 #include "translation.h"
@@ -306,8 +307,10 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   layout_dims dims;
   size_t bytes = size_batch(model, &p, ids, lens, n_sent, &dims);
   if (!bytes) return NULL;
+  rmt_profile_begin(RMT_OP_SETUP, n_sent);
   rmt_translation *tr = translation_new(model, &p, lens, &dims, bytes);
   if (tr) translation_start(tr, ids, lens);
+  rmt_profile_end();
   return tr;
 }
 
