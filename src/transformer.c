@@ -140,8 +140,6 @@ static void embed_row(const rmt_model *m, const rmt_embedding *table, int token,
   }
 }
 
-static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-
 // fc2(act(fc1(in))) into the block's rows of tr->sub_out; ReLU is applied by fc1's product (to
 // the columns each thread has just computed).
 static void feed_forward(rmt_translation *tr, row_block b, const rmt_layer *layer, const float *in) {
@@ -153,7 +151,7 @@ static void feed_forward(rmt_translation *tr, row_block b, const rmt_layer *laye
   products(tr, b, RMT_OP_GEMM_FFN_UP, &fc1, 1, in, layer->fc1.n_in);
   if (swish) {
     rmt_profile_begin(RMT_OP_ACTIVATION, (long long)n);
-    for (size_t i = 0; i < n; i++) hidden[i] *= sigmoid(hidden[i]);
+    rmt_swish_f32(hidden, n);
     rmt_profile_end();
   }
   linear(tr, b, RMT_OP_GEMM_FFN_DOWN, tr->sub_out + (size_t)b.first * tr->model->config.d_model, hidden, &layer->fc2);
@@ -387,13 +385,8 @@ static void ssru_step(rmt_translation *tr, row_block b, const rmt_layer *layer, 
   float *cell = cells + t * cache_step;
   for (int r = b.first; r < b.first + b.n; r++) {
     const float *prev = t > 0 ? cells + (t - 1) * cache_step + (size_t)tr->path[(size_t)r * tr->steps_max + t - 1] * D : NULL;
-    const float *xw = tr->k + (size_t)r * D, *gate = tr->v + (size_t)r * D;
-    float *out = tr->sub_out + (size_t)r * D, *cr = cell + (size_t)r * D;
-    for (int i = 0; i < D; i++) {
-      float f = sigmoid(gate[i]);
-      cr[i] = (prev ? f * prev[i] : 0.0f) + (1.0f - f) * xw[i];
-      out[i] = cr[i] > 0.0f ? cr[i] : 0.0f;
-    }
+    rmt_ssru_cell_f32(cell + (size_t)r * D, tr->sub_out + (size_t)r * D, prev, tr->k + (size_t)r * D,
+                      tr->v + (size_t)r * D, D);
   }
   rmt_profile_end();
   sublayer_output(c, &layer->self_attn_norm, tr->x + at, tr->dual + at, tr->sub_out + at, b.n);
