@@ -24,7 +24,8 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s, int 
     // Marian's log-softmax runs over the shortlist's words only: the same as
     // leaving the others out of it (-inf). The sentence's candidates are
     // compacted into this thread's scratch for it; of the row's other words
-    // only the batch's hold values (transformer.c), the rest are -inf already.
+    // only the batch's may hold values (those of a sentence the row held
+    // before: transformer.c), the rest are -inf already.
     const int *cand = tr->cand_ids + tr->cand_offset[s];
     int n = tr->cand_offset[s + 1] - tr->cand_offset[s];
     float *compact = tr->cand_scratch + (size_t)thread * tr->cand_most;

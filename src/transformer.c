@@ -7,6 +7,7 @@
 #include "blocks.h"
 #include "ops.h"
 #include "profile.h"
+#include "shortlist.h"
 #include "threads.h"
 #include "translation.h"
 
@@ -489,19 +490,25 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
     return;
   }
   // Under a lexical shortlist the output layer computes the batch's
-  // candidates only (gathered by shortlist.c) into their places of the
-  // logits; every other word stays -inf there (shortlist.c fills the logits
-  // so, and search.c writes nothing else), and search.c masks the words a
-  // row's own sentence does not allow.
-  int n_out = tr->n_out;
-  linear(tr, b, RMT_OP_GEMM_VOCAB, tr->out_logits + (size_t)b.first * n_out, x, &tr->out_layer);
-  rmt_profile_begin(RMT_OP_GEMM_VOCAB, 0);
-  for (int r = b.first; r < b.first + b.n; r++) {
-    float *row = tr->logits + (size_t)r * V;
-    const float *computed = tr->out_logits + (size_t)r * n_out;
-    for (int j = 0; j < n_out; j++) row[tr->out_ids[j]] = computed[j];
+  // candidates for all rows, or (out_by_sentence) each sentence's for its
+  // rows (they are consecutive), gathered by shortlist.c, into their places
+  // of the logits; every other word stays -inf there (shortlist.c fills the
+  // logits so, and search.c clears what a row's earlier sentence left).
+  size_t width = (size_t)(tr->out_by_sentence ? tr->cand_most : tr->n_out);
+  for (int r = b.first, n; r < b.first + b.n; r += n) {
+    int s = tr->row_sent[r];
+    for (n = 1; r + n < b.first + b.n && (!tr->out_by_sentence || tr->row_sent[r + n] == s);) n++;
+    const int *cand;
+    rmt_linear lin = rmt_shortlist_layer(tr, s, &cand);
+    float *computed = tr->out_logits + (size_t)r * width;  // n rows of lin.n_out <= width
+    linear(tr, (row_block){r, n}, RMT_OP_GEMM_VOCAB, computed, x + (size_t)(r - b.first) * D, &lin);
+    rmt_profile_begin(RMT_OP_GEMM_VOCAB, 0);
+    for (int i = 0; i < n; i++) {
+      float *row = tr->logits + (size_t)(r + i) * V;
+      for (int j = 0; j < lin.n_out; j++) row[cand[j]] = computed[(size_t)i * lin.n_out + j];
+    }
+    rmt_profile_end();
   }
-  rmt_profile_end();
 }
 
 // A row's cost in a decoding step: its products (the same for every row:
@@ -541,7 +548,7 @@ void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then) {
   }
   // A row's products: 6 d^2 + 2 d ffn multiply-adds a layer, then d a word of the output layer.
   long long products = (long long)c->d_model * ((long long)c->decoder_layers * (6LL * c->d_model + 2LL * c->ffn_dim) +
-                                                (tr->cand_ids ? tr->n_out : c->vocab_size));
+                                                (!tr->cand_ids ? c->vocab_size : tr->out_by_sentence ? tr->cand_most : tr->n_out));
   rmt_blocks_split(&d.b, R, row_cost, tr, products);
   rmt_parallel_for(d.b.blocks, decoder_block_range, &d, products * R, tr->scratch_threads);
 }

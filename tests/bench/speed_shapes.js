@@ -50,15 +50,15 @@ export function calls(sentences, batched) {
   return out;
 }
 
-const SEARCH = { beam: 1, maxLenA: 0, maxLenB: OUT_LEN, minLen: OUT_LEN };
+const SEARCH = { maxLenA: 0, maxLenB: OUT_LEN, minLen: OUT_LEN };
 
-// Translates the calls; { ms, tokens, ids } (tokens: output tokens with </s>; ids: each output's).
-export function run(model, groups) {
+// Translates the calls (greedy, or at `beam`); { ms, tokens, ids } (tokens: output tokens with </s>; ids: each output's).
+export function run(model, groups, beam = 1) {
   let tokens = 0;
   const ids = [];
   const t0 = performance.now();
   for (const group of groups) {
-    for (const hyps of model.translateIds(group, { ...SEARCH, batch: group.length })) {
+    for (const hyps of model.translateIds(group, { ...SEARCH, beam, batch: group.length })) {
       tokens += hyps[0].ids.length + 1;
       ids.push(hyps[0].ids);
     }
