@@ -13,9 +13,11 @@
 #   native32 build/native32/        the same for i386 under ASan + UBSan (clang -m32, SSE2 float32):
 #                                   size_t is 32 bits there, as in WASM, so size wraps show natively
 #                                   (UBSan alone where i386 programs run under qemu: i386_runner)
+#   profile  build/wasm-profile/residual-mt.wasm: the plain WASM build with per-operation
+#            timers (src/profile.h), for tests/bench/profile.js
 #   fuzz     build/fuzz/            the libFuzzer targets in fuzz/ (i386, as native32; where that
 #                                   runs under qemu, also build/fuzz64/: x86-64, ASan + UBSan)
-# Usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]
+# Usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|profile|deps]
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -98,20 +100,37 @@ build_wasm() {
   if [ -f "$stamp" ] && [ -z "$(find src build.sh -newer "$stamp" -print -quit)" ]; then
     return 0
   fi
-  ensure_deps wasm
   mkdir -p dist
+  emcc_standalone dist/residual-mt.wasm
+}
+
+# emcc_standalone OUT [FLAGS]: the plain SIMD128 build, with FLAGS last.
+# A standalone module (no Emscripten JS glue): js/engine/wasm.js instantiates it.
+# Exports are the functions marked RMT_API. malloc returns NULL when memory
+# cannot grow, so the library reports out-of-memory instead of aborting.
+emcc_standalone() {
+  ensure_deps wasm
   # Emscripten's JS optimizer needs Debian's acorn.
   export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
   # Emscripten's sysroot hides /usr/include; expose just the header-only jsmn.
   mkdir -p build/wasm-include
   ln -sf /usr/include/jsmn.h build/wasm-include/jsmn.h
-  # A standalone module (no Emscripten JS glue): js/engine/wasm.js instantiates it.
-  # Exports are the functions marked RMT_API. malloc returns NULL when memory
-  # cannot grow, so the library reports out-of-memory instead of aborting.
-  emcc $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 $(lib_sources) -o dist/residual-mt.wasm \
+  emcc $CFLAGS_COMMON -Ibuild/wasm-include -O3 -msimd128 $(lib_sources) -o "$1" \
     --no-entry -sSTANDALONE_WASM=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB \
     -sABORTING_MALLOC=0 -sINITIAL_MEMORY=16MB -sTOTAL_STACK=1MB \
-    -sEXPORTED_FUNCTIONS=_malloc,_free -sERROR_ON_UNDEFINED_SYMBOLS=1
+    -sEXPORTED_FUNCTIONS=_malloc,_free -sERROR_ON_UNDEFINED_SYMBOLS=1 ${2:-}
+}
+
+# build/wasm-profile/residual-mt.wasm: the plain build with src/profile.h's
+# per-operation timers (-DRMT_PROFILE), for tests/bench/profile.js; not shipped.
+# Their clock is an import emcc 3.1.6 cannot be told of (profile.c: rmt_now_ms),
+# so undefined symbols are allowed here: profile.js checks that the module
+# imports nothing else beyond the plain build's imports.
+build_wasm_profile() {
+  local out=build/wasm-profile/residual-mt.wasm
+  [ -f "$out" ] && [ -z "$(find src build.sh -newer "$out" -print -quit)" ] && return 0
+  mkdir -p build/wasm-profile
+  emcc_standalone "$out" "-DRMT_PROFILE -sERROR_ON_UNDEFINED_SYMBOLS=0"
 }
 
 # dist/residual-mt-relaxed.wasm: the plain build's sources, flags and libraries
@@ -310,7 +329,8 @@ case "$target" in
   sanitize) ensure_deps; build_sanitize ;;
   native32) ensure_deps; build_native32 ;;
   fuzz) ensure_deps; build_fuzz ;;
+  profile) build_wasm_profile ;;
   wasm) build_wasm; build_wasm_relaxed; build_wasm_threads; build_wasm_relaxed_threads; write_shell ;;
   all) ensure_deps; build_native; build_sanitize; build_native32; build_fuzz; build_wasm; build_wasm_relaxed; build_wasm_threads; build_wasm_relaxed_threads; write_shell ;;
-  *) echo "usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|deps]" >&2; exit 2 ;;
+  *) echo "usage: bash build.sh [all|wasm|native|sanitize|native32|fuzz|profile|deps]" >&2; exit 2 ;;
 esac

@@ -193,6 +193,18 @@ void rmt_layer_norm_f32__ref(float *out, const float *x, const float *gamma, con
 // ---- Elementwise on n floats
 void rmt_relu_f32__wasmsimd(float *x, size_t n);
 void rmt_relu_f32__ref(float *x, size_t n);
+// x *= sigmoid(x) = 1 / (1 + e^-x) (Marian's swish), in that order of float
+// operations; the SIMD one takes e^-x from libm's expf as the wasm build links
+// it (expf 4 at a time, as rmt_softmax_f32__wasmsimd): the same floats there,
+// natively within an ulp or two (another libm's expf).
+void rmt_swish_f32__wasmsimd(float *x, size_t n);
+void rmt_swish_f32__ref(float *x, size_t n);
+// Marian's SSRU cell on n features: f = sigmoid(gate) (as swish computes it),
+// cell = f * prev + (1 - f) * xw (prev NULL: the first step, f * prev left
+// out), out = max(cell, 0); the SIMD one the same floats as swish's are.
+void rmt_ssru_cell_f32__wasmsimd(float *cell, float *out, const float *prev, const float *xw, const float *gate,
+                                 int n);
+void rmt_ssru_cell_f32__ref(float *cell, float *out, const float *prev, const float *xw, const float *gate, int n);
 // out = a + b * scale  (residual add with scale 1, and ResiDual's d += out * s). out may alias a or b.
 void rmt_add_scaled_f32__wasmsimd(float *out, const float *a, const float *b, float scale, size_t n);
 void rmt_add_scaled_f32__ref(float *out, const float *a, const float *b, float scale, size_t n);

@@ -1,7 +1,8 @@
 // The f32 and int8 GEMM kernels and their weight packing as exports of the
 // wasm module, so that a benchmark (tests/bench/relaxed_bench.js,
 // tests/bench/int8_bench.js) can time a kernel alone on the model's own
-// shapes. Thin wrappers: the engine calls the kernels directly.
+// shapes, and a test can check a kernel in the wasm build itself
+// (tests/kernels.test.js). Thin wrappers: the engine calls the kernels directly.
 #include "ops.h"
 #include "rmt.h"
 #include "size.h"
@@ -15,6 +16,20 @@ RMT_API void rmt_kernel_pack_weight(float *packed, const float *weight, int N, i
 RMT_API void rmt_kernel_gemm_f32(float *C, const float *A, const float *packed_weight, const float *bias,
                                  int M, int N, int K) {
   rmt_gemm_f32(C, A, packed_weight, bias, M, N, K);
+}
+
+// Swish in place (rmt_swish_f32), or by its plain C twin if reference: for
+// tests/kernels.test.js, which checks in the wasm build that they agree.
+RMT_API void rmt_kernel_swish_f32(float *x, size_t n, int reference) {
+  if (reference) rmt_swish_f32__ref(x, n);
+  else rmt_swish_f32(x, n);
+}
+
+// The SSRU cell (rmt_ssru_cell_f32), or its plain C twin if reference; prev may be NULL.
+RMT_API void rmt_kernel_ssru_cell_f32(float *cell, float *out, const float *prev, const float *xw, const float *gate,
+                                      int n, int reference) {
+  if (reference) rmt_ssru_cell_f32__ref(cell, out, prev, xw, gate, n);
+  else rmt_ssru_cell_f32(cell, out, prev, xw, gate, n);
 }
 
 // int8: nonneg selects the kernel as the model does for a layer whose input

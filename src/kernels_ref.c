@@ -35,6 +35,18 @@ void rmt_relu_f32__ref(float *x, size_t n) {
   for (size_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
+void rmt_swish_f32__ref(float *x, size_t n) {
+  for (size_t i = 0; i < n; i++) x[i] *= 1.0f / (1.0f + expf(-x[i]));
+}
+
+void rmt_ssru_cell_f32__ref(float *cell, float *out, const float *prev, const float *xw, const float *gate, int n) {
+  for (int i = 0; i < n; i++) {
+    float f = 1.0f / (1.0f + expf(-gate[i]));
+    cell[i] = (prev ? f * prev[i] : 0.0f) + (1.0f - f) * xw[i];
+    out[i] = cell[i] > 0.0f ? cell[i] : 0.0f;
+  }
+}
+
 size_t rmt_first_nonfinite_f32__ref(const float *x, size_t n) {
   for (size_t i = 0; i < n; i++) {
     if (!isfinite(x[i])) return i;

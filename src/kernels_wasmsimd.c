@@ -404,6 +404,38 @@ static inline void expf_f32x4(float *out, v128_t x) {
   wasm_v128_store(out, wasm_i32x4_shuffle(lo, hi, 0, 1, 4, 5));
 }
 
+// rmt_swish_f32__ref 4 lanes at a time: its float operations in its order,
+// expf as libm's (expf_f32x4), so the same floats in the wasm build.
+void rmt_swish_f32__wasmsimd(float *x, size_t n) {
+  size_t n4 = n & ~(size_t)3;
+  v128_t one = wasm_f32x4_splat(1.0f);
+  for (size_t i = 0; i < n4; i += 4) {
+    v128_t v = wasm_v128_load(x + i);
+    expf_f32x4(x + i, wasm_f32x4_neg(v));
+    v128_t sigmoid = wasm_f32x4_div(one, wasm_f32x4_add(one, wasm_v128_load(x + i)));
+    wasm_v128_store(x + i, wasm_f32x4_mul(v, sigmoid));
+  }
+  for (size_t i = n4; i < n; i++) x[i] *= 1.0f / (1.0f + expf(-x[i]));
+}
+
+// rmt_ssru_cell_f32__ref 4 lanes at a time, its float operations in its
+// order and expf as libm's (expf_f32x4): the same floats in the wasm build.
+void rmt_ssru_cell_f32__wasmsimd(float *cell, float *out, const float *prev, const float *xw, const float *gate,
+                                 int n) {
+  v128_t one = wasm_f32x4_splat(1.0f), zero = wasm_f32x4_splat(0.0f);
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    float e[4];
+    expf_f32x4(e, wasm_f32x4_neg(wasm_v128_load(gate + i)));
+    v128_t f = wasm_f32x4_div(one, wasm_f32x4_add(one, wasm_v128_load(e)));
+    v128_t kept = prev ? wasm_f32x4_mul(f, wasm_v128_load(prev + i)) : zero;
+    v128_t c = wasm_f32x4_add(kept, wasm_f32x4_mul(wasm_f32x4_sub(one, f), wasm_v128_load(xw + i)));
+    wasm_v128_store(cell + i, c);
+    wasm_v128_store(out + i, wasm_f32x4_pmax(zero, c));  // c > 0 ? c : 0, as the reference (NaN and -0 give 0)
+  }
+  if (i < n) rmt_ssru_cell_f32__ref(cell + i, out + i, prev ? prev + i : NULL, xw + i, gate + i, n - i);
+}
+
 // rmt_softmax_f32__ref with its expf 4 at a time (the same values: expf_f32x4) and
 // the scaling by 1 / sum in vectors; the max and the sum stay in its order.
 void rmt_softmax_f32__wasmsimd(float *x, int n) {

@@ -25,6 +25,11 @@ static inline void rmt_layer_norm_f32(float *out, const float *x, const float *g
   rmt_layer_norm_f32__wasmsimd(out, x, gamma, beta, M, D, eps);
 }
 static inline void rmt_relu_f32(float *x, size_t n) { rmt_relu_f32__wasmsimd(x, n); }
+static inline void rmt_swish_f32(float *x, size_t n) { rmt_swish_f32__wasmsimd(x, n); }
+static inline void rmt_ssru_cell_f32(float *cell, float *out, const float *prev, const float *xw, const float *gate,
+                                     int n) {
+  rmt_ssru_cell_f32__wasmsimd(cell, out, prev, xw, gate, n);
+}
 static inline void rmt_add_scaled_f32(float *out, const float *a, const float *b, float scale, size_t n) {
   rmt_add_scaled_f32__wasmsimd(out, a, b, scale, n);
 }

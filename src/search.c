@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "ops.h"
+#include "profile.h"
 #include "threads.h"
 #include "translation.h"
 
@@ -23,7 +24,8 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s, int 
     // Marian's log-softmax runs over the shortlist's words only: the same as
     // leaving the others out of it (-inf). The sentence's candidates are
     // compacted into this thread's scratch for it; of the row's other words
-    // only the batch's hold values (transformer.c), the rest are -inf already.
+    // only the batch's may hold values (those of a sentence the row held
+    // before: transformer.c), the rest are -inf already.
     const int *cand = tr->cand_ids + tr->cand_offset[s];
     int n = tr->cand_offset[s + 1] - tr->cand_offset[s];
     float *compact = tr->cand_scratch + (size_t)thread * tr->cand_most;
@@ -53,7 +55,9 @@ static void step_log_probs(const rmt_translation *tr, float *lprobs, int s, int 
 static void all_log_probs(void *ctx, int begin, int end, int thread) {
   const rmt_translation *tr = ctx;
   int V = tr->model->config.vocab_size;
+  rmt_profile_begin(RMT_OP_LOG_SOFTMAX, (long long)(end - begin) * V);
   for (int r = begin; r < end; r++) step_log_probs(tr, tr->logits + (size_t)r * V, tr->row_sent[r], thread);
+  rmt_profile_end();
 }
 
 // Keeps the k best (score, index) pairs in descending order.
@@ -245,6 +249,7 @@ RMT_API int rmt_translation_step(rmt_translation *tr) {
   if (!tr) return rmt_error(RMT_E_INVALID, "rmt_translation_step: no translation");
   if (tr->forced) return rmt_error(RMT_E_STATE, "rmt_translation_step: cannot search after forced decoding");
   if (!unfinished(tr)) return 0;
+  rmt_profile_begin(RMT_OP_SEARCH, tr->n_rows);
   rmt_decoder_step(tr, all_log_probs);
   // Rows come grouped by sentence: each sentence's candidates, then (in order,
   // as the rows of the next step are numbered) its selection.
@@ -272,6 +277,7 @@ RMT_API int rmt_translation_step(rmt_translation *tr) {
 #undef SWAP
   tr->n_rows = n_next;
   tr->step++;
+  rmt_profile_end();
   return unfinished(tr);
 }
 

@@ -35,6 +35,7 @@
 #include "arena.h"
 #include "error.h"
 #include "ops.h"
+#include "profile.h"
 
 // Multiply-adds below which a loop stays on one thread (a GEMM's M * N * K). At
 // d_model 256: a batch-1 step's projections (1 x 256 x 256) stay, its
@@ -118,7 +119,11 @@ void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int
   // The quantization by its own size (about 8 operations a value, as many as
   // 8 multiply-adds take): a decoding step's few rows stay on thread 0, where
   // a job of their own would cost about what the split saves.
-  if (job.kr) rmt_parallel_for(M, quantize_rows, &job, 8LL * M * K, RMT_THREADS_ALL);
+  if (job.kr) {
+    rmt_profile_begin(RMT_OP_QUANTIZE, (long long)M * K);
+    rmt_parallel_for(M, quantize_rows, &job, 8LL * M * K, RMT_THREADS_ALL);
+    rmt_profile_end();
+  }
   rmt_parallel_for(panels, gemm_panels, &job, work, RMT_THREADS_ALL);
 }
 

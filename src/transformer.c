@@ -6,6 +6,8 @@
 
 #include "blocks.h"
 #include "ops.h"
+#include "profile.h"
+#include "shortlist.h"
 #include "threads.h"
 #include "translation.h"
 
@@ -28,20 +30,30 @@ typedef struct {
   int first, n;
 } row_block;
 
-// The products of one input `in` (the block's rows, K wide): one loop on
-// the pool for them all. An integer product quantizes the block's rows into
-// its own part of tr->act_q (a stride as wide as the widest input: blocks
-// on other threads may be at other layers).
-static void products(rmt_translation *tr, row_block b, const rmt_gemm_part *parts, int n, const float *in, int K) {
+// The multiply-adds of products of M rows, K wide (profile.h: an operation's work).
+static long long products_macs(const rmt_gemm_part *parts, int n, int M, int K) {
+  long long macs = 0;
+  for (int i = 0; i < n; i++) macs += (long long)M * parts[i].N * K;
+  return macs;
+}
+
+// The products of one input `in` (the block's rows, K wide), operation `op`
+// of the profile (profile.h): one loop on the pool for them all. An integer
+// product quantizes the block's rows into its own part of tr->act_q (a stride
+// as wide as the widest input: blocks on other threads may be at other layers).
+static void products(rmt_translation *tr, row_block b, int op, const rmt_gemm_part *parts, int n, const float *in,
+                     int K) {
   int16_t *aq = tr->act_q ? tr->act_q + (size_t)b.first * tr->act_row_len : NULL;
   float *a_scale = tr->act_scale ? tr->act_scale + b.first : NULL;
+  rmt_profile_begin(op, products_macs(parts, n, b.n, K));
   rmt_gemm_parts(parts, n, in, aq, a_scale, b.n, K);
+  rmt_profile_end();
 }
 
 // out = in W^T + bias for the block's rows (out and in point at its first row).
-static void linear(rmt_translation *tr, row_block b, float *out, const float *in, const rmt_linear *lin) {
+static void linear(rmt_translation *tr, row_block b, int op, float *out, const float *in, const rmt_linear *lin) {
   rmt_gemm_part part = product(out, lin);
-  products(tr, b, &part, 1, in, lin->n_in);
+  products(tr, b, op, &part, 1, in, lin->n_in);
 }
 
 // ---------------------------------------------------------------- residual styles
@@ -49,7 +61,9 @@ static void linear(rmt_translation *tr, row_block b, float *out, const float *in
 // What a sub-layer f reads: LN(x) for Pre-LN, x itself otherwise.
 static const float *sublayer_input(const rmt_config *c, const rmt_norm *norm, const float *x, float *normed, int M) {
   if (c->style != RMT_STYLE_PRE) return x;
+  rmt_profile_begin(RMT_OP_NORM, (long long)M * c->d_model);
   rmt_layer_norm_f32(normed, x, norm->gamma, norm->beta, M, c->d_model, c->ln_eps);
+  rmt_profile_end();
   return normed;
 }
 
@@ -82,12 +96,15 @@ static void sublayer_output_rows(void *ctx, int begin, int end, int thread) {
 static void sublayer_output(const rmt_config *c, const rmt_norm *norm, float *x, float *dual, const float *out, int M) {
   sublayer_fold fold = {c, norm, x, dual, out};
   long long work = 8LL * M * c->d_model;  // two adds and a LayerNorm: about 8 operations a value
+  rmt_profile_begin(RMT_OP_NORM, (long long)M * c->d_model);
   rmt_parallel_for(M, sublayer_output_rows, &fold, work, RMT_THREADS_ALL);
+  rmt_profile_end();
 }
 
 // The stack's output: x (post), LN_final(x) (pre), x * alpha + LN_final(dual) (residual).
 static void stack_finish(const rmt_config *c, const rmt_norm *final_norm, float alpha, float *x, float *dual, int M) {
   size_t n = (size_t)M * c->d_model;
+  rmt_profile_begin(RMT_OP_NORM, (long long)n);
   if (c->style == RMT_STYLE_PRE) {
     rmt_layer_norm_f32(x, x, final_norm->gamma, final_norm->beta, M, c->d_model, c->ln_eps);
   } else if (c->style == RMT_STYLE_RESIDUAL) {
@@ -95,6 +112,7 @@ static void stack_finish(const rmt_config *c, const rmt_norm *final_norm, float 
     rmt_scale_f32(x, alpha, n);
     rmt_add_scaled_f32(x, x, dual, 1.0f, n);
   }
+  rmt_profile_end();
 }
 
 // x = sqrt(D) * embedding[token] + positions[position]; dual = x * s (ResiDual).
@@ -123,8 +141,6 @@ static void embed_row(const rmt_model *m, const rmt_embedding *table, int token,
   }
 }
 
-static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-
 // fc2(act(fc1(in))) into the block's rows of tr->sub_out; ReLU is applied by fc1's product (to
 // the columns each thread has just computed).
 static void feed_forward(rmt_translation *tr, row_block b, const rmt_layer *layer, const float *in) {
@@ -133,11 +149,13 @@ static void feed_forward(rmt_translation *tr, row_block b, const rmt_layer *laye
   int swish = tr->model->config.activation == RMT_ACT_SWISH;
   rmt_gemm_part fc1 = product(hidden, &layer->fc1);
   fc1.relu = !swish;
-  products(tr, b, &fc1, 1, in, layer->fc1.n_in);
+  products(tr, b, RMT_OP_GEMM_FFN_UP, &fc1, 1, in, layer->fc1.n_in);
   if (swish) {
-    for (size_t i = 0; i < n; i++) hidden[i] *= sigmoid(hidden[i]);
+    rmt_profile_begin(RMT_OP_ACTIVATION, (long long)n);
+    rmt_swish_f32(hidden, n);
+    rmt_profile_end();
   }
-  linear(tr, b, tr->sub_out + (size_t)b.first * tr->model->config.d_model, hidden, &layer->fc2);
+  linear(tr, b, RMT_OP_GEMM_FFN_DOWN, tr->sub_out + (size_t)b.first * tr->model->config.d_model, hidden, &layer->fc2);
 }
 
 // Each thread attends with its own copy of the scratch (key and value row
@@ -165,7 +183,9 @@ static void attend(rmt_translation *tr, const attention_scratch *scratch, int ro
 // each row reads shared keys and values and writes only its own outputs.
 static void attend_rows(rmt_translation *tr, int n, rmt_range_fn fn, void *ctx, long long keys_per_row) {
   long long work = 2 * keys_per_row * n * tr->model->config.d_model;  // q.k and p * v per key
+  rmt_profile_begin(RMT_OP_ATTENTION, work);
   rmt_parallel_for(n, fn, ctx, work, tr->scratch_threads);
+  rmt_profile_end();
 }
 
 // The source position of sentence s that `probs` weights most (the first of
@@ -210,7 +230,7 @@ static void project(rmt_translation *tr, row_block b, const rmt_attention *attn,
     parts[n++] = product(k, &attn->k_proj);
     parts[n++] = product(v, &attn->v_proj);
   }
-  products(tr, b, parts, n, in, c->d_model);
+  products(tr, b, with_q ? RMT_OP_GEMM_QKV : RMT_OP_GEMM_CROSS_KV, parts, n, in, c->d_model);
 }
 
 // ---------------------------------------------------------------- blocks on threads
@@ -278,6 +298,7 @@ static void encode_sentences(rmt_translation *tr, int first, int n) {
   size_t at = (size_t)b.first * D;
   float *x = tr->enc_out + at, *dual = tr->dual + at, *normed = tr->normed + at, *sub_out = tr->sub_out + at;
   const int *src = tr->src_ids;
+  rmt_profile_begin(RMT_OP_EMBED, (long long)b.n * D);
   for (int s = first; s <= last; s++) {
     for (int t = 0; t < tr->src_len[s]; t++) {
       int row = tr->src_offset[s] + t;
@@ -285,6 +306,7 @@ static void encode_sentences(rmt_translation *tr, int first, int n) {
       embed_row(m, &m->embed_tokens, src[row], t, tr->enc_out + (size_t)row * D, tr->dual + (size_t)row * D);
     }
   }
+  rmt_profile_end();
   encoder_sentences sentences = {tr, first};
   long long keys = 0;  // for the attention's threshold: every row's keys, summed
   for (int s = first; s <= last; s++) keys += (long long)tr->src_len[s] * tr->src_len[s];
@@ -293,7 +315,7 @@ static void encode_sentences(rmt_translation *tr, int first, int n) {
     const float *in = sublayer_input(c, &layer->self_attn_norm, x, normed, b.n);
     project(tr, b, &layer->self_attn, 1, in, tr->k + at, tr->v + at);
     attend_rows(tr, n, encoder_attention, &sentences, keys / n);  // an item is a sentence: its rows' keys
-    linear(tr, b, sub_out, tr->attn + at, &layer->self_attn.out_proj);
+    linear(tr, b, RMT_OP_GEMM_OUT, sub_out, tr->attn + at, &layer->self_attn.out_proj);
     sublayer_output(c, &layer->self_attn_norm, x, dual, sub_out, b.n);
 
     in = sublayer_input(c, &layer->final_norm, x, normed, b.n);
@@ -332,7 +354,9 @@ void rmt_encode(rmt_translation *tr) {
   const rmt_config *c = &tr->model->config;
   thread_blocks d = {.tr = tr, .b.blocks = rmt_blocks_count(block_threads(tr), tr->n_sent, ENCODER_BLOCK_MIN_SENTENCES)};
   if (d.b.blocks == 1) {
+    rmt_profile_begin(RMT_OP_OTHER, 0);  // the profiling build has one thread: always here
     encode_sentences(tr, 0, tr->n_sent);
+    rmt_profile_end();
     return;
   }
   long long products = (long long)c->d_model *
@@ -357,18 +381,15 @@ static void ssru_step(rmt_translation *tr, row_block b, const rmt_layer *layer, 
   size_t at = (size_t)b.first * D;
   const float *in = sublayer_input(c, &layer->self_attn_norm, tr->x + at, tr->normed + at, b.n);
   rmt_gemm_part parts[2] = {product(tr->k + at, &layer->ssru_in), product(tr->v + at, &layer->ssru_forget)};
-  products(tr, b, parts, 2, in, D);
+  products(tr, b, RMT_OP_GEMM_SSRU, parts, 2, in, D);
+  rmt_profile_begin(RMT_OP_SSRU_CELL, (long long)b.n * D);
   float *cell = cells + t * cache_step;
   for (int r = b.first; r < b.first + b.n; r++) {
     const float *prev = t > 0 ? cells + (t - 1) * cache_step + (size_t)tr->path[(size_t)r * tr->steps_max + t - 1] * D : NULL;
-    const float *xw = tr->k + (size_t)r * D, *gate = tr->v + (size_t)r * D;
-    float *out = tr->sub_out + (size_t)r * D, *cr = cell + (size_t)r * D;
-    for (int i = 0; i < D; i++) {
-      float f = sigmoid(gate[i]);
-      cr[i] = (prev ? f * prev[i] : 0.0f) + (1.0f - f) * xw[i];
-      out[i] = cr[i] > 0.0f ? cr[i] : 0.0f;
-    }
+    rmt_ssru_cell_f32(cell + (size_t)r * D, tr->sub_out + (size_t)r * D, prev, tr->k + (size_t)r * D,
+                      tr->v + (size_t)r * D, D);
   }
+  rmt_profile_end();
   sublayer_output(c, &layer->self_attn_norm, tr->x + at, tr->dual + at, tr->sub_out + at, b.n);
 }
 
@@ -421,11 +442,13 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
   size_t at = (size_t)b.first * D;
   float *x = tr->x + at, *dual = tr->dual + at, *normed = tr->normed + at, *sub_out = tr->sub_out + at;
   float *attn = tr->attn + at;
+  rmt_profile_begin(RMT_OP_EMBED, (long long)b.n * D);
   for (int r = b.first; r < b.first + b.n; r++) {
     int token = t == 0 && c->decoder_start_zero ? -1 : tr->tokens[(size_t)r * stride + t];
     embed_row(m, &m->decoder_embed_tokens, token, t, tr->x + (size_t)r * D, tr->dual + (size_t)r * D);
     tr->path[(size_t)r * tr->steps_max + t] = r;
   }
+  rmt_profile_end();
   size_t cache_layer = (size_t)tr->steps_max * tr->rows_max * D, cache_step = (size_t)tr->rows_max * D;
   for (int l = 0; l < c->decoder_layers; l++) {
     const rmt_layer *layer = &m->decoder_layers[l];
@@ -441,7 +464,7 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
       decoder_attention self = {.tr = tr, .first = b.first, .k_cache = k_cache, .v_cache = v_cache,
                                 .cache_step = cache_step};
       attend_rows(tr, b.n, decoder_self_attention, &self, t + 1);
-      linear(tr, b, sub_out, attn, &layer->self_attn.out_proj);
+      linear(tr, b, RMT_OP_GEMM_OUT, sub_out, attn, &layer->self_attn.out_proj);
       sublayer_output(c, &layer->self_attn_norm, x, dual, sub_out, b.n);
     }
 
@@ -453,7 +476,7 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
                                .cross_v = tr->cross_v + (size_t)l * tr->src_rows * D,
                                .last = l == c->decoder_layers - 1};
     attend_rows(tr, b.n, decoder_cross_attention, &cross, tr->src_max);
-    linear(tr, b, sub_out, attn, &layer->encoder_attn.out_proj);
+    linear(tr, b, RMT_OP_GEMM_OUT, sub_out, attn, &layer->encoder_attn.out_proj);
     sublayer_output(c, &layer->encoder_attn_norm, x, dual, sub_out, b.n);
 
     in = sublayer_input(c, &layer->final_norm, x, normed, b.n);
@@ -463,20 +486,28 @@ static void decoder_rows(rmt_translation *tr, row_block b) {
   stack_finish(c, &m->decoder_norm, c->dec_alpha, x, dual, b.n);
   int V = c->vocab_size;
   if (!tr->cand_ids) {
-    linear(tr, b, tr->logits + (size_t)b.first * V, x, &m->output_projection);
+    linear(tr, b, RMT_OP_GEMM_VOCAB, tr->logits + (size_t)b.first * V, x, &m->output_projection);
     return;
   }
   // Under a lexical shortlist the output layer computes the batch's
-  // candidates only (gathered by shortlist.c) into their places of the
-  // logits; every other word stays -inf there (shortlist.c fills the logits
-  // so, and search.c writes nothing else), and search.c masks the words a
-  // row's own sentence does not allow.
-  int n_out = tr->n_out;
-  linear(tr, b, tr->out_logits + (size_t)b.first * n_out, x, &tr->out_layer);
-  for (int r = b.first; r < b.first + b.n; r++) {
-    float *row = tr->logits + (size_t)r * V;
-    const float *computed = tr->out_logits + (size_t)r * n_out;
-    for (int j = 0; j < n_out; j++) row[tr->out_ids[j]] = computed[j];
+  // candidates for all rows, or (out_by_sentence) each sentence's for its
+  // rows (they are consecutive), gathered by shortlist.c, into their places
+  // of the logits; every other word stays -inf there (shortlist.c fills the
+  // logits so, and search.c clears what a row's earlier sentence left).
+  size_t width = (size_t)(tr->out_by_sentence ? tr->cand_most : tr->n_out);
+  for (int r = b.first, n; r < b.first + b.n; r += n) {
+    int s = tr->row_sent[r];
+    for (n = 1; r + n < b.first + b.n && (!tr->out_by_sentence || tr->row_sent[r + n] == s);) n++;
+    const int *cand;
+    rmt_linear lin = rmt_shortlist_layer(tr, s, &cand);
+    float *computed = tr->out_logits + (size_t)r * width;  // n rows of lin.n_out <= width
+    linear(tr, (row_block){r, n}, RMT_OP_GEMM_VOCAB, computed, x + (size_t)(r - b.first) * D, &lin);
+    rmt_profile_begin(RMT_OP_GEMM_VOCAB, 0);
+    for (int i = 0; i < n; i++) {
+      float *row = tr->logits + (size_t)(r + i) * V;
+      for (int j = 0; j < lin.n_out; j++) row[cand[j]] = computed[(size_t)i * lin.n_out + j];
+    }
+    rmt_profile_end();
   }
 }
 
@@ -508,14 +539,16 @@ void rmt_decoder_step(rmt_translation *tr, rmt_range_fn then) {
   // whose large products are split by columns instead.
   thread_blocks d = {.tr = tr, .b.blocks = rmt_blocks_count(block_threads(tr), R, ROW_BLOCKS_MIN_ROWS), .then = then};
   if (d.b.blocks == 1) {
+    rmt_profile_begin(RMT_OP_OTHER, 0);  // the profiling build has one thread: always here
     decoder_rows(tr, (row_block){0, R});
+    rmt_profile_end();
     // `then` costs about an exp and a few adds a logit: counted as 8 multiply-adds (rmt_parallel_for's threshold).
     if (then) rmt_parallel_for(R, then, tr, 8LL * R * c->vocab_size, RMT_THREADS_ALL);
     return;
   }
   // A row's products: 6 d^2 + 2 d ffn multiply-adds a layer, then d a word of the output layer.
   long long products = (long long)c->d_model * ((long long)c->decoder_layers * (6LL * c->d_model + 2LL * c->ffn_dim) +
-                                                (tr->cand_ids ? tr->n_out : c->vocab_size));
+                                                (!tr->cand_ids ? c->vocab_size : tr->out_by_sentence ? tr->cand_most : tr->n_out));
   rmt_blocks_split(&d.b, R, row_cost, tr, products);
   rmt_parallel_for(d.b.blocks, decoder_block_range, &d, products * R, tr->scratch_threads);
 }

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "json.h"
 #include "ops.h"
+#include "profile.h"
 #include "shortlist.h"
 #include "threads.h"
 #include "translation.h"
@@ -46,27 +47,29 @@ typedef struct {
   } while (0)
 
 // The lexical shortlist's arrays: each sentence's candidates, the batch's
-// words and the output layer's rows for them, as the model keeps its own
+// words and the output layer's rows for those or each sentence's (from a
+// weight panel of its own: shortlist.h), as the model keeps its own
 // (float32; int8 with a 16-bit input, kr RMT_GEMM_I8_KR_DOT16; or int16 for
 // "output_layer": "int16").
 static void layout_shortlist(const rmt_config *c, const layout_dims *d, rmt_translation *tr, carving *cv) {
   const rmt_linear *o = d->output;
-  size_t words = d->shortlist.words;
-  int n_out = (int)words;  // at most the vocabulary's size
+  size_t panels = d->shortlist.panels, columns = d->shortlist.columns;
   TAKE(cand_ids, int, d->shortlist.total);
   TAKE(cand_offset, int, rmt_size_add(d->n_sent, 1));
+  TAKE(cand_panel, int, rmt_size_add(d->n_sent, 1));
   TAKE(cand_scratch, float, MUL(d->threads, d->shortlist.most));
   TAKE(word_mark, unsigned char, (size_t)c->vocab_size);
-  TAKE(out_ids, int, words);
+  TAKE(out_ids, int, d->shortlist.words);
   if (o->weight) {
-    TAKE(out_layer.weight, float, rmt_packed_weight_floats(n_out, o->n_in));
+    TAKE(out_layer.weight, float, MUL(panels, rmt_packed_weight_floats(RMT_GEMM_NR, o->n_in)));
   } else {
-    if (o->weight_i16) TAKE(out_layer.weight_i16, int16_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
-    else TAKE(out_layer.weight_i8, int8_t, rmt_packed_weight_i8_bytes(n_out, o->n_in, o->kr));
-    TAKE(out_layer.weight_scale, float, words);
+    size_t panel = rmt_packed_weight_i8_bytes(RMT_GEMM_NR, o->n_in, o->kr);  // int16 values for an int16 layer
+    if (o->weight_i16) TAKE(out_layer.weight_i16, int16_t, MUL(panels, panel));
+    else TAKE(out_layer.weight_i8, int8_t, MUL(panels, panel));
+    TAKE(out_layer.weight_scale, float, columns);
   }
-  if (o->bias) TAKE(out_layer.bias, float, words);
-  TAKE(out_logits, float, MUL(d->rows, words));
+  if (o->bias) TAKE(out_layer.bias, float, columns);
+  TAKE(out_logits, float, MUL(d->rows, d->shortlist.by_sentence ? d->shortlist.most : d->shortlist.words));
 }
 
 // Lays out every array of the translation; with arena == NULL only counts the
@@ -203,7 +206,7 @@ static size_t size_batch(const rmt_model *model, const rmt_search_params *p, con
   // The shortlist's candidates are counted (a pass over the vocabulary per
   // sentence) only for a batch that fits without them.
   if (bytes <= RMT_MAX_TRANSLATION_BYTES && c->shortlist_first >= 0 && p->shortlist) {
-    if (rmt_shortlist_count(model, ids, lens, n_sent, &dims->shortlist)) return 0;
+    if (rmt_shortlist_count(model, ids, lens, n_sent, p->beam, &dims->shortlist)) return 0;
     dims->output = &model->output_projection;
     bytes = layout(c, dims, NULL, NULL);
   }
@@ -241,6 +244,7 @@ static rmt_translation *translation_new(const rmt_model *model, const rmt_search
   tr->scratch_threads = (int)dims->threads;
   tr->act_row_len = dims->int8_in ? rmt_quantized_row_len_any((int)dims->int8_in) : 0;
   tr->cand_most = (int)dims->shortlist.most;
+  tr->out_by_sentence = dims->shortlist.by_sentence;
   tr->src_len = malloc(sizeof(int) * (size_t)n_sent);
   tr->src_offset = malloc(sizeof(int) * (size_t)n_sent);
   if (!tr->src_len || !tr->src_offset) {
@@ -306,8 +310,10 @@ RMT_API rmt_translation *rmt_translation_begin(const rmt_model *model, const int
   layout_dims dims;
   size_t bytes = size_batch(model, &p, ids, lens, n_sent, &dims);
   if (!bytes) return NULL;
+  rmt_profile_begin(RMT_OP_SETUP, n_sent);
   rmt_translation *tr = translation_new(model, &p, lens, &dims, bytes);
   if (tr) translation_start(tr, ids, lens);
+  rmt_profile_end();
   return tr;
 }
 

@@ -54,13 +54,16 @@ struct rmt_translation {
   // output candidates, ascending: cand_ids[cand_offset[s] .. cand_offset[s + 1]),
   int *cand_ids;
   int *cand_offset;        // [n_sent + 1]
+  int *cand_panel;         // [n_sent + 1] the first weight panel of each sentence's in out_layer
   int cand_most;           // the most of one sentence
   float *cand_scratch;     // [scratch_threads][cand_most] their logits, compacted (search.c)
   unsigned char *word_mark;  // [V] scratch
   int n_out;               // the batch's candidates (the union of its sentences'): how many,
-  int *out_ids;            //   [n_out] which, ascending,
-  rmt_linear out_layer;    //   and the output projection's rows for them (gathered at the start)
-  float *out_logits;       // [rows_max][n_out] out_layer's output, scattered into logits
+  int *out_ids;            //   [n_out] which, ascending
+  int out_by_sentence;     // whether the output layer computes each sentence's candidates, or the batch's
+  rmt_linear out_layer;    //   with the output projection's rows for them (gathered at the start;
+                           //   shortlist.h rmt_shortlist_layer)
+  float *out_logits;       // [rows_max][cand_most or n_out] a row's share of them, scattered into logits
   int *finished;     // [n_sent]
   int *ignore;       // [n_sent * beam] fairseq's cands_to_ignore
   rmt_hypothesis *hyps;  // [n_sent * beam] finished hypotheses, n_hyps[s] of them

@@ -235,6 +235,23 @@ static void test_softmax(void) {
   CHECK(isfinite(big[0]) && big[2] > big[1], "softmax overflowed");
 }
 
+// How many float steps apart a and b are (0 for two NaNs; same-signed values as here).
+static int ulps_apart(float a, float b) {
+  if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0 : INT32_MAX;
+  int32_t x, y;
+  memcpy(&x, &a, 4), memcpy(&y, &b, 4);
+  return abs(x - y);
+}
+
+// Checks got[0..n) within 2 ulps of want (a row of `what` n wide), *max_ulps the most seen.
+static void check_ulps(const char *what, const float *want, const float *got, int n, int *max_ulps) {
+  for (int i = 0; i < n; i++) {
+    int ulps = ulps_apart(want[i], got[i]);
+    *max_ulps = ulps > *max_ulps ? ulps : *max_ulps;
+    CHECK(ulps <= 2, "%s n %d, %d: %.9g vs %.9g", what, n, i, got[i], want[i]);
+  }
+}
+
 // The SIMD softmax against the plain one: the same floats where libm is the
 // wasm build's (musl's expf, which its e^x copies); another libm's expf may
 // round an exp, so the sum, differently: 2 ulps allowed. Rows of attention
@@ -254,15 +271,61 @@ static void test_softmax_simd(void) {
     memcpy(got, x, sizeof(float) * n);
     rmt_softmax_f32__ref(want, n);
     rmt_softmax_f32__wasmsimd(got, n);
-    for (int i = 0; i < n; i++) {
-      int32_t a, b;
-      memcpy(&a, &want[i], 4), memcpy(&b, &got[i], 4);
-      int ulps = abs(a - b);
-      max_ulps = ulps > max_ulps ? ulps : max_ulps;
-      CHECK(ulps <= 2, "softmax n %d, %d: %.9g vs %.9g", n, i, got[i], want[i]);
-    }
+    check_ulps("softmax", want, got, n, &max_ulps);
   }
   printf("softmax: SIMD within %d ulp of the plain one\n", max_ulps);
+}
+
+// The SIMD swish against the plain one: the same floats in the wasm build
+// (tests/kernels.test.js checks it there); natively 2 ulps allowed (another
+// libm's expf). Every tail length, and lanes on expf's special path
+// (|x| >= 88: e^-x overflowing or vanishing), infinities and NaN.
+static void test_swish_simd(void) {
+  static const float special[] = {0.0f, -0.0f, 88.0f, -88.0f, 88.8f, -88.8f, 104.0f, -104.0f, 1e30f, -1e30f,
+                                  INFINITY, -INFINITY, NAN};
+  static float want[200], got[200];
+  uint32_t seed = 17;
+  int max_ulps = 0;
+  for (int n = 1; n <= 200; n += n < 20 ? 1 : 29) {
+    for (int i = 0; i < n; i++) {
+      seed = seed * 1664525u + 1013904223u;
+      want[i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 40.0f;
+      if (i % 7 == 3) want[i] = special[(i / 7) % (sizeof special / sizeof special[0])];
+    }
+    memcpy(got, want, sizeof(float) * n);
+    rmt_swish_f32__ref(want, (size_t)n);
+    rmt_swish_f32__wasmsimd(got, (size_t)n);
+    check_ulps("swish", want, got, n, &max_ulps);
+  }
+  printf("swish: SIMD within %d ulp of the plain one\n", max_ulps);
+}
+
+// The SIMD SSRU cell against the plain one, as swish (2 ulps natively), with
+// and without a previous cell; its ReLU gives 0 for NaN and -0 as the plain one.
+static void test_ssru_cell_simd(void) {
+  static float gate[100], xw[100], prev[100], cell[2][100], out[2][100];
+  uint32_t seed = 23;
+  int max_ulps = 0;
+  for (int n = 1; n <= 100; n += n < 12 ? 1 : 22) {
+    for (int i = 0; i < n; i++) {
+      float *v[3] = {gate, xw, prev};
+      for (int j = 0; j < 3; j++) {
+        seed = seed * 1664525u + 1013904223u;
+        v[j][i] = ((float)(seed >> 8) / 16777216.0f - 0.5f) * 20.0f;
+      }
+      if (i % 9 == 4) gate[i] = i % 2 ? 95.0f : -95.0f;  // expf's special path
+      if (i % 13 == 6) xw[i] = i % 2 ? NAN : -0.0f;
+    }
+    for (int with_prev = 0; with_prev < 2; with_prev++) {
+      const float *p = with_prev ? prev : NULL;
+      rmt_ssru_cell_f32__ref(cell[0], out[0], p, xw, gate, n);
+      rmt_ssru_cell_f32__wasmsimd(cell[1], out[1], p, xw, gate, n);
+      check_ulps(with_prev ? "ssru cell" : "ssru first cell", cell[0], cell[1], n, &max_ulps);
+      check_ulps(with_prev ? "ssru out" : "ssru first out", out[0], out[1], n, &max_ulps);
+      for (int i = 0; i < n; i++) CHECK(out[1][i] >= 0.0f && !signbit(out[1][i]), "ssru out %d: %.9g", i, out[1][i]);
+    }
+  }
+  printf("ssru cell: SIMD within %d ulp of the plain one\n", max_ulps);
 }
 
 // The SIMD log-softmax against the plain one: rows of logits of a model's
@@ -685,6 +748,8 @@ int main(void) {
   test_first_nonfinite_f16();
   test_softmax();
   test_softmax_simd();
+  test_swish_simd();
+  test_ssru_cell_simd();
   test_log_softmax_simd();
   test_attention_rows();
   test_attention();
