@@ -370,15 +370,24 @@ test('the prior: neighbours with few speakers stop winning three-word everyday i
   engine.dispose();
 });
 
-test('withPrior: the logits plus the prior times W / features, renormalized', () => {
+test('withPrior: the logits plus the prior times W / features (ending at the fade), renormalized', () => {
   const prior = { logs: [0, -2], weight: 10 };
   const [a, b] = withPrior([0.5, 0.5], 10, prior);
   assert.ok(Math.abs(b / a - Math.exp(-2)) < 1e-12 && Math.abs(a + b - 1) < 1e-12);
   const [c, d] = withPrior([0.5, 0.5], 1000, prior);
   assert.ok(Math.abs(d / c - Math.exp(-0.02)) < 1e-12, 'fades with the features');
   assert.deepEqual(withPrior([0.25, 0.75], 3, null), [0.25, 0.75]);
+  // With a fade of 100 features: W / features * (1 - features / 100), nothing from 100 on.
+  const fading = { ...prior, fade: 100 };
+  const [e, f] = withPrior([0.5, 0.5], 50, fading);
+  assert.ok(Math.abs(f / e - Math.exp(-2 * (10 / 50) * 0.5)) < 1e-12, 'half of W / features at half the fade');
+  assert.deepEqual(withPrior([0.5, 0.5], 100, fading), [0.5, 0.5]);
+  assert.deepEqual(withPrior([0.5, 0.5], 400, fading), [0.5, 0.5]);
   assert.throws(() => declaredModel(safetensorsHeader({ languages: 'a,b', prior: '0', prior_weight: '3' })), /prior/);
   assert.throws(() => declaredModel(safetensorsHeader({ languages: 'a,b', prior: '0,-1', prior_weight: 'x' })), /prior/);
+  assert.throws(() => declaredModel(safetensorsHeader({ languages: 'a,b', prior: '0,-1', prior_weight: '3', prior_fade: '-1' })), /prior/);
+  assert.deepEqual(declaredModel(safetensorsHeader({ languages: 'a,b', prior: '0,-1', prior_weight: '3', prior_fade: '300' })),
+    { languages: ['a', 'b'], prior: { logs: [0, -1], weight: 3, fade: 300 } });
   assert.deepEqual(declaredModel(safetensorsHeader({ languages: 'a,b', prior: '0,-1', prior_weight: '3' })),
     { languages: ['a', 'b'], prior: { logs: [0, -1], weight: 3 } });
   assert.deepEqual(declaredModel(safetensorsHeader({ languages: 'a,b' })), { languages: ['a', 'b'], prior: null });

@@ -48,7 +48,8 @@ async function readBytes(url) {
 // What a model file declares in its safetensors header's metadata, read here
 // so that availability() needs no engine: its languages, and the prior over
 // them (models/langid/train.py: each language's log share of speakers, and
-// the weight W that detect() gives it: W / the text's feature count).
+// the weight W that detect() gives it: W / the text's feature count, ending
+// at its fade's feature count).
 export function declaredModel(bytes) {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const length = bytes.byteLength >= 8 ? Number(view.getBigUint64(0, true)) : Infinity;
@@ -57,10 +58,12 @@ export function declaredModel(bytes) {
   const languages = String(meta.languages ?? '').split(',').filter(Boolean);
   const prior = meta.prior === undefined ? [] : String(meta.prior).split(',').map(Number);
   const weight = meta.prior_weight === undefined ? 0 : Number(meta.prior_weight);
-  if ((prior.length && prior.length !== languages.length) || !prior.every(Number.isFinite) || !(weight >= 0 && weight < Infinity)) {
+  const fade = meta.prior_fade === undefined ? 0 : Number(meta.prior_fade);
+  if ((prior.length && prior.length !== languages.length) || !prior.every(Number.isFinite) || !(weight >= 0 && weight < Infinity)
+    || !(fade >= 0 && fade < Infinity)) {
     throw new Error('residual-mt: the language detector model\'s prior does not fit its languages');
   }
-  return { languages, prior: prior.length && weight ? { logs: prior, weight } : null };
+  return { languages, prior: prior.length && weight ? { logs: prior, weight, ...(fade ? { fade } : {}) } : null };
 }
 
 // A tag as detect() reports it: without its script where that is the
@@ -77,10 +80,11 @@ export function reportedTag(tag) {
 }
 
 // The probabilities with the prior added to their logits, weighted by
-// W / features: decisive between neighbours on a few words, fading on long text.
+// W / features: decisive between neighbours on a few words, fading on long
+// text, and gone from `fade` features on (where the model declares one).
 export function withPrior(probabilities, features, prior) {
   if (!prior) return probabilities;
-  const scale = prior.weight / Math.max(features, 1);
+  const scale = (prior.weight / Math.max(features, 1)) * (prior.fade ? Math.max(0, 1 - features / prior.fade) : 1);
   const raw = probabilities.map((p, i) => p * Math.exp(scale * prior.logs[i]));
   const total = raw.reduce((a, b) => a + b, 0);
   return total > 0 ? raw.map((p) => p / total) : probabilities;

@@ -1,6 +1,6 @@
 """The model card's tables (README.md) from train.py's eval.json and
 build_data.py's stats.json: per language, the strings available for
-training (gettext / descriptions / fortunes), the held-out sentences and the
+training (gettext / descriptions / fortunes / everyday: everyday_sources.py's), the held-out sentences and the
 int8 model's accuracy on them whole and at 1-3 words (with the prior, as the
 LanguageDetector runs it); then the held-out fortunes'.
 
@@ -22,11 +22,12 @@ def main():
         stats = json.load(f)["languages"]
     pct = lambda x: "%.1f" % (100 * x)  # noqa: E731
     whole, short = report["int8"]["sentences"]["per_language"], report["int8"]["short"]["per_language"]
-    print("| language | strings available for training (gettext / descriptions / fortunes) | held-out sentences | sentences % | 1-3 words % |")
+    everyday = report.get("everyday_training", {})
+    print("| language | strings available for training (gettext / descriptions / fortunes / everyday) | held-out sentences | sentences % | 1-3 words % |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for lang in report["languages"]:
-        counts = stats[lang]
-        available = " / ".join(str(counts.get(source + "-train", 0)) for source in ("gettext", "descriptions", "fortunes"))
+        counts = dict(stats[lang], **{"everyday-train": everyday.get(lang, 0)})
+        available = " / ".join(str(counts.get(source + "-train", 0)) for source in ("gettext", "descriptions", "fortunes", "everyday"))
         print("| %s | %s | %d | %s | %s |" % (lang, available, report["test_sentences"][lang], pct(whole[lang]), pct(short[lang])))
     print()
     lit = report["int8_literary"]

@@ -34,7 +34,8 @@ def main():
         bags = Bags(featurize, texts, len(ORDERS))
         with torch.no_grad():
             logits = model(bags.batch(np.arange(bags.n))).numpy()
-        pred = with_prior(logits, sum(bags.lengths).astype(np.float64), prior, float(metadata["prior_weight"])).argmax(1)
+        pred = with_prior(logits, sum(bags.lengths).astype(np.float64), prior, float(metadata["prior_weight"]),
+                          float(metadata.get("prior_fade", 0))).argmax(1)
         print("%s: %.1f %% of %d at three words" % (lang, 100 * np.mean(pred == langs.index(lang)), len(texts)))
 
 

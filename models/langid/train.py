@@ -18,9 +18,10 @@ the prior the LanguageDetector adds (below).
 
 The prior: each language's log share of speakers (speakers.json, floored at
 PRIOR_FLOOR_MILLIONS, 0 for the most spoken), written into the model's
-metadata ("prior", one value per language, and "prior_weight" W); the
-LanguageDetector adds (W / the text's feature count) times it to the logits,
-so it decides between neighbours on a few words and fades on long text.
+metadata ("prior", one value per language, "prior_weight" W and "prior_fade"
+F); the LanguageDetector adds W / n * max(0, 1 - n / F) times it to the
+logits (n: the text's feature count), so it decides between neighbours on a
+few words, fades on longer text and is gone from F features on.
 --from MODEL skips training: the given int8 model is evaluated (and written
 with --out) under this run's prior weight.
 """
@@ -46,6 +47,7 @@ DIM = 16
 MIN_TRAIN, MIN_TEST, EVAL_CAP = 1300, 40, 400  # 1,300: Maori has 1,356 (the next language below 1,500 has 1,231)
 PRIOR_FLOOR_MILLIONS = 1.0  # below a million speakers, one prior: their text decides
 PRIOR_WEIGHT = 6.0  # chosen on the everyday set's first half (models/langid/README.md, the prior)
+PRIOR_FADE = 300.0  # features at which the prior is gone (likewise chosen; 0: it never ends)
 # The held-out text that chooses the languages and gives the headline figures
 # (fortunes, where a language has them, are scored apart: literary text).
 SOFTWARE_SOURCES = {"gettext", "descriptions"}
@@ -55,7 +57,7 @@ EXCLUDED = {"cmn", "hye"}
 UNMARKED = {"mi"}
 NO_SPACES = {"ja", "zh-Hans", "zh-Hant", "th", "km", "lo", "my", "bo", "dz"}
 CLOSE_GROUPS = [["es", "ca", "gl", "pt", "it"], ["ru", "uk", "bg", "be", "mk"], ["da", "nb", "nn", "sv"],
-                ["cs", "sk"], ["hr", "sr-Latn", "bs", "sl"], ["id", "ms"]]
+                ["cs", "sk"], ["hr", "sr-Latn", "bs", "sl"], ["id", "ms"], ["xh", "zu"]]
 
 
 def stable_hash(text):
@@ -90,11 +92,21 @@ def is_sentence(text, lang):
     return len(text) >= 12 if lang in NO_SPACES else len(text.split()) >= 4
 
 
-def load_data(scratch, per_lang):
+def read_everyday(folder, split, lang):
+    """everyday_sources.py's strings of one language's split (none without --everyday)."""
+    path = os.path.join(folder, split, lang + ".txt") if folder else None
+    if not path or not os.path.exists(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [line.rstrip("\n").split("\t", 1)[1] for line in f if "\t" in line]
+
+
+def load_data(scratch, per_lang, everyday=None):
     """The languages, their training strings, their held-out software and
-    description text (test) and their held-out fortunes (literary)."""
+    description text (test), their held-out fortunes (literary) and their
+    held-out everyday words and phrases (everyday_sources.py)."""
     langs = []
-    train, test, literary = {}, {}, {}
+    train, test, literary, daily = {}, {}, {}, {}
     held_out = lambda lang, sources: sorted((s for s in read_split(scratch, "test", lang, sources)  # noqa: E731
                                              if is_sentence(s, lang)), key=stable_hash)[:EVAL_CAP]
     for name in sorted(os.listdir(os.path.join(scratch, "train"))):
@@ -107,13 +119,15 @@ def load_data(scratch, per_lang):
             continue
         langs.append(lang)
         tr = sorted(tr, key=stable_hash)[:per_lang]
+        tr += sorted(set(read_everyday(everyday, "train", lang)) - set(tr), key=stable_hash)  # all of them: few
         if lang in UNMARKED:  # also as typed without its diacritics (kōrero as korero)
             tr += sorted(set(bare(s) for s in tr) - set(tr))
         pieces = [short_piece(s, lang, stable_hash("piece:" + s)) for s in tr if is_sentence(s, lang)]
         train[lang] = tr + pieces
         test[lang] = te
         literary[lang] = held_out(lang, {"fortunes"})
-    return langs, train, test, literary
+        daily[lang] = sorted(read_everyday(everyday, "test", lang), key=stable_hash)[:EVAL_CAP]
+    return langs, train, test, literary, daily
 
 
 class Bags:
@@ -182,6 +196,8 @@ def train(model, bags, labels, epochs, batch=256, log=print):
             dense.step()
             total += loss.item() * len(order)
             step += 1
+            if step % 2000 == 0:
+                log("step %d of %d" % (step, steps))
         log("epoch %d: loss %.4f" % (epoch + 1, total / bags.n))
 
 
@@ -213,7 +229,8 @@ def quantized_tensors(model):
 
 
 def dequantized_model(model, tensors):
-    """The model with the int8 values (times their scales) in place of its floats."""
+    """The model with the file's values in place of its own: the int8 ones
+    times their scales, and the float32 biases."""
     with torch.no_grad():
         for k, t in enumerate(model.tables):
             t.weight.copy_(torch.from_numpy(tensors["table.%d" % k].astype(np.float32) * tensors["table.%d.qscale" % k][0]))
@@ -221,6 +238,7 @@ def dequantized_model(model, tensors):
         for name, layer in layers:
             w = tensors[name + ".weight"].astype(np.float32) * tensors[name + ".weight.qscale"][:, None]
             layer.weight.copy_(torch.from_numpy(w))
+            layer.bias.copy_(torch.from_numpy(tensors[name + ".bias"]))  # a model read --from has no other
     return model
 
 
@@ -251,11 +269,17 @@ def log_prior(langs):
     return np.round(logs - logs.max(), 4)
 
 
-def with_prior(logits, n_features, prior, weight):
-    """The logits plus the prior, weighted by W / features (as detector.js adds it)."""
+def prior_scale(n_features, weight, fade):
+    """W / features, times 1 - features / fade (none from `fade` features on), as detector.js weighs the prior."""
+    scale = weight / np.maximum(n_features, 1)
+    return scale * np.clip(1 - n_features / fade, 0, 1) if fade else scale
+
+
+def with_prior(logits, n_features, prior, weight, fade=PRIOR_FADE):
+    """The logits plus the prior, weighted by prior_scale (as detector.js adds it)."""
     if not weight:
         return logits
-    return logits + (weight / np.maximum(n_features, 1))[:, None] * prior[None, :]
+    return logits + prior_scale(n_features, weight, fade)[:, None] * prior[None, :]
 
 
 def predict(model, featurize, texts, n_groups, prior=None, weight=0.0):
@@ -373,6 +397,7 @@ def main():
     ap.add_argument("--hidden", type=int, default=0)
     ap.add_argument("--per-lang", type=int, default=20000)
     ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--everyday", default=None, help="everyday_sources.py's folder (SCRATCH/everyday): its strings added")
     ap.add_argument("--prior-weight", type=float, default=PRIOR_WEIGHT, help="W: the prior weighs W / features")
     ap.add_argument("--from", dest="source", default=None, help="an int8 model to evaluate instead of training one")
     ap.add_argument("--out", default=None, help="where the model goes (default: only evaluate)")
@@ -381,7 +406,7 @@ def main():
     torch.set_num_threads(1)
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
     featurize = Featurizer(args.scratch, ORDERS, BUCKETS)
-    langs, train_text, test, literary = load_data(args.scratch, args.per_lang)
+    langs, train_text, test, literary, daily = load_data(args.scratch, args.per_lang, args.everyday)
     args.test = test
     log("%d languages: %s" % (len(langs), " ".join(langs)))
     tensors, int8_model, facts = trained(args, featurize, langs, train_text, log)
@@ -389,26 +414,34 @@ def main():
     int8_eval = evaluate(int8_model, featurize, langs, test, prior, args.prior_weight)
     plain_eval = evaluate(int8_model, featurize, langs, test)
     literary_eval = evaluate(int8_model, featurize, langs, literary, prior, args.prior_weight)
+    daily_eval = evaluate(int8_model, featurize, langs, daily, prior, args.prior_weight) if any(daily.values()) else None
     log("int8 sentences %.4f short %.4f; without the prior %.4f / %.4f" % (
         int8_eval["sentences"]["accuracy"], int8_eval["short"]["accuracy"],
         plain_eval["sentences"]["accuracy"], plain_eval["short"]["accuracy"]))
     if args.out:
-        write_outputs(args, langs, tensors, facts, prior, featurize, (test, literary), (int8_eval, plain_eval, literary_eval))
+        write_outputs(args, langs, tensors, facts, prior, featurize, (test, literary, daily),
+                      (int8_eval, plain_eval, literary_eval, daily_eval))
 
 
 def write_outputs(args, langs, tensors, facts, prior, featurize, texts, evals):
     """The model, eval.json, the C test's golden cases and the scratch eval TSVs."""
-    (test, literary), (int8_eval, plain_eval, literary_eval) = texts, evals
+    (test, literary, daily), (int8_eval, plain_eval, literary_eval, daily_eval) = texts, evals
     os.makedirs(args.out, exist_ok=True)
     metadata = {"format": "rmt-langid", "version": "1", "languages": ",".join(langs),
                 "orders": ",".join(map(str, ORDERS)), "prior": ",".join("%g" % v for v in prior),
-                "prior_weight": "%g" % args.prior_weight}
+                "prior_weight": "%g" % args.prior_weight, "prior_fade": "%g" % PRIOR_FADE}
     write_safetensors(os.path.join(args.out, "model.safetensors"), tensors, metadata)
     report = {"languages": langs, "orders": ORDERS, "buckets": BUCKETS, "dim": DIM, **facts,
-              "prior_weight": args.prior_weight, "test_sentences": {lang: len(test[lang]) for lang in langs},
+              "prior_weight": args.prior_weight, "prior_fade": PRIOR_FADE, "test_sentences": {lang: len(test[lang]) for lang in langs},
               "int8": int8_eval, "int8_without_prior": {k: v["accuracy"] for k, v in plain_eval.items()},
               "literary_sentences": {lang: len(literary[lang]) for lang in langs if literary[lang]},
               "int8_literary": literary_eval}
+    if args.everyday:
+        report["everyday_training"] = {lang: len(read_everyday(args.everyday, "train", lang)) for lang in langs}
+    if daily_eval:
+        report["everyday_sentences"] = {lang: len(daily[lang]) for lang in langs if daily[lang]}
+        report["int8_everyday"] = {k: {"accuracy": v["accuracy"], "per_language": v["per_language"]}
+                                   for k, v in daily_eval.items()}
     with open(os.path.join(args.out, "eval.json"), "w") as f:
         json.dump(report, f, indent=1, ensure_ascii=False)
     golden = os.path.join(ROOT, "tests", "fixtures", "langid")

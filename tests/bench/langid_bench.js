@@ -6,7 +6,7 @@
 // and detect()'s time per sentence in Chromium (the package's own page, the
 // engine in its worker, after load).
 //
-//   node tests/bench/langid_bench.js [EVAL_TSV] [--json] [--no-browser]
+//   node tests/bench/langid_bench.js [EVAL_TSV] [--json] [--no-browser] [--except TAG,TAG...]
 //
 // EVAL_TSV: lang \t sentence \t short piece, one a line (default
 // /work/scratch/langid/eval.tsv, from models/langid/train.py), or lang \t
@@ -16,6 +16,8 @@
 // (zh-Hans and zh-Hant are "zh" for the others; sr-Latn "sr"; nb "no" for eld);
 // ours by the tag detect() reports (zh-Hans is zh).
 // franc picks among the ISO 639-3 codes of FRANC only (its `only` option).
+// --except leaves those languages' rows out (e.g. the five model 0.2.0 added,
+// to compare the older languages with model 0.1.0's figures).
 
 import { readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +27,10 @@ import { reportedTag } from '../../js/api/detector.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const args = process.argv.slice(2);
-const evalPath = args.find((a) => !a.startsWith('--')) ?? '/work/scratch/langid/eval.tsv';
+const evalPath = args.find((a, i) => !a.startsWith('--') && args[i - 1] !== '--except') ?? '/work/scratch/langid/eval.tsv';
 const json = args.includes('--json');
+const exceptAt = args.indexOf('--except');
+const excepted = new Set(exceptAt < 0 ? [] : (args[exceptAt + 1] ?? '').split(','));
 
 // franc's ISO 639-3 codes of the languages this comparison has.
 const FRANC = Object.fromEntries(('afr af amh am arb ar asm as ast ast azj az bel be ben bn bos bs bre br bul bg cat ca ces cs cym cy ' +
@@ -123,7 +127,7 @@ async function browserTiming(sentences) {
 const pct = (x) => (100 * x).toFixed(1);
 
 async function main() {
-  const rows = readEval(evalPath);
+  const rows = readEval(evalPath).filter((r) => !excepted.has(r.lang));
   const tools = await detectors();
   const counts = await measure(rows, tools);
   tools.ours.close();
