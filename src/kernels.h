@@ -77,7 +77,7 @@ void rmt_gemm_f32__ref(float *C, const float *A, const float *weight, const floa
 #define RMT_QMAX_I8 127
 #define RMT_QMAX_I16 32767
 // The output layer's activations are quantized to 16 bits (its logits are
-// what the search compares: 8 bits there cost ~0.5 BLEU, models/README.md),
+// what the search compares: 8 bits there cost ~0.5 BLEU, models/es-en/CARD.md),
 // which the __wasmsimd kernel multiplies as fast as 8 (it stores them as
 // int16 either way): the largest qmax <= RMT_QMAX_I16 whose sums over K stay
 // exact in int32 (127 * qmax * K < 2^31).

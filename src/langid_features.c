@@ -1,6 +1,6 @@
 // The language identifier's features: a text's words and character n-grams,
 // hashed into table rows (the definition is in langid.h). Training reads the
-// same function through ctypes (models/langid/features.py), so the model and
+// same function through ctypes (models/residual_mt/langid/features.py), so the model and
 // the engine cannot disagree about what a feature is.
 #include <string.h>
 

@@ -38,7 +38,7 @@ const LANGUAGE_NAMES = typeof Intl.DisplayNames === 'function' ? new Intl.Displa
 const languageName = (code) => { try { return LANGUAGE_NAMES?.of(code) ?? code; } catch { return code; } };
 
 // Sentences of the kinds the default model translates well (software
-// messages, package descriptions, the Bible: models/README.md), offered as
+// messages, package descriptions, the Bible: models/es-en/CARD.md), offered as
 // examples for its source language; other models get none.
 const SAMPLES = {
   es: ['No se pudo conectar con el servidor.', '¿Desea guardar los cambios antes de cerrar?',

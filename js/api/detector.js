@@ -47,7 +47,7 @@ async function readBytes(url) {
 
 // What a model file declares in its safetensors header's metadata, read here
 // so that availability() needs no engine: its languages, and the prior over
-// them (models/langid/train.py: each language's log share of speakers, and
+// them (models/langid_train.py: each language's log share of speakers, and
 // the weight W that detect() gives it: W / the text's feature count, ending
 // at its fade's feature count).
 export function declaredModel(bytes) {

@@ -43,7 +43,7 @@ PART_BYTES = 15 << 20  # a weights file larger than this comes back in parts
 SPLITS = ("train", "valid", "modern-valid", "everyday-dev")
 MODEL_FILES = ("config.json", "manifest.json", "training.json")
 
-# The run there: run 3b's source weights and warm-up (models/README.md),
+# The run there: run 3b's source weights and warm-up (models/es-en/CARD.md),
 # batches 4 times as large (on a GPU, 16,000 tokens should take little more
 # time than 4,000: not measured yet) and so its peak rate, 1.2e-4, times 2
 # (the square root of 4); no cooldown (the number of updates is not known in

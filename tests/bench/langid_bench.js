@@ -9,7 +9,7 @@
 //   node tests/bench/langid_bench.js [EVAL_TSV] [--json] [--no-browser] [--except TAG,TAG...]
 //
 // EVAL_TSV: lang \t sentence \t short piece, one a line (default
-// /work/scratch/langid/eval.tsv, from models/langid/train.py), or lang \t
+// /work/scratch/langid/eval.tsv, from models/langid_train.py), or lang \t
 // sentence, whose short piece is then its first three words (the everyday
 // set, tests/fixtures/langid/everyday.tsv). eld and franc
 // are devDependencies used only here. A tag is compared by its language

@@ -16,7 +16,7 @@ import { Engine } from '../../js/engine/binding.js';
 import { DEFAULT_WASM, RELAXED_THREADS_WASM, RELAXED_WASM, THREADS_WASM } from '../../js/defaults.js';
 
 // The shipped model is int8 (models/quantize.py); the same weights before
-// quantization, in float16, are models/es-en-f16/ (models/README.md).
+// quantization, in float16, are models/es-en-f16/ (models/es-en/CARD.md).
 export const SHIPPED_MODEL = 'models/es-en/';
 export const FLOAT_MODEL = 'models/es-en-f16/';
 // Whether a variant runs the int8 kernels: its model is the shipped one.

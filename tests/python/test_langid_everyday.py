@@ -1,4 +1,4 @@
-"""The language identifier's everyday sources (models/langid/everyday_sources.py):
+"""The language identifier's everyday sources (models/langid_everyday_sources.py):
 which tag a package's locale name becomes, and what each reader takes from
 files in its package's layout, written here (stdlib only)."""
 import os
@@ -7,8 +7,8 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "langid"))
-import everyday_sources as ev  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
+from residual_mt.langid import everyday_sources as ev  # noqa: E402
 
 
 def write(path, text):

@@ -1,5 +1,5 @@
 """Romanized Greek, Hindi and Japanese for the language identifier
-(models/langid/romanize.py), checked on sentences written here by hand, each
+(models/langid_romanize.py), checked on sentences written here by hand, each
 with the spelling a person would type (Japanese through Debian's kakasi,
 unpacked by build_data.kakasi_root into a temporary folder)."""
 import os
@@ -7,9 +7,9 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "langid"))
-import build_data  # noqa: E402
-import romanize  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
+from residual_mt.langid import build_data  # noqa: E402
+from residual_mt.langid import romanize  # noqa: E402
 
 
 class GreeklishTest(unittest.TestCase):

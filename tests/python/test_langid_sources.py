@@ -1,4 +1,4 @@
-"""The language identifier's fortune source (models/langid/build_data.py):
+"""The language identifier's fortune source (models/langid_build_data.py):
 how a fortune file becomes texts, which language each file is, and the
 units held out; on small files written here (stdlib only)."""
 import os
@@ -6,8 +6,8 @@ import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models", "langid"))
-import build_data  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "models"))
+from residual_mt.langid import build_data  # noqa: E402
 
 
 def write(path, text):

@@ -4,17 +4,18 @@ training (gettext / descriptions / fortunes / everyday: everyday_sources.py's), 
 int8 model's accuracy on them whole and at 1-3 words (with the prior, as the
 LanguageDetector runs it); then the held-out fortunes'.
 
-  python3 models/langid/card_table.py [EVAL_JSON] [STATS_JSON]
+  python3 models/langid_card_table.py [EVAL_JSON] [STATS_JSON]
 """
 import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from .. import paths
+
 
 
 def main():
-    eval_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "eval.json")
+    eval_path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(paths.LANGID, "eval.json")
     stats_path = sys.argv[2] if len(sys.argv) > 2 else "/work/scratch/langid/stats.json"
     with open(eval_path, encoding="utf-8") as f:
         report = json.load(f)

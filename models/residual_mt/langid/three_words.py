@@ -2,7 +2,7 @@
 held-out sentence of the given languages (SCRATCH/eval.tsv, which train.py
 writes), the shipped model with its prior, as the LanguageDetector decides.
 
-  python3 models/langid/three_words.py [--scratch DIR] [--model FILE] LANG...
+  python3 models/langid_three_words.py [--scratch DIR] [--model FILE] LANG...
 """
 import argparse
 import os
@@ -10,8 +10,9 @@ import os
 import numpy as np
 import torch
 
-from train import BUCKETS, DIM, ORDERS, Bags, LangId, dequantized_model, read_safetensors, with_prior
-from features import Featurizer
+from .. import paths
+from .train import BUCKETS, DIM, ORDERS, Bags, LangId, dequantized_model, read_safetensors, with_prior
+from .features import Featurizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -19,7 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--scratch", default="/work/scratch/langid")
-    ap.add_argument("--model", default=os.path.join(HERE, "model.safetensors"))
+    ap.add_argument("--model", default=os.path.join(paths.LANGID, "model.safetensors"))
     ap.add_argument("langs", nargs="+")
     args = ap.parse_args()
     metadata, tensors = read_safetensors(args.model)

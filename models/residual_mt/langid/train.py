@@ -1,7 +1,7 @@
 """Trains the language identifier (src/langid.h) on build_data.py's text and
 writes the int8 model, its evaluation and the C test's golden probabilities.
 
-  /usr/bin/python3 models/langid/train.py [--scratch DIR] [--hidden H] [--per-lang N] [--epochs E] [--out DIR]
+  /usr/bin/python3 models/langid_train.py [--scratch DIR] [--hidden H] [--per-lang N] [--epochs E] [--out DIR]
 
 Languages: every language with at least MIN_TRAIN training strings and
 MIN_TEST held-out ones.  Each language's training strings are sampled (by
@@ -37,9 +37,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from .. import paths
+from .features import Featurizer
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
-from features import Featurizer  # noqa: E402  (beside this script, which Python puts on the path)
+ROOT = paths.ROOT
 
 ORDERS = [0, 1, 2, 3, 4]                       # whole words, then 1- to 4-grams
 BUCKETS = [12000, 3000, 12000, 16000, 16000]  # rows per table: ~0.94 MB of int8 at D = 16

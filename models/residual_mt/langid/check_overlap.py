@@ -4,7 +4,7 @@ looked for in every training string the model could have seen (build_data.py's
 SCRATCH/train and everyday_sources.py's SCRATCH/everyday/train, all of them,
 not only the ones train.py samples).
 
-  /usr/bin/python3 models/langid/check_overlap.py FIXTURE TRAIN_DIR [TRAIN_DIR ...]
+  /usr/bin/python3 models/langid_check_overlap.py FIXTURE TRAIN_DIR [TRAIN_DIR ...]
 
 Compared case-folded, with runs of spaces and punctuation as one space:
   whole     the sentence inside a training string;

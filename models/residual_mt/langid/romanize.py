@@ -19,7 +19,7 @@ Japanese (romaji): kakasi (Debian's kakasi, Hepburn) on words kakasi itself
   separates, particles split from the kana after a word and read as spoken
   (は wa, へ e, を o or wo), long vowels written out (toukyou) or not (tokyo).
 
-  python3 models/langid/romanize.py el|hi|ja < text   (one string a line)
+  python3 models/langid_romanize.py el|hi|ja < text   (one string a line)
 """
 import hashlib
 import os

@@ -24,7 +24,7 @@ text (these sources are one package each, so there is no package to hold
 out).  Cleaning: build_data.py's (placeholders, markup, accelerators; strings
 in the wrong script dropped).
 
-Usage: python3 models/langid/everyday_sources.py SCRATCH
+Usage: python3 models/langid_everyday_sources.py SCRATCH
 The .debs are downloaded into SCRATCH/debs (`apt-get download`) and only the
 files read are unpacked into SCRATCH/debs/root (kakasi into SCRATCH/kakasi).  Writes
 SCRATCH/everyday/{train,test}/LANG.txt ("source<TAB>text" lines), which
@@ -37,9 +37,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # models/, the package's folder
-from residual_mt.data import cldr_annotations, debs, kvtml, minetest_tr, qt_resources, tuxpaint_stamps  # noqa: E402
-import build_data  # noqa: E402  (beside this script)
+from ..data import cldr_annotations, debs, kvtml, minetest_tr, qt_resources, tuxpaint_stamps  # noqa: E402
+from . import build_data  # noqa: E402
 
 TEST_SHARE = 10  # of 100, by the string's hash
 GCOMPRIS_QM = "usr/share/gcompris-qt/translations/gcompris_%s.qm"

@@ -29,7 +29,7 @@ but hashes of the text; fixed orders.  The .mo files are read straight from
 the .deb's data (dpkg-deb --fsys-tarfile, streamed): nothing is installed or
 unpacked to disk; each package's strings are cached in SCRATCH/mo/.
 
-Usage: python3 models/langid/build_data.py [SCRATCH]   (default /work/scratch/langid)
+Usage: python3 models/langid_build_data.py [SCRATCH]   (default /work/scratch/langid)
 Writes SCRATCH/{train,test}/LANG.txt (one string a line) and SCRATCH/stats.json.
 """
 import gzip
@@ -44,9 +44,8 @@ import sys
 import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # models/, the package's folder
-from residual_mt.data import fortunes, gettext_catalogs as gc  # noqa: E402
-import romanize  # noqa: E402  (beside this script, which Python puts on the path)
+from ..data import fortunes, gettext_catalogs as gc  # noqa: E402
+from . import romanize  # noqa: E402
 
 TRAIN_CAP = 40000      # strings per language and source in training
 TEST_CAP = 1500        # per language and source held out

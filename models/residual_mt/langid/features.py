@@ -8,7 +8,9 @@ import subprocess
 
 import numpy as np
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+from .. import paths
+
+ROOT = paths.ROOT
 SOURCES = ["src/langid_features.c", "src/error.c"]
 
 
