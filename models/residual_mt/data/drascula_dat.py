@@ -22,9 +22,8 @@ unaccented Spanish is never a target.
 """
 import os
 import re
-import struct
 
-from . import clean, debs, gettext_catalogs
+from . import binary, clean, debs, gettext_catalogs
 
 LICENCE = "GPL-2+ (scummvm-data's copyright, its Files: * stanza, which drascula.dat falls under)"
 PACKAGE = "scummvm-data"
@@ -44,43 +43,24 @@ _PRONOUN = re.compile("\u00fd\u00d5\u00d9?")
 _OTHER = re.compile(r"[^\x20-\x7eáéíóúñüÁÉÍÓÚÑÜ¿¡]")
 
 
-class Reader:
-    def __init__(self, data):
-        self.data, self.at = data, 0
-
-    def u16(self):
-        if self.at + 2 > len(self.data):
-            raise ValueError("drascula.dat: cut short at byte %d" % self.at)
-        (value,) = struct.unpack_from(">H", self.data, self.at)
-        self.at += 2
-        return value
-
-    def take(self, n):
-        if self.at + n > len(self.data):
-            raise ValueError("drascula.dat: cut short at byte %d" % self.at)
-        self.at += n
-        return self.data[self.at - n:self.at]
-
-
 def text_tables(data):
     """[[strings of language 0], [of language 1], ...] per text table."""
     if data[:8] != b"DRASCULA" or len(data) < 9 or data[8] != VERSION:
         raise ValueError("drascula.dat: not a version-%d file" % VERSION)
-    r = Reader(data)
-    r.at = 9
+    r = binary.Bytes(data, "drascula.dat").at(9)
     for size in NUMBER_TABLES:
         r.take(r.u16() * size)
     languages = r.u16()
     tables = []
-    while r.at < len(data):
+    while r.pos < len(data):
         count = r.u16()
         table = []
         for _ in range(languages):
-            total, start = r.u16(), r.at
+            total, start = r.u16(), r.pos
             r.take(2)
             strings = [r.take(max(0, r.u16() - 2)).split(b"\0")[0].decode("cp850") for _ in range(count)]
-            if r.at - start != total:
-                raise ValueError("drascula.dat: a text table's size is %d, not %d" % (r.at - start, total))
+            if r.pos - start != total:
+                raise ValueError("drascula.dat: a text table's size is %d, not %d" % (r.pos - start, total))
             table.append(strings)
         tables.append(table)
     return tables
