@@ -85,8 +85,8 @@ def make_examples(data_dir, split, max_len, forward=()):
     for s, t in DIRECTIONS:
         for a, b, tag in zip(ids[s], ids[t], tags):
             if not source_has_direction(tag, s + "-" + t):
-                tag = forward_name(tag)
-                if tag not in forward or not source_has_direction(tag, s + "-" + t):
+                tag = forward_name(tag)  # the other direction's name, or None
+                if tag not in forward:
                     continue
             if 0 < len(a) <= max_len and 0 < len(b) <= max_len:
                 out.append(([LANG_TOKENS[t]] + a, b, s + "-" + t, tag))

@@ -53,14 +53,8 @@ def speech_sentences(paragraph):
 
 def novel_sentences(novels):
     """[sentence] over the novels ({name: [line]}), in NOVELS order, each once."""
-    out, seen = [], set()
-    for name in NOVELS:
-        for paragraph in paragraphs(novels[name]):
-            for s in speech_sentences(paragraph):
-                if s.casefold() not in seen:
-                    seen.add(s.casefold())
-                    out.append(s)
-    return out
+    return fortunes.once(s for name in NOVELS for paragraph in paragraphs(novels[name])
+                         for s in speech_sentences(paragraph))
 
 
 def read_novels(root):

@@ -98,22 +98,26 @@ def plain_sentence(s):
     return bool(re.match(r"^[¿¡\"'(]?[A-ZÁÉÍÓÚÑ]", s))
 
 
+def once(sentences):
+    """The sentences in order, each once (the first of those equal but for case)."""
+    out, seen = [], set()
+    for s in sentences:
+        if s.casefold() not in seen:
+            seen.add(s.casefold())
+            out.append(s)
+    return out
+
+
 def fortune_sentences(paths):
     """[sentence] kept from the fortune files, in order, each once."""
-    out, seen = [], set()
-    for path in paths:
-        for lines in read_fortunes(path):
-            text = fortune_text(lines)
-            if text is None:
-                continue
-            sents = sentences(text)
-            if len(sents) > MAX_SENTENCES:
-                continue
-            for s in sents:
-                if plain_sentence(s) and s.casefold() not in seen:
-                    seen.add(s.casefold())
-                    out.append(s)
-    return out
+    def kept():
+        for path in paths:
+            for lines in read_fortunes(path):
+                text = fortune_text(lines)
+                sents = [] if text is None else sentences(text)
+                if len(sents) <= MAX_SENTENCES:
+                    yield from filter(plain_sentence, sents)
+    return once(kept())
 
 
 def english_files(fortune_dir=FORTUNE_DIR):

@@ -69,14 +69,7 @@ def drill_sentences(lines):
 
 def lesson_sentences(texts):
     """[sentence] over the lesson files' texts, in order, each once."""
-    out, seen = [], set()
-    for text in texts:
-        for lines in typed_texts(text):
-            for s in drill_sentences(lines):
-                if s.casefold() not in seen:
-                    seen.add(s.casefold())
-                    out.append(s)
-    return out
+    return fortunes.once(s for text in texts for lines in typed_texts(text) for s in drill_sentences(lines))
 
 
 def download(scratch):
