@@ -3,6 +3,7 @@ which tag a package's locale name becomes, and what each reader takes from
 files in its package's layout, written here (stdlib only)."""
 import os
 import pathlib
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -49,6 +50,33 @@ class ReaderTest(unittest.TestCase):
             write(os.path.join(d, ev.ANNOTATIONS_DIR, "de_CH.xml"), xml % "Apfel")
             got = ev.cldr_texts(d)
         self.assertEqual(got, {"it": {"mela rossa"}, "sr-Latn": {"crvena jabuka"}})
+
+    def test_dialogue_catalogs_as_msgfmt_writes_them(self):
+        po = ('msgid ""\nmsgstr "Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+              'msgid "Father, the orcs are here!"\nmsgstr "%s"\n\n'
+              'msgctxt "speaker"\nmsgid "Who goes there?"\nmsgstr "%s"\n\n'
+              'msgid "Untranslated line."\nmsgstr ""\n\n'
+              'msgid "Same text."\nmsgstr "Same text."\n')
+        lines = {"wesnoth/1.16/locale/nb_NO/LC_MESSAGES/wesnoth-httt.mo": ("Far, orkene er her!", "Hvem der?"),
+                 "locale/pt_BR/LC_MESSAGES/freedroidrpg-dialogs.mo": ("Pai, os orcs chegaram!", "Quem vem lá?"),
+                 "locale/de/LC_MESSAGES/freedroidrpg-data.mo": ("Vater, die Orks sind da!", "Wer da?"),
+                 "locale/en_GB/LC_MESSAGES/wesnoth-httt.mo": ("Father, the orcs are 'ere!", "Who's there?")}
+        with tempfile.TemporaryDirectory() as d:
+            for path, (first, second) in lines.items():
+                write(os.path.join(d, "in.po"), po % (first, second))
+                os.makedirs(os.path.dirname(os.path.join(d, "usr/share", path)), exist_ok=True)
+                subprocess.run(["msgfmt", "-o", os.path.join(d, "usr/share", path), os.path.join(d, "in.po")], check=True)
+            got = ev.dialogue_texts(d)
+        # the game's items (freedroidrpg-data.mo) are not dialogue; en_GB is English, whose text is the msgids
+        self.assertEqual(got, {"nb": {"Far, orkene er her!", "Hvem der?"}, "pt": {"Pai, os orcs chegaram!", "Quem vem lá?"},
+                               "en": {"Father, the orcs are here!", "Who goes there?"}})
+
+    def test_a_source_gives_a_language_at_most_its_cap(self):
+        texts = {"Klikk på biletet nummer %d." % i for i in range(ev.SOURCE_CAP + 500)} | {"<b>Ferdig</b>"}
+        got = ev.kept("nn", texts)
+        self.assertEqual(len(got), ev.SOURCE_CAP)
+        self.assertEqual(got, ev.kept("nn", set(sorted(texts, reverse=True))))  # by hash, not by order
+        self.assertTrue(set(got) <= ev.cleaned("nn", texts))
 
     def test_cleaning_drops_the_wrong_script_and_markup(self):
         self.assertEqual(ev.cleaned("ru", {"Открыть файл", "Open file", "<b>Сохранить</b>"}), {"Открыть файл", "Сохранить"})

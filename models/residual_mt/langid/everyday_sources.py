@@ -15,7 +15,15 @@ language a file has instead of Spanish alone:
   minetest  minetest-data: the game's item names and messages, */locale/MOD.LANG.tr;
   gcompris  gcompris-qt-data: the activities' instructions and questions
             (translations/gcompris_LANG.qm) and the vocabulary activity's
-            words (rcc/lang.rcc: content-LANG.json).
+            words (rcc/lang.rcc: content-LANG.json);
+  dialogue  what the characters of two story games say to each other (The
+            Battle for Wesnoth's campaigns, FreedroidRPG's conversations):
+            every language's catalog of them (DIALOGUE_CATALOGS).
+Each source gives a language at most SOURCE_CAP strings (by hash), so that
+no one source's register (GCompris's "click on the..." or a campaign's
+story) is most of a language's everyday text: with Norwegian Nynorsk's 4,026
+GCompris strings against none for Bokmal, everyday Bokmal, Danish and
+Swedish sentences went to Nynorsk.
 English: each source's English side.  el-Latn, hi-Latn, ja-Latn: the Greek,
 Hindi and Japanese strings in Latin letters (build_data.py's add_romanized).
 
@@ -30,6 +38,7 @@ files read are unpacked into SCRATCH/debs/root (kakasi into SCRATCH/kakasi).  Wr
 SCRATCH/everyday/{train,test}/LANG.txt ("source<TAB>text" lines), which
 train.py adds to the language's training strings (--everyday).
 """
+import fnmatch
 import json
 import os
 import re
@@ -41,9 +50,13 @@ from ..data import cldr_annotations, debs, kvtml, minetest_tr, qt_resources, tux
 from . import build_data  # noqa: E402
 
 TEST_SHARE = 10  # of 100, by the string's hash
+SOURCE_CAP = 2000  # strings of one source in one language, before the held-out split
 GCOMPRIS_QM = "usr/share/gcompris-qt/translations/gcompris_%s.qm"
 ANNOTATIONS_DIR = "usr/share/unicode/cldr/common/annotations"
 # CLDR's and GCompris's locale names that are not plain language codes
+DIALOGUE_PACKAGES = ["freedroidrpg-data"] + ["wesnoth-1.16-" + c for c in
+                                             "did dm dw ei httt l low nr sof sota sotbe thot trow tsg ttb utbs".split()]
+DIALOGUE_CATALOGS = ["*/LC_MESSAGES/freedroidrpg-dialogs.mo", "*/LC_MESSAGES/wesnoth-*.mo"]
 LOCALES = {"zh": "zh-Hans", "zh_Hant": "zh-Hant", "zh_TW": "zh-Hant", "zh_CN": "zh-Hans", "sr_Latn": "sr-Latn",
            "sr@latin": "sr-Latn", "pt_BR": "pt", "pt_PT": "pt", "en": "en"}
 
@@ -139,12 +152,30 @@ def gcompris_texts(root):
     return out
 
 
+def dialogue_texts(root):
+    """Each catalog's translations under its language's tag (gettext locale
+    names, as build_data.bcp47 reads them); English from the msgids."""
+    out = {}
+    for folder, _, files in os.walk(root):
+        tag = build_data.bcp47(os.path.basename(os.path.dirname(folder))) if folder.endswith("LC_MESSAGES") else None
+        for name in sorted(files) if tag else []:
+            if not any(fnmatch.fnmatch(os.path.join(folder, name), p) for p in DIALOGUE_CATALOGS):
+                continue
+            with open(os.path.join(folder, name), "rb") as f:
+                for english, text in build_data.mo_entries(f.read()):
+                    if text.strip() != english.strip():  # untranslated strings are English
+                        out.setdefault(tag, set()).add(text)
+                        out.setdefault("en", set()).add(english)
+    return out
+
+
 SOURCES = {
     "cldr": (cldr_annotations.PACKAGE, ["./%s/*.xml" % ANNOTATIONS_DIR], cldr_texts),
     "tuxpaint": (tuxpaint_stamps.PACKAGE, ["./%s/*.txt" % tuxpaint_stamps.STAMPS], stamp_texts),
     "kvtml": (kvtml.PACKAGE, ["./%s/*.kvtml" % kvtml.FOLDER], kvtml_texts),
     "minetest": (minetest_tr.PACKAGE, ["*.tr"], minetest_texts),
     "gcompris": (qt_resources.PACKAGE, ["./" + GCOMPRIS_QM % "*", "./" + qt_resources.LANG_RCC], gcompris_texts),
+    "dialogue": (DIALOGUE_PACKAGES, DIALOGUE_CATALOGS, dialogue_texts),
 }
 
 
@@ -157,6 +188,12 @@ def cleaned(tag, texts):
     return out
 
 
+def kept(tag, texts):
+    """A source's strings in one language as trained on: cleaned, at most
+    SOURCE_CAP of them (the same ones on every run: by hash)."""
+    return sorted(cleaned(tag, texts), key=build_data.stable_hash)[:SOURCE_CAP]
+
+
 def main():
     if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         print(__doc__.strip().split("\n\n")[-1], file=sys.stderr)
@@ -165,9 +202,10 @@ def main():
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     by_lang = {}  # tag -> (source, split) -> strings, as build_data.py's
     for source, (package, patterns, read) in SOURCES.items():
-        root, _ = debs.unpack(os.path.join(scratch, "debs"), [package], patterns)
+        packages = package if isinstance(package, list) else [package]
+        root, _ = debs.unpack(os.path.join(scratch, "debs"), packages, patterns)
         for tag, texts in sorted(read(root).items()):
-            for s in cleaned(tag, texts):
+            for s in kept(tag, texts):
                 split = "test" if build_data.stable_hash(s) % 100 < TEST_SHARE else "train"
                 by_lang.setdefault(tag, {}).setdefault((source, split), set()).add(s)
         log("%s: %d languages" % (source, len(by_lang)))
