@@ -85,7 +85,7 @@ export const MANIFEST = 'manifest.json';
 // The language identifier (LanguageDetector's model): a package of its own,
 // the directory models/langid/ (its package.json), found as DEFAULT_MODEL is.
 const DETECTOR_PACKAGE = 'residual-mt-langid';
-const DETECTOR_VERSION = '0.3.0'; // models/langid/package.json's version
+const DETECTOR_VERSION = '0.4.0'; // models/langid/package.json's version
 export const DETECTOR_MODEL = Object.freeze({
   package: DETECTOR_PACKAGE,
   version: DETECTOR_VERSION,
