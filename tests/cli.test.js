@@ -14,7 +14,9 @@ const reference = (name) => JSON.parse(readFileSync(`${fixture(name)}/reference.
 
 function cli(args, input = '') {
   const run = spawnSync(process.execPath, [`${root}js/cli.js`, ...args], { input, encoding: 'utf8', timeout: 60_000 });
-  return { code: run.status, stdout: run.stdout, stderr: run.stderr, lines: run.stdout.split('\n').slice(0, -1) };
+  // a run ended by a signal says which in its stderr, the failure message of the asserts below
+  const stderr = run.signal ? `${run.stderr}(ended by ${run.signal}${run.error ? `: ${run.error.message}` : ''})` : run.stderr;
+  return { code: run.status, stdout: run.stdout, stderr, lines: run.stdout.split('\n').slice(0, -1) };
 }
 
 test('--ids greedy output equals the reference, one line per input line', () => {
