@@ -79,6 +79,11 @@ class RomajiTest(unittest.TestCase):
         got = self.romaji.romanize(["東京に行きます"])[0]
         self.assertIn(got, ["toukyou ni ikimasu", "tokyo ni ikimasu"])
 
+    def test_a_line_kakasi_garbles_comes_back_empty(self):
+        # kakasi 2.3.6 writes NULs (then its buffers' bytes) for an em dash
+        got = self.romaji.romanize(["猫です", "待って — 誰ですか？", "犬です"])
+        self.assertEqual(got, ["neko desu", "", "inu desu"])
+
     def test_many_lines_in_one_call_keep_their_order(self):
         lines = ["猫です", "犬です", "鳥です"] * 50
         self.assertEqual(self.romaji.romanize(lines), ["neko desu", "inu desu", "tori desu"] * 50)

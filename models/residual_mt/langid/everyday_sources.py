@@ -53,10 +53,10 @@ TEST_SHARE = 10  # of 100, by the string's hash
 SOURCE_CAP = 2000  # strings of one source in one language, before the held-out split
 GCOMPRIS_QM = "usr/share/gcompris-qt/translations/gcompris_%s.qm"
 ANNOTATIONS_DIR = "usr/share/unicode/cldr/common/annotations"
-# CLDR's and GCompris's locale names that are not plain language codes
 DIALOGUE_PACKAGES = ["freedroidrpg-data"] + ["wesnoth-1.16-" + c for c in
                                              "did dm dw ei httt l low nr sof sota sotbe thot trow tsg ttb utbs".split()]
 DIALOGUE_CATALOGS = ["*/LC_MESSAGES/freedroidrpg-dialogs.mo", "*/LC_MESSAGES/wesnoth-*.mo"]
+# CLDR's and GCompris's locale names that are not plain language codes
 LOCALES = {"zh": "zh-Hans", "zh_Hant": "zh-Hant", "zh_TW": "zh-Hant", "zh_CN": "zh-Hans", "sr_Latn": "sr-Latn",
            "sr@latin": "sr-Latn", "pt_BR": "pt", "pt_PT": "pt", "en": "en"}
 
@@ -169,12 +169,13 @@ def dialogue_texts(root):
     return out
 
 
+# source: ([its packages], [the tar wildcards of the files read], reader of the unpacked root)
 SOURCES = {
-    "cldr": (cldr_annotations.PACKAGE, ["./%s/*.xml" % ANNOTATIONS_DIR], cldr_texts),
-    "tuxpaint": (tuxpaint_stamps.PACKAGE, ["./%s/*.txt" % tuxpaint_stamps.STAMPS], stamp_texts),
-    "kvtml": (kvtml.PACKAGE, ["./%s/*.kvtml" % kvtml.FOLDER], kvtml_texts),
-    "minetest": (minetest_tr.PACKAGE, ["*.tr"], minetest_texts),
-    "gcompris": (qt_resources.PACKAGE, ["./" + GCOMPRIS_QM % "*", "./" + qt_resources.LANG_RCC], gcompris_texts),
+    "cldr": ([cldr_annotations.PACKAGE], ["./%s/*.xml" % ANNOTATIONS_DIR], cldr_texts),
+    "tuxpaint": ([tuxpaint_stamps.PACKAGE], ["./%s/*.txt" % tuxpaint_stamps.STAMPS], stamp_texts),
+    "kvtml": ([kvtml.PACKAGE], ["./%s/*.kvtml" % kvtml.FOLDER], kvtml_texts),
+    "minetest": ([minetest_tr.PACKAGE], ["*.tr"], minetest_texts),
+    "gcompris": ([qt_resources.PACKAGE], ["./" + GCOMPRIS_QM % "*", "./" + qt_resources.LANG_RCC], gcompris_texts),
     "dialogue": (DIALOGUE_PACKAGES, DIALOGUE_CATALOGS, dialogue_texts),
 }
 
@@ -201,8 +202,7 @@ def main():
     scratch = sys.argv[1]
     log = lambda msg: print(msg, file=sys.stderr, flush=True)  # noqa: E731
     by_lang = {}  # tag -> (source, split) -> strings, as build_data.py's
-    for source, (package, patterns, read) in SOURCES.items():
-        packages = package if isinstance(package, list) else [package]
+    for source, (packages, patterns, read) in SOURCES.items():
         root, _ = debs.unpack(os.path.join(scratch, "debs"), packages, patterns)
         for tag, texts in sorted(read(root).items()):
             for s in kept(tag, texts):

@@ -213,7 +213,14 @@ class Romaji:
         texts = [" ".join(t.split()) for t in texts]
         words = [_split_kana(line.split()) for line in self._run(["-w"], texts)]
         roman = self._run(["-Ja", "-Ha", "-Ka", "-Ea", "-s"], [" ".join(w) for w in words])
-        return [_romaji_spelling(r, t) for r, t in zip(roman, texts)]
+        return ["" if _garbled(r) else _romaji_spelling(r, t) for r, t in zip(roman, texts)]
+
+
+def _garbled(roman):
+    """Whether kakasi failed on a line: a control character in its output
+    (kakasi 2.3.6 writes NULs, then bytes of its buffers, for a few long
+    lines of game dialogue, different ones from run to run)."""
+    return any(unicodedata.category(c) == "Cc" for c in roman)
 
 
 def _split_kana(tokens):
