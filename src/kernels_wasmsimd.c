@@ -415,7 +415,7 @@ void rmt_swish_f32__wasmsimd(float *x, size_t n) {
     v128_t sigmoid = wasm_f32x4_div(one, wasm_f32x4_add(one, wasm_v128_load(x + i)));
     wasm_v128_store(x + i, wasm_f32x4_mul(v, sigmoid));
   }
-  for (size_t i = n4; i < n; i++) x[i] *= 1.0f / (1.0f + expf(-x[i]));
+  if (n4 < n) rmt_swish_f32__ref(x + n4, n - n4);
 }
 
 // rmt_ssru_cell_f32__ref 4 lanes at a time, its float operations in its
