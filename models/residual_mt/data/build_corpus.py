@@ -80,6 +80,7 @@ import shutil
 import subprocess
 
 from .. import paths
+from ..stable import stable_hash
 from . import (apertium_bt, asterisk_prompts, austen, bible, cldr_annotations, descriptions, drascula_dat, fortunes,
                freedict, gettext_catalogs, gnome_help, gtypist_drills, kvtml, manuals, minetest_tr, openttd_lng,
                qt_resources, tuxpaint_stamps, wordnet_examples)
@@ -113,10 +114,6 @@ DEBIAN_PACKAGES = ("diatheke", "sword-text-sparv", "sword-text-web", "sentencepi
 EVAL_CAP = {"modern-valid": 400, "modern-test": 600}  # pairs per source
 # held-out share of packages, by hash: [0, 3) test, [3, 5) valid (of 100)
 HELD_OUT = {"modern-test": range(0, 3), "modern-valid": range(3, 5)}
-
-
-def stable_hash(text):
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:12], 16)
 
 
 def held_out(package):

@@ -33,7 +33,6 @@ Usage: python3 models/langid_build_data.py [SCRATCH]   (default /work/scratch/la
 Writes SCRATCH/{train,test}/LANG.txt (one string a line) and SCRATCH/stats.json.
 """
 import gzip
-import hashlib
 import json
 import multiprocessing
 import os
@@ -45,6 +44,7 @@ import tarfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 from ..data import fortunes, gettext_catalogs as gc  # noqa: E402
+from ..stable import stable_hash  # noqa: E402
 from . import romanize  # noqa: E402
 
 TRAIN_CAP = 40000      # strings per language and source in training
@@ -62,10 +62,6 @@ ROMANIZED = {"el-Latn": "el", "hi-Latn": "hi", "ja-Latn": "ja"}
 KAKASI_PACKAGES = ("kakasi", "libkakasi2", "kakasi-dic")
 DDTP_LANGS = ("ca cs da de el eo es eu fi fr gl hr hu id it ja km ko nb nl pl pt pt_BR ro ru sk sl "
               "sr sv tr uk vi zh_CN zh_TW").split()
-
-
-def stable_hash(text):
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:12], 16)
 
 
 def split_of(package):

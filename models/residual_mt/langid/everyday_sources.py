@@ -47,6 +47,7 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 from ..data import cldr_annotations, debs, kvtml, minetest_tr, qt_resources, tuxpaint_stamps  # noqa: E402
+from ..stable import stable_hash  # noqa: E402
 from . import build_data  # noqa: E402
 
 TEST_SHARE = 10  # of 100, by the string's hash
@@ -192,7 +193,7 @@ def cleaned(tag, texts):
 def kept(tag, texts):
     """A source's strings in one language as trained on: cleaned, at most
     SOURCE_CAP of them (the same ones on every run: by hash)."""
-    return sorted(cleaned(tag, texts), key=build_data.stable_hash)[:SOURCE_CAP]
+    return sorted(cleaned(tag, texts), key=stable_hash)[:SOURCE_CAP]
 
 
 def main():
@@ -206,7 +207,7 @@ def main():
         root, _ = debs.unpack(os.path.join(scratch, "debs"), packages, patterns)
         for tag, texts in sorted(read(root).items()):
             for s in kept(tag, texts):
-                split = "test" if build_data.stable_hash(s) % 100 < TEST_SHARE else "train"
+                split = "test" if stable_hash(s) % 100 < TEST_SHARE else "train"
                 by_lang.setdefault(tag, {}).setdefault((source, split), set()).add(s)
         log("%s: %d languages" % (source, len(by_lang)))
     build_data.add_romanized(by_lang, scratch, log)  # el-Latn, hi-Latn, ja-Latn: each string's split

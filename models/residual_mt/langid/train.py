@@ -26,7 +26,6 @@ few words, fades on longer text and is gone from F features on.
 with --out) under this run's prior weight.
 """
 import argparse
-import hashlib
 import json
 import os
 import struct
@@ -38,6 +37,7 @@ import torch
 from torch import nn
 
 from .. import paths
+from ..stable import stable_hash
 from .features import Featurizer
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -60,10 +60,6 @@ UNMARKED = {"mi"}
 NO_SPACES = {"ja", "zh-Hans", "zh-Hant", "th", "km", "lo", "my", "bo", "dz"}
 CLOSE_GROUPS = [["es", "ca", "gl", "pt", "it"], ["ru", "uk", "bg", "be", "mk"], ["da", "nb", "nn", "sv"],
                 ["cs", "sk"], ["hr", "sr-Latn", "bs", "sl"], ["id", "ms"], ["xh", "zu"]]
-
-
-def stable_hash(text):
-    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:12], 16)
 
 
 def read_split(scratch, split, lang, sources=None):
