@@ -30,6 +30,10 @@
 // batch, or in any thread's block of a batch's rows (src/transformer.c).
 #define RMT_GEMM_NR 8
 #define RMT_GEMM_MR 4  // rows of A a tile of the kernels computes at once
+// The weights a batch's row tiles share while they stay in cache (int8 GEMM).
+#ifndef RMT_GEMM_BLOCK_BYTES
+#define RMT_GEMM_BLOCK_BYTES (64 * 1024)
+#endif
 size_t rmt_packed_weight_floats(int N, int K);
 void rmt_pack_weight(float *packed, const float *weight, int N, int K);
 // Rows rows[0..n) of a packed weight of K columns, packed anew as an (n, K)

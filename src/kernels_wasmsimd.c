@@ -175,8 +175,8 @@ static ALWAYS_INLINE void tile_rx8(float *C, const float *A, const float *packed
 // a multiple of 4 go through a 3x8 or 2x8 tile, or the 1x8 kernel, over the
 // same columns (as a product of n_end - n_begin output features whose panels
 // start at n_begin's).
-void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
-                                     int M, int N, int K, int n_begin, int n_end) {
+static void gemm_f32_block(float *C, const float *A, const float *packed_weight, const float *bias, int M, int N,
+                           int K, int n_begin, int n_end) {
   int m = 0;
   for (; m + RMT_GEMM_MR <= M; m += RMT_GEMM_MR) {
     for (int n = n_begin; n < n_end; n += RMT_GEMM_NR) tile_4x8(C, A, packed_weight, bias, m, n, N, K);
@@ -189,6 +189,18 @@ void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *pack
     const float *panels = packed_weight + (size_t)(n_begin / RMT_GEMM_NR) * RMT_GEMM_NR * K;
     gemm_f32_1x8(C + (size_t)m * N + n_begin, A + (size_t)m * K, panels, bias ? bias + n_begin : NULL,
                  n_end - n_begin, K);
+  }
+}
+
+// Columns in blocks of at most RMT_GEMM_BLOCK_BYTES of weights, every row
+// tile over a block while it is in cache (as the int8 GEMM does); a value's
+// sum does not depend on its block.
+void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
+                                     int M, int N, int K, int n_begin, int n_end) {
+  size_t panel_bytes = (size_t)RMT_GEMM_NR * K * sizeof(float);
+  int block = RMT_GEMM_NR * (panel_bytes >= RMT_GEMM_BLOCK_BYTES ? 1 : (int)(RMT_GEMM_BLOCK_BYTES / panel_bytes));
+  for (int n = n_begin; n < n_end; n += block) {
+    gemm_f32_block(C, A, packed_weight, bias, M, N, K, n, n_end - n < block ? n_end : n + block);
   }
 }
 

@@ -544,9 +544,10 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
 }
 
 static void test_gemm_i8(void) {
-  static const int ms[] = {1, 3, 4, 6, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 40, 256};  // M % 4: 0..3
+  // M % 4: 0..3; K = 2048: panels of 16 KB, so N = 45 spans two blocks of RMT_GEMM_BLOCK_BYTES
+  static const int ms[] = {1, 3, 4, 6, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 40, 256, 2048};
   int shapes = 0, good = 0;
-  for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 5; ni++) for (int ki = 0; ki < 7; ki++) {
+  for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 5; ni++) for (int ki = 0; ki < 8; ki++) {
     int M = ms[mi], N = ns[ni], K = ks[ki];
     float *A = malloc(sizeof(float) * M * K), *w_scale = malloc(sizeof(float) * N), *bias = malloc(sizeof(float) * N);
     int8_t *W = malloc((size_t)N * K);
