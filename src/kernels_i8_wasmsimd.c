@@ -383,50 +383,55 @@ static ALWAYS_INLINE void store_i8_row(float *dst, v128_t lo, v128_t hi, float a
 // dot), int8 weights with int16 activations, int16 weights with int16 ones.
 enum { W8_A8_RELAXED, W8_A16, W16_A16 };
 
-// Rows m..m+R-1 (R = 4 or 1, a constant after inlining) against panel p, 8
-// accumulators at most. W8_A8_RELAXED: 4 k per step, activations bytes
-// (offset_sum: stored with an offset); otherwise 2 k per step, activations
-// int16, weights int16 (W16_A16) or int8 widened as they are loaded
-// (v128.load8x8_s, one instruction as a plain load is): a quarter of
-// float32's memory, where widening them at load took half.
+// Rows m..m+R-1 against panels p..p+P-1 (R = 1..4 with P = 1, or R = 1 with
+// P = 2 or 4; constants after inlining), 8 accumulators at most. W8_A8_RELAXED: 4 k per step,
+// activations bytes (offset_sum: stored with an offset); otherwise 2 k per
+// step, activations int16, weights int16 (W16_A16) or int8 widened as they
+// are loaded (v128.load8x8_s, one instruction as a plain load is): a quarter
+// of float32's memory, where widening them at load took half.
 static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int m, int p,
-                                  int N, int K, int R, int mode) {
+                                  int N, int K, int R, int P, int mode) {
   int kr = mode == W8_A8_RELAXED ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16, Kp = rmt_quantized_row_len(K, kr);
   size_t weight_bytes = mode == W16_A16 ? sizeof(int16_t) : sizeof(int8_t);
-  const int8_t *w = (const int8_t *)packed_weight + (size_t)p * RMT_GEMM_NR * Kp * weight_bytes;
-  v128_t c[4][2];
-  for (int r = 0; r < R; r++) c[r][0] = c[r][1] = wasm_i32x4_splat(0);
+  size_t panel_bytes = (size_t)RMT_GEMM_NR * Kp * weight_bytes;
+  const int8_t *w = (const int8_t *)packed_weight + (size_t)p * panel_bytes;
+  v128_t c[4][8];
+  for (int r = 0; r < R; r++) for (int j = 0; j < 2 * P; j++) c[r][j] = wasm_i32x4_splat(0);
   if (mode == W8_A8_RELAXED) {
     const uint8_t *a = (const uint8_t *)Aq + (size_t)m * Kp;
     for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_RELAXED, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_RELAXED) {
-      v128_t w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);
+      v128_t wv[8];
+      for (int q = 0; q < P; q++) wv[2 * q] = wasm_v128_load(w + q * panel_bytes), wv[2 * q + 1] = wasm_v128_load(w + q * panel_bytes + 16);
       for (int r = 0; r < R; r++) {
         v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
-        c[r][0] = rmt_i32x4_dot_i8x16_u8x16_add(w0, x, c[r][0]);
-        c[r][1] = rmt_i32x4_dot_i8x16_u8x16_add(w1, x, c[r][1]);
+        for (int j = 0; j < 2 * P; j++) c[r][j] = rmt_i32x4_dot_i8x16_u8x16_add(wv[j], x, c[r][j]);
       }
     }
   } else {
     const int16_t *a = (const int16_t *)Aq + (size_t)m * Kp;
     for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_DOT16, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16 * weight_bytes) {
-      v128_t w0, w1;
-      if (mode == W16_A16) {
-        w0 = wasm_v128_load(w), w1 = wasm_v128_load(w + 16);
-      } else {  // features 0-3's pairs in the first 8 bytes, 4-7's in the next: loads that widen
-        w0 = wasm_i16x8_load8x8(w), w1 = wasm_i16x8_load8x8(w + 8);
+      v128_t wv[8];
+      for (int q = 0; q < P; q++) {
+        const int8_t *wq = w + q * panel_bytes;
+        if (mode == W16_A16) {
+          wv[2 * q] = wasm_v128_load(wq), wv[2 * q + 1] = wasm_v128_load(wq + 16);
+        } else {  // features 0-3's pairs in the first 8 bytes, 4-7's in the next: loads that widen
+          wv[2 * q] = wasm_i16x8_load8x8(wq), wv[2 * q + 1] = wasm_i16x8_load8x8(wq + 8);
+        }
       }
       for (int r = 0; r < R; r++) {
         v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
-        c[r][0] = wasm_i32x4_add(c[r][0], wasm_i32x4_dot_i16x8(x, w0));
-        c[r][1] = wasm_i32x4_add(c[r][1], wasm_i32x4_dot_i16x8(x, w1));
+        for (int j = 0; j < 2 * P; j++) c[r][j] = wasm_i32x4_add(c[r][j], wasm_i32x4_dot_i16x8(x, wv[j]));
       }
     }
   }
-  int n = p * RMT_GEMM_NR, cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
-  for (int r = 0; r < R; r++) {
-    store_i8_row(C + (size_t)(m + r) * N + n, c[r][0], c[r][1], a_scale[m + r], w_scale + n,
-                 offset_sum ? offset_sum + n : NULL, bias ? bias + n : NULL, cols);
+  for (int q = 0; q < P; q++) {
+    int n = (p + q) * RMT_GEMM_NR, cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
+    for (int r = 0; r < R; r++) {
+      store_i8_row(C + (size_t)(m + r) * N + n, c[r][2 * q], c[r][2 * q + 1], a_scale[m + r], w_scale + n,
+                   offset_sum ? offset_sum + n : NULL, bias ? bias + n : NULL, cols);
+    }
   }
 }
 
@@ -446,14 +451,20 @@ static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale
     int block_end = end - begin < block ? end : begin + block, m = 0;
     for (; m + RMT_GEMM_MR <= M; m += RMT_GEMM_MR) {
       for (int p = begin; p < block_end; p++) {
-        tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 4, mode);
+        tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 4, 1, mode);
       }
     }
-    for (int p = begin; p < block_end && m < M; p++) {
-      // Each a call with a constant row count, so that the tile's loops unroll.
-      if (M - m == 3) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 3, mode);
-      else if (M - m == 2) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 2, mode);
-      else tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, mode);
+    // The last M % 4 rows, each call with constant counts so that the tile's
+    // loops unroll; one row (a sentence decoded alone) takes 4 panels at
+    // once: independent sums, and its activations loaded once for all four.
+    for (int p = begin, panels; p < block_end && m < M; p += panels) {
+      int rows = M - m, left = block_end - p;
+      panels = rows > 1 ? 1 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+      if (rows == 3) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 3, 1, mode);
+      else if (rows == 2) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 2, 1, mode);
+      else if (panels == 4) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, 4, mode);
+      else if (panels == 2) tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, 2, mode);
+      else tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 1, 1, mode);
     }
   }
 }

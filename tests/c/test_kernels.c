@@ -544,10 +544,11 @@ static int check_gemm_i8(int relaxed, int offset, int qmax, int M, int N, int K,
 }
 
 static void test_gemm_i8(void) {
-  // M % 4: 0..3; K = 2048: panels of 16 KB, so N = 45 spans two blocks of RMT_GEMM_BLOCK_BYTES
-  static const int ms[] = {1, 3, 4, 6, 9}, ns[] = {1, 7, 8, 9, 45}, ks[] = {1, 2, 3, 5, 33, 40, 256, 2048};
+  // M % 4: 0..3; N: one row takes 4, 2 or 1 panels at once (29: a last panel of 5 in a 4; 45: in a
+  // 2; 69: 4 + 4 + 1); K = 2048: panels of 16 KB, so N >= 45 spans blocks of RMT_GEMM_BLOCK_BYTES
+  static const int ms[] = {1, 3, 4, 6, 9}, ns[] = {1, 7, 8, 9, 29, 45, 69}, ks[] = {1, 2, 3, 5, 33, 40, 256, 2048};
   int shapes = 0, good = 0;
-  for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 5; ni++) for (int ki = 0; ki < 8; ki++) {
+  for (int mi = 0; mi < 5; mi++) for (int ni = 0; ni < 7; ni++) for (int ki = 0; ki < 8; ki++) {
     int M = ms[mi], N = ns[ni], K = ks[ki];
     float *A = malloc(sizeof(float) * M * K), *w_scale = malloc(sizeof(float) * N), *bias = malloc(sizeof(float) * N);
     int8_t *W = malloc((size_t)N * K);
