@@ -1,29 +1,30 @@
 // The inputs of the engine's speed measurements (tests/bench/profile.js,
 // tests/bench/engine_ab.js): random-weight models of OPUS-MT's base shape
 // (float32 and int8) and Firefox's base-memory student (intgemm8 with a
-// shortlist, converted from Marian's format), and translations of random
-// sentences, one a call or BATCH a call sorted by length, greedy, every
-// output forced to OUT_LEN tokens where the search allows it.
+// shortlist, converted from Marian's format); the translations they run are
+// speed_runs.js's, which a Chromium page imports too.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { randomModel, randomSentences } from './random.js';
-import { MARIAN_SHAPES, convertMarian, loadConverted, quantiseMarian, randomMarianModel, randomShortlist, writeMarianBin } from '../lib/marian.js';
+import { randomModel } from './random.js';
+import { MARIAN_SHAPES, convertMarian, convertedFiles, quantiseMarian, randomMarianModel, randomShortlist, writeMarianBin } from '../lib/marian.js';
+
+export { BATCH, OUT_LEN, SENTENCES, calls, median, run, sentencesOf } from './speed_runs.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-export const SENTENCES = 32, BATCH = 16, OUT_LEN = 20;
 
 const OPUS_MT = {
   format: 'residual-mt/1', style: 'post', activation: 'swish', positions: 'marian', d_model: 512, ffn_dim: 2048,
   n_heads: 8, encoder_layers: 6, decoder_layers: 6, vocab_size: 8000, max_positions: 256,
 };
 
-// Each model of the measurements, made in folder `work`: { label, int8, vocab, load(engine) -> model }.
+// Each model of the measurements, made in folder `work`: { label, int8, vocab,
+// files() -> what Engine.loadModel takes, load(engine) -> model }.
 export function speedVariants(work) {
   const opus = (int8) => ({
     label: `OPUS-MT base (d 512, FFN 2048, 6 + 6, swish, 8,000 words), ${int8 ? 'int8' : 'float32'}`,
-    int8, vocab: OPUS_MT.vocab_size, load: (engine) => engine.loadModel(randomModel(OPUS_MT, 3, { int8 })),
+    int8, vocab: OPUS_MT.vocab_size, files: () => randomModel(OPUS_MT, 3, { int8 }),
   });
   // Firefox's base-memory student as marian_bench.js builds it (the bench's 4,000-piece vocabulary).
   const marian = randomMarianModel({ ...MARIAN_SHAPES['base-memory'], vocab: 4000, seed: 7 });
@@ -34,36 +35,7 @@ export function speedVariants(work) {
   if (r.status !== 0) throw new Error(r.stderr);
   const baseMemory = {
     label: 'Firefox base-memory student (d 384, FFN 1536, 6 + 4 SSRU, ReLU), intgemm8, shortlist 50/50',
-    int8: true, vocab: 4000, load: (engine) => loadConverted(engine, join(work, 'out')),
+    int8: true, vocab: 4000, files: () => convertedFiles(join(work, 'out')),
   };
-  return [opus(false), opus(true), baseMemory];
+  return [opus(false), opus(true), baseMemory].map((v) => ({ ...v, load: (engine) => engine.loadModel(v.files()) }));
 }
-
-// The random sentences (8-32 tokens) model variant v translates.
-export const sentencesOf = (v) => randomSentences(SENTENCES, v.vocab, 11);
-
-// The sentences in calls: one a call, or BATCH a call sorted by length.
-export function calls(sentences, batched) {
-  if (!batched) return sentences.map((s) => [s]);
-  const sorted = [...sentences].sort((a, b) => a.length - b.length), out = [];
-  for (let i = 0; i < sorted.length; i += BATCH) out.push(sorted.slice(i, i + BATCH));
-  return out;
-}
-
-const SEARCH = { maxLenA: 0, maxLenB: OUT_LEN, minLen: OUT_LEN };
-
-// Translates the calls (greedy, or at `beam`); { ms, tokens, ids } (tokens: output tokens with </s>; ids: each output's).
-export function run(model, groups, beam = 1) {
-  let tokens = 0;
-  const ids = [];
-  const t0 = performance.now();
-  for (const group of groups) {
-    for (const hyps of model.translateIds(group, { ...SEARCH, beam, batch: group.length })) {
-      tokens += hyps[0].ids.length + 1;
-      ids.push(hyps[0].ids);
-    }
-  }
-  return { ms: performance.now() - t0, tokens, ids };
-}
-
-export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];

@@ -26,14 +26,16 @@ export function convertMarian(modelPath, vocabPath, out, extra = []) {
   return spawnSync(PYTHON, [CONVERT, '--model', modelPath, '--vocab', vocabPath, '--out', out, ...extra], { encoding: 'utf8' });
 }
 
-// A converted model directory loaded into an Engine (js/engine/binding.js).
-export function loadConverted(engine, dir) {
-  return engine.loadModel({
+// A converted model directory's files as an Engine (js/engine/binding.js) loads them; loaded.
+export function convertedFiles(dir) {
+  return {
     config: readFileSync(join(dir, 'config.json'), 'utf8'),
     weights: readFileSync(join(dir, 'model.safetensors')),
     spm: readFileSync(join(dir, 'spm.model')),
-  });
+  };
 }
+
+export const loadConverted = (engine, dir) => engine.loadModel(convertedFiles(dir));
 
 export const TYPE_INT8 = 0x0101;
 export const TYPE_FLOAT32 = 0x0404;
