@@ -97,12 +97,29 @@ static inline void panel_1x8(float *C, const float *a, const float *packed_weigh
 
 // One row of A against every panel: the tail when M is not a multiple of 4
 // (in decoding M is often 1..3, where a 4-row tile would waste most of its
-// work). Two panels at a time give independent add chains; each output still
+// work). Four panels at a time, then two, give independent add chains and
+// load a[k] once for all of them (1.10x one a call in Chromium); each output still
 // sums over k in order, exactly as the 4x8 tile does, so a row's result does
 // not depend on which kernel (or which batch) computed it.
 static void gemm_f32_1x8(float *C, const float *a, const float *packed_weight, const float *bias, int N, int K) {
   size_t panel = (size_t)RMT_GEMM_NR * K;
   int n = 0;
+  for (; n + 4 * RMT_GEMM_NR <= N; n += 4 * RMT_GEMM_NR) {
+    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel;
+    v128_t c[8];
+    for (int j = 0; j < 8; j++) c[j] = wasm_f32x4_splat(0);
+    for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
+      v128_t x = wasm_f32x4_splat(a[k]);
+      for (int q = 0; q < 4; q++) {
+        c[2 * q] = rmt_f32x4_madd(x, wasm_v128_load(w + q * panel), c[2 * q]);
+        c[2 * q + 1] = rmt_f32x4_madd(x, wasm_v128_load(w + q * panel + 4), c[2 * q + 1]);
+      }
+    }
+    for (int q = 0; q < 4; q++) {  // four whole panels
+      int at = n + q * RMT_GEMM_NR;
+      store_tile_row(C + at, c[2 * q], c[2 * q + 1], bias ? bias + at : NULL, RMT_GEMM_NR);
+    }
+  }
   for (; n + 2 * RMT_GEMM_NR <= N; n += 2 * RMT_GEMM_NR) {
     const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel, *u = w + panel;
     v128_t c0 = wasm_f32x4_splat(0), c1 = c0, e0 = c0, e1 = c0;
