@@ -6,7 +6,7 @@
 // words; our own format, float32 and int8 as models/quantize.py writes it)
 // and Firefox's base-memory student (d 384, FFN 1536, 6 encoder and 4 SSRU
 // decoder layers, ReLU; Marian's intgemm8 weights and a 50/50 lexical
-// shortlist, converted as tests/bench/marian_bench.js does). Greedy, every
+// shortlist, converted as tests/bench/marian_bench.js does). Greedy (or --beam), every
 // output forced to OUT_LEN tokens where the search allows it (fairseq's
 // min/max length), one sentence a call and batched (16 a call, sorted by
 // length). Each operation: its share of the time, ms per output token, and
@@ -15,6 +15,7 @@
 // float32, both measured here as `npm run bench` measures them).
 //
 //   node tests/bench/profile.js [--rounds N] [--write]   (--write: docs/speed.md)
+//   node tests/bench/profile.js [--rounds N] --beam N [--only TEXT]   (a beam's profile, printed; TEXT: in the models' labels)
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
@@ -27,14 +28,19 @@ import { OUT_LEN, SENTENCES, calls, median, run, sentencesOf, speedVariants } fr
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const args = process.argv.slice(2);
-const ROUNDS = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 3;
+const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
+const ROUNDS = Number(option('--rounds', 3)), BEAM = Number(option('--beam', 1)), ONLY = option('--only', '');
+if (args.includes('--write') && (BEAM !== 1 || ONLY)) {
+  console.error('profile.js: --write makes docs/speed.md, greedy on every model (no --beam, no --only)');
+  process.exit(2);
+}
 const PROFILE_WASM = join(root, 'build/wasm-profile/residual-mt.wasm');
 
 // One profiled run: each operation's { ms, work }, and the time outside them.
 function profiled(engine, model, groups) {
   const w = engine.wasm.exports;
   w.rmt_profile_reset();
-  const { ms, tokens } = run(model, groups);
+  const { ms, tokens } = run(model, groups, BEAM);
   const ops = [];
   let inside = 0;
   for (let op = 0; op < w.rmt_profile_ops(); op++) {
@@ -57,10 +63,10 @@ const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—');
 // rate is taken against the peak of its own round, and each figure is the
 // median of ROUNDS. int8: whether products run the int8 kernel.
 function measure(plain, prof, profEngine, groups, measurePeaks, int8) {
-  run(plain, groups.slice(0, 2)), run(prof, groups.slice(0, 2));  // warm-up: V8 tiers the code up
+  run(plain, groups.slice(0, 2), BEAM), run(prof, groups.slice(0, 2), BEAM);  // warm-up: V8 tiers the code up
   const rounds = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const plainMs = run(plain, groups).ms;
+    const plainMs = run(plain, groups, BEAM).ms;
     rounds.push({ plainMs, profile: profiled(profEngine, prof, groups), peaks: measurePeaks() });
   }
   const ofPeak = (op, r) => {
@@ -82,7 +88,7 @@ function measure(plain, prof, profEngine, groups, measurePeaks, int8) {
 
 // One table: each operation, one a call and batched.
 function table(v, results) {
-  const lines = [`### ${v.label}`, '',
+  const lines = [`### ${v.label}${BEAM === 1 ? '' : `, beam ${BEAM}`}`, '',
     `${SENTENCES} random sentences of 8–32 tokens, ${OUT_LEN} output tokens each where the search forces it.`, '',
     '| operation | one a call: share | ms/token | of peak | batched: share | ms/token | of peak |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: |'];
@@ -127,7 +133,7 @@ const work = mkdtempSync(join(tmpdir(), 'rmt-profile-'));
 const measured = [];
 try {
   measurePeaks();
-  for (const v of speedVariants(work)) {
+  for (const v of speedVariants(work).filter((v) => v.label.includes(ONLY))) {
     const plain = v.load(plainEngine), prof = v.load(profEngine);
     const sentences = sentencesOf(v);
     measured.push([v, [false, true].map((batched) => measure(plain, prof, profEngine, calls(sentences, batched), measurePeaks, v.int8))]);
