@@ -30,6 +30,8 @@
 // batch, or in any thread's block of a batch's rows (src/transformer.c).
 #define RMT_GEMM_NR 8
 #define RMT_GEMM_MR 4  // rows of A a tile of the kernels computes at once
+// The panels of RMT_GEMM_NR output features that n features fill, the last one maybe partly.
+static inline int rmt_gemm_panels(int n) { return n / RMT_GEMM_NR + (n % RMT_GEMM_NR != 0); }
 // The weights a batch's row tiles share while they stay in cache (int8 GEMM).
 #ifndef RMT_GEMM_BLOCK_BYTES
 #define RMT_GEMM_BLOCK_BYTES (64 * 1024)

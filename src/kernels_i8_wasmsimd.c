@@ -106,8 +106,7 @@ int16_t *rmt_quantized_row(int16_t *Aq, int m, int K, int kr) {
 }
 
 size_t rmt_packed_weight_i8_bytes(int N, int K, int kr) {
-  size_t panels = ((size_t)N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
-  return rmt_size_mul(panels * RMT_GEMM_NR, (size_t)rmt_quantized_row_len(K, kr));  // saturates (size.h)
+  return rmt_size_mul((size_t)rmt_gemm_panels(N) * RMT_GEMM_NR, (size_t)rmt_quantized_row_len(K, kr));  // saturates (size.h)
 }
 
 // Panel p's k groups k0 in [k_from, k_to), byte by byte: rows past N and
@@ -181,7 +180,7 @@ static void pack_groups_whole(int8_t *panel, const int8_t *rows, int k_to, int K
 }
 
 void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int kr) {
-  int panels = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR, Kp = rmt_quantized_row_len(K, kr);
+  int panels = rmt_gemm_panels(N), Kp = rmt_quantized_row_len(K, kr);
   int k_whole = (kr == 2 || kr == 4) ? K / kr * kr : 0;  // groups inside the row
   for (int p = 0; p < panels; p++) {
     int8_t *panel = packed + (size_t)p * RMT_GEMM_NR * Kp;
@@ -195,7 +194,7 @@ void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int 
 }
 
 void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr) {
-  int panels = (n + RMT_GEMM_NR - 1) / RMT_GEMM_NR, Kp = rmt_quantized_row_len(K, kr);
+  int panels = rmt_gemm_panels(n), Kp = rmt_quantized_row_len(K, kr);
   for (int p = 0; p < panels; p++) {
     int8_t *panel = dst + (size_t)p * RMT_GEMM_NR * Kp;
     for (int j = 0; j < RMT_GEMM_NR; j++) {
@@ -238,7 +237,7 @@ static float absmax_f32(const float *x, int K) {
 // The quotient, rounding and clamp are rmt_quantize_weight's.
 void rmt_quantize_pack_weight_i16(int16_t *packed, float *w_scale, const float *weight, int N, int K, int qmax) {
   int Kp = rmt_quantized_row_len(K, RMT_GEMM_I8_KR_DOT16), K8 = K & ~7;
-  int rows = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR * RMT_GEMM_NR;
+  int rows = rmt_gemm_panels(N) * RMT_GEMM_NR;
   v128_t hi4 = wasm_i32x4_splat(qmax), lo4 = wasm_i32x4_splat(-qmax);
   for (int n = 0; n < rows; n++) {
     // Feature n is lane n % 8 of panel n / 8: k pair g at [g][lane][2].
@@ -469,22 +468,20 @@ static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale
   }
 }
 
-static int panels_of(int N) { return (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR; }
-
 void rmt_gemm_i8_4x8__wasmrelaxed(float *C, const uint8_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
                                   int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, 0, panels_of(N), W8_A8_RELAXED);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, M, N, K, 0, rmt_gemm_panels(N), W8_A8_RELAXED);
 }
 
 void rmt_gemm_w8a16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int8_t *packed_weight,
                                   const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, panels_of(N), W8_A16);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, rmt_gemm_panels(N), W8_A16);
 }
 
 void rmt_gemm_i16_4x8__wasmsimd(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
                                 const float *w_scale, const float *bias, int M, int N, int K) {
-  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, panels_of(N), W16_A16);
+  gemm_i8(C, Aq, a_scale, packed_weight, w_scale, NULL, bias, M, N, K, 0, rmt_gemm_panels(N), W16_A16);
 }
 
 void rmt_gemm_i16_cols(float *C, const int16_t *Aq, const float *a_scale, const int16_t *packed_weight,
@@ -508,5 +505,5 @@ void rmt_linear_i8(float *C, const float *A, int16_t *Aq, float *a_scale, const 
                    int qmax, int offset, const float *w_scale, const int32_t *offset_sum, const float *bias, int M,
                    int N, int K) {
   rmt_quantize_rows_i8(Aq, a_scale, A, M, K, kr, qmax, offset);
-  rmt_gemm_i8_cols(C, Aq, a_scale, packed_weight, kr, w_scale, offset_sum, bias, M, N, K, 0, panels_of(N));
+  rmt_gemm_i8_cols(C, Aq, a_scale, packed_weight, kr, w_scale, offset_sum, bias, M, N, K, 0, rmt_gemm_panels(N));
 }

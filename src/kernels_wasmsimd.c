@@ -17,8 +17,7 @@ static inline float hsum_f32x4(v128_t v) {
 // ---------------------------------------------------------------- GEMM
 
 size_t rmt_packed_weight_floats(int N, int K) {
-  size_t panels = ((size_t)N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
-  return rmt_size_mul(panels * RMT_GEMM_NR, (size_t)K);  // saturates (size.h)
+  return rmt_size_mul((size_t)rmt_gemm_panels(N) * RMT_GEMM_NR, (size_t)K);  // saturates (size.h)
 }
 
 // Four rows of four values each, transposed: column k of them is cols[k].
@@ -32,7 +31,7 @@ static inline void transpose_4x4(const v128_t rows[4], v128_t cols[4]) {
 }
 
 void rmt_pack_weight(float *packed, const float *weight, int N, int K) {
-  int panels = (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  int panels = rmt_gemm_panels(N);
   for (int p = 0; p < panels; p++) {
     float *panel = packed + (size_t)p * RMT_GEMM_NR * K;
     int k_from = 0;
@@ -59,7 +58,7 @@ void rmt_pack_weight(float *packed, const float *weight, int N, int K) {
 }
 
 void rmt_gather_packed_weight(float *dst, const float *packed, const int *rows, int n, int K) {
-  int panels = (n + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  int panels = rmt_gemm_panels(n);
   for (int p = 0; p < panels; p++) {
     float *panel = dst + (size_t)p * RMT_GEMM_NR * K;
     for (int j = 0; j < RMT_GEMM_NR; j++) {

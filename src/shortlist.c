@@ -50,11 +50,11 @@ int rmt_shortlist_count(const rmt_model *m, const int32_t *ids, const int32_t *l
     size_t count = 0;
     for (int i = 0; i < V; i++) count += sentence[i], batch[i] |= sentence[i];
     sizes->total += count;  // at most n_sent * V: the sentences' ids are in memory, V is an int
-    sizes->panels += (count + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+    sizes->panels += (size_t)rmt_gemm_panels((int)count);  // count <= V, an int
     if (count > sizes->most) sizes->most = count;
   }
   for (int i = 0; i < V; i++) sizes->words += batch[i];
-  if (!sizes->by_sentence) sizes->panels = (sizes->words + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+  if (!sizes->by_sentence) sizes->panels = (size_t)rmt_gemm_panels((int)sizes->words);
   sizes->columns = sizes->by_sentence ? sizes->total : sizes->words;
   free(sentence);
   free(batch);
@@ -73,7 +73,7 @@ static void list_candidates(rmt_translation *tr) {
     for (int i = 0; i < V; i++) {
       if (tr->word_mark[i]) tr->cand_ids[count++] = i;
     }
-    tr->cand_panel[s + 1] = tr->cand_panel[s] + (count - tr->cand_offset[s] + RMT_GEMM_NR - 1) / RMT_GEMM_NR;
+    tr->cand_panel[s + 1] = tr->cand_panel[s] + rmt_gemm_panels(count - tr->cand_offset[s]);
   }
   tr->cand_offset[tr->n_sent] = count;
   memset(tr->word_mark, 0, (size_t)V);

@@ -59,8 +59,6 @@ typedef struct {
   int kr, qmax, offset, M, K;  // the integer parts' quantization (kr 0: none)
 } gemm_job;
 
-static int panels_of(int N) { return (N + RMT_GEMM_NR - 1) / RMT_GEMM_NR; }
-
 static void part_panels(const gemm_job *g, const rmt_gemm_part *p, int first, int end) {
   int n_begin = first * RMT_GEMM_NR, n_end = end * RMT_GEMM_NR < p->N ? end * RMT_GEMM_NR : p->N;
   if (p->packed_weight) {
@@ -85,7 +83,7 @@ static void gemm_panels(void *ctx, int begin, int end, int thread) {
   (void)thread;
   int offset = 0;  // the first panel of part i in the job's numbering
   for (int i = 0; i < g->n_parts && offset < end; i++) {
-    int panels = panels_of(g->parts[i].N);
+    int panels = rmt_gemm_panels(g->parts[i].N);
     int from = begin > offset ? begin - offset : 0, to = end - offset < panels ? end - offset : panels;
     if (from < to) part_panels(g, &g->parts[i], from, to);
     offset += panels;
@@ -113,7 +111,7 @@ void rmt_gemm_parts(const rmt_gemm_part *parts, int n_parts, const float *A, int
       return;
     }
     if (!p->packed_weight) job.kr = p->kr, job.qmax = p->qmax, job.offset = p->act_offset;
-    panels += panels_of(p->N);
+    panels += rmt_gemm_panels(p->N);
     work += (long long)M * p->N * K;
   }
   // The quantization by its own size (about 8 operations a value, as many as
