@@ -62,8 +62,10 @@ function importGraph(entries) {
 // js/marian/models-cli.js, about 8 KB packed, with their docs: 593 KB measured with
 // them; 600 KB before the verbatim spans: src/verbatim*.c and its symbol
 // table, about 22 KB more in each of the four builds, with its docs: 637 KB
-// measured with them). Its model is a package of its own (models/langid/).
-const PACKED_LIMIT = 656 * 1024;
+// measured with them; 656 KB before the GEMM's blocks and tiles of issue 41,
+// about 16 KB more in each of the four builds: 658 KB measured with them). Its
+// model is a package of its own (models/langid/).
+const PACKED_LIMIT = 664 * 1024;
 
 test(`npm pack of residual-mt: under ${PACKED_LIMIT / 1024} KB, no model, no demo server, every module its entry points reach`, () => {
   const info = packed(root);
