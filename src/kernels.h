@@ -32,10 +32,14 @@
 #define RMT_GEMM_MR 4  // rows of A a tile of the kernels computes at once
 // The panels of RMT_GEMM_NR output features that n features fill, the last one maybe partly.
 static inline int rmt_gemm_panels(int n) { return n / RMT_GEMM_NR + (n % RMT_GEMM_NR != 0); }
-// The weights a batch's row tiles share while they stay in cache (int8 GEMM).
+// The weights a batch's row tiles share while they stay in cache (the int8
+// and float32 GEMMs), and how many panels of panel_bytes that is (one at least).
 #ifndef RMT_GEMM_BLOCK_BYTES
 #define RMT_GEMM_BLOCK_BYTES (64 * 1024)
 #endif
+static inline int rmt_gemm_block_panels(size_t panel_bytes) {
+  return panel_bytes >= RMT_GEMM_BLOCK_BYTES ? 1 : (int)(RMT_GEMM_BLOCK_BYTES / panel_bytes);
+}
 size_t rmt_packed_weight_floats(int N, int K);
 void rmt_pack_weight(float *packed, const float *weight, int N, int K);
 // Rows rows[0..n) of a packed weight of K columns, packed anew as an (n, K)

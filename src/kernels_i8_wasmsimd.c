@@ -384,11 +384,11 @@ enum { W8_A8_RELAXED, W8_A16, W16_A16 };
 
 // Rows m..m+R-1 against panels p..p+P-1 (R = 1..4 with P = 1, R = 2 with
 // P = 2, or R = 1 with P = 2 or 4; constants after inlining), 8 accumulators
-// at most. W8_A8_RELAXED: 4 k per step,
-// activations bytes (offset_sum: stored with an offset); otherwise 2 k per
-// step, activations int16, weights int16 (W16_A16) or int8 widened as they
-// are loaded (v128.load8x8_s, one instruction as a plain load is): a quarter
-// of float32's memory, where widening them at load took half.
+// at most. W8_A8_RELAXED: 4 k per step, activations bytes (offset_sum:
+// stored with an offset); otherwise 2 k per step, activations int16, weights
+// int16 (W16_A16) or int8 widened as they are loaded (v128.load8x8_s, one
+// instruction as a plain load is): a quarter of float32's memory, where
+// widening them at load took half.
 static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int m, int p,
                                   int N, int K, int R, int P, int mode) {
@@ -438,15 +438,14 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
 // Panels first_panel .. first_panel + n_panels - 1 in blocks of at most
 // RMT_GEMM_BLOCK_BYTES of weights: every row tile runs over a block while it
 // is in cache, so a batch reads each weight from memory once, not once per
-// 4 rows (an output layer of 8,000 x 512 outlives L2). In a block, 4-row
-// tiles, then the last M % 4 rows as one tile of 3, 2 or 1 (a row's sums do
-// not depend on its tile or its block: integers, added exactly).
+// 4 rows (an output layer of 8,000 x 512 outlives L2). In a block, row
+// pairs or 4-row tiles, then the rows left as one tile of 3, 2 or 1 (a row's
+// sums do not depend on its tile or its block: integers, added exactly).
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
                                   int K, int first_panel, int n_panels, int mode) {
   int kr = mode == W8_A8_RELAXED ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
-  size_t panel_bytes = (size_t)RMT_GEMM_NR * rmt_quantized_row_len(K, kr) * (mode == W16_A16 ? 2 : 1);
-  int block = panel_bytes >= RMT_GEMM_BLOCK_BYTES ? 1 : (int)(RMT_GEMM_BLOCK_BYTES / panel_bytes);
+  int block = rmt_gemm_block_panels((size_t)RMT_GEMM_NR * rmt_quantized_row_len(K, kr) * (mode == W16_A16 ? 2 : 1));
   for (int begin = first_panel, end = first_panel + n_panels; begin < end; begin += block) {
     int block_end = end - begin < block ? end : begin + block, m = 0;
     // Fewer than 8 rows (a sentence's beam, a small batch): rows in pairs
@@ -463,7 +462,7 @@ static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale
         tile_i8(C, Aq, a_scale, packed_weight, w_scale, offset_sum, bias, m, p, N, K, 4, 1, mode);
       }
     }
-    // The last M % 4 rows, each call with constant counts so that the tile's
+    // The rows left (at most 3), each call with constant counts so that the tile's
     // loops unroll; one row (a sentence decoded alone) takes 4 panels at
     // once: independent sums, and its activations loaded once for all four.
     for (int p = begin, panels; p < block_end && m < M; p += panels) {

@@ -80,60 +80,39 @@ static inline void store_tile_row(float *dst, v128_t lo, v128_t hi, const float 
   rmt_store_f32x8_clipped(dst, lo, hi, cols);
 }
 
-// One row of A against the panel of output features n..n+7 (clipped at N).
-static inline void panel_1x8(float *C, const float *a, const float *packed_weight, const float *bias, int n, int N,
-                             int K) {
-  const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K;
-  v128_t c0 = wasm_f32x4_splat(0), c1 = c0;
+// One row of A against the P panels of output features n..n+8P-1 (P = 1,
+// 2 or 4, a constant after inlining; clipped at N): a[k] loaded once for all
+// of them, 2P independent add chains.
+static ALWAYS_INLINE void row_panels_f32(float *C, const float *a, const float *packed_weight, const float *bias,
+                                         int n, int N, int K, int P) {
+  size_t panel = (size_t)RMT_GEMM_NR * K;
+  const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel;
+  v128_t c[8];
+  for (int j = 0; j < 2 * P; j++) c[j] = wasm_f32x4_splat(0);
   for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
     v128_t x = wasm_f32x4_splat(a[k]);
-    c0 = rmt_f32x4_madd(x, wasm_v128_load(w), c0);
-    c1 = rmt_f32x4_madd(x, wasm_v128_load(w + 4), c1);
+    for (int q = 0; q < P; q++) {
+      c[2 * q] = rmt_f32x4_madd(x, wasm_v128_load(w + q * panel), c[2 * q]);
+      c[2 * q + 1] = rmt_f32x4_madd(x, wasm_v128_load(w + q * panel + 4), c[2 * q + 1]);
+    }
   }
-  int cols = N - n < RMT_GEMM_NR ? N - n : RMT_GEMM_NR;
-  store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, cols);
+  for (int q = 0; q < P; q++) {
+    int at = n + q * RMT_GEMM_NR, cols = N - at < RMT_GEMM_NR ? N - at : RMT_GEMM_NR;
+    store_tile_row(C + at, c[2 * q], c[2 * q + 1], bias ? bias + at : NULL, cols);
+  }
 }
 
 // One row of A against every panel: the tail when M is not a multiple of 4
 // (in decoding M is often 1..3, where a 4-row tile would waste most of its
-// work). Four panels at a time, then two, give independent add chains and
-// load a[k] once for all of them (1.10x one a call in Chromium); each output still
-// sums over k in order, exactly as the 4x8 tile does, so a row's result does
-// not depend on which kernel (or which batch) computed it.
+// work). Four whole panels at a time, then two, then one (1.10x one a call in
+// Chromium against two at a time); each output still sums over k in order,
+// exactly as the 4x8 tile does, so a row's result does not depend on which
+// kernel (or which batch) computed it.
 static void gemm_f32_1x8(float *C, const float *a, const float *packed_weight, const float *bias, int N, int K) {
-  size_t panel = (size_t)RMT_GEMM_NR * K;
   int n = 0;
-  for (; n + 4 * RMT_GEMM_NR <= N; n += 4 * RMT_GEMM_NR) {
-    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel;
-    v128_t c[8];
-    for (int j = 0; j < 8; j++) c[j] = wasm_f32x4_splat(0);
-    for (int k = 0; k < K; k++, w += RMT_GEMM_NR) {
-      v128_t x = wasm_f32x4_splat(a[k]);
-      for (int q = 0; q < 4; q++) {
-        c[2 * q] = rmt_f32x4_madd(x, wasm_v128_load(w + q * panel), c[2 * q]);
-        c[2 * q + 1] = rmt_f32x4_madd(x, wasm_v128_load(w + q * panel + 4), c[2 * q + 1]);
-      }
-    }
-    for (int q = 0; q < 4; q++) {  // four whole panels
-      int at = n + q * RMT_GEMM_NR;
-      store_tile_row(C + at, c[2 * q], c[2 * q + 1], bias ? bias + at : NULL, RMT_GEMM_NR);
-    }
-  }
-  for (; n + 2 * RMT_GEMM_NR <= N; n += 2 * RMT_GEMM_NR) {
-    const float *w = packed_weight + (size_t)(n / RMT_GEMM_NR) * panel, *u = w + panel;
-    v128_t c0 = wasm_f32x4_splat(0), c1 = c0, e0 = c0, e1 = c0;
-    for (int k = 0; k < K; k++, w += RMT_GEMM_NR, u += RMT_GEMM_NR) {
-      v128_t x = wasm_f32x4_splat(a[k]);
-      c0 = rmt_f32x4_madd(x, wasm_v128_load(w), c0);
-      c1 = rmt_f32x4_madd(x, wasm_v128_load(w + 4), c1);
-      e0 = rmt_f32x4_madd(x, wasm_v128_load(u), e0);
-      e1 = rmt_f32x4_madd(x, wasm_v128_load(u + 4), e1);
-    }
-    store_tile_row(C + n, c0, c1, bias ? bias + n : NULL, RMT_GEMM_NR);
-    int cols = N - n - RMT_GEMM_NR < RMT_GEMM_NR ? N - n - RMT_GEMM_NR : RMT_GEMM_NR;
-    store_tile_row(C + n + RMT_GEMM_NR, e0, e1, bias ? bias + n + RMT_GEMM_NR : NULL, cols);
-  }
-  for (; n < N; n += RMT_GEMM_NR) panel_1x8(C, a, packed_weight, bias, n, N, K);
+  for (; n + 4 * RMT_GEMM_NR <= N; n += 4 * RMT_GEMM_NR) row_panels_f32(C, a, packed_weight, bias, n, N, K, 4);
+  for (; n + 2 * RMT_GEMM_NR <= N; n += 2 * RMT_GEMM_NR) row_panels_f32(C, a, packed_weight, bias, n, N, K, 2);
+  for (; n < N; n += RMT_GEMM_NR) row_panels_f32(C, a, packed_weight, bias, n, N, K, 1);
 }
 
 // Rows m..m+3 of C (row length N) against the panel of output features
@@ -213,8 +192,7 @@ static void gemm_f32_block(float *C, const float *A, const float *packed_weight,
 // sum does not depend on its block.
 void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                      int M, int N, int K, int n_begin, int n_end) {
-  size_t panel_bytes = (size_t)RMT_GEMM_NR * K * sizeof(float);
-  int block = RMT_GEMM_NR * (panel_bytes >= RMT_GEMM_BLOCK_BYTES ? 1 : (int)(RMT_GEMM_BLOCK_BYTES / panel_bytes));
+  int block = RMT_GEMM_NR * rmt_gemm_block_panels((size_t)RMT_GEMM_NR * K * sizeof(float));
   for (int n = n_begin; n < n_end; n += block) {
     gemm_f32_block(C, A, packed_weight, bias, M, N, K, n, n_end - n < block ? n_end : n + block);
   }

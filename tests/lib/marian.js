@@ -26,7 +26,8 @@ export function convertMarian(modelPath, vocabPath, out, extra = []) {
   return spawnSync(PYTHON, [CONVERT, '--model', modelPath, '--vocab', vocabPath, '--out', out, ...extra], { encoding: 'utf8' });
 }
 
-// A converted model directory's files as an Engine (js/engine/binding.js) loads them; loaded.
+// A converted model directory's files, as an Engine (js/engine/binding.js) loads
+// them; loadConverted loads them into one.
 export function convertedFiles(dir) {
   return {
     config: readFileSync(join(dir, 'config.json'), 'utf8'),
