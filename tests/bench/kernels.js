@@ -63,6 +63,12 @@ export function peakModule(kind) {
     ...section(7, [1, name.length, ...name, 0, 0]), ...section(10, [1, ...leb(body.length), ...body])]);
 }
 
+// The profiling build's operations (src/profile.c's names) that are
+// products, and attention's (its products counted, softmax timed with them).
+export const GEMM = new Set(['QKV projections', 'encoder-attention K/V', 'attention output projection', 'FFN up', 'FFN down',
+  'SSRU products', 'output layer']);
+export const ATTENTION = 'attention (softmax included)';
+
 // GFLOP/s of `work` (flops per call), timed over enough calls for ~50 ms.
 export function gflops(flops, work) {
   let calls = 1;

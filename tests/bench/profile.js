@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../../js/engine/binding.js';
-import { peakRunner } from './kernels.js';
+import { ATTENTION, GEMM, peakRunner } from './kernels.js';
 import { OUT_LEN, SENTENCES, calls, median, run, sentencesOf, speedVariants } from './speed_shapes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -52,10 +52,6 @@ function profiled(engine, model, groups) {
   return { ms, tokens, ops };
 }
 
-// The operations (src/profile.c's names) that are products, and attention's.
-const GEMM = new Set(['QKV projections', 'encoder-attention K/V', 'attention output projection', 'FFN up', 'FFN down',
-  'SSRU products', 'output layer']);
-const ATTENTION = 'attention (softmax included)';
 const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : '—');
 
 // Plain and profiled runs alternate, each round followed by a run of the

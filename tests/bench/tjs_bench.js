@@ -15,8 +15,12 @@
 // model is ready, in a fresh page, best of --rounds) and the page's memory
 // after it; then --rounds rounds of every variant in turn, the pair's order
 // alternating, each figure the best of the rounds and each ratio also per round.
+// Before each round the page times the peaks of the products' instructions
+// (tests/bench/kernels.js); each runtime's products a second (products()) are
+// given against them, and the most ours could be, run at those peaks.
 //
-//   node tests/bench/tjs_bench.js [--n 24] [--rounds 2] [--threads 1,2] [--json FILE]
+//   node tests/bench/tjs_bench.js [--n 24] [--rounds 2] [--threads 1,2] [--profile] [--json FILE]
+//   (--profile: also ours int8 on one thread in the profiling build, bash build.sh profile, operation by operation)
 //   npm run bench -- --tjs      (the same, after the build; options follow)
 //
 // Needs Debian's /usr/bin/chromium and, for the model, python3-torch,
@@ -24,7 +28,7 @@
 // is installed from npm into the cache folder on the first run, not into the
 // project: TJS_CACHE (default: the system's temporary folder) holds it and the
 // model files.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { withServer } from '../lib/server.js';
 import { chromiumVersion, launchChromium } from './load_bench.js';
+import { ATTENTION, GEMM } from './kernels.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const TRANSFORMERS_JS = '@huggingface/transformers@4.3.2';
@@ -148,7 +153,7 @@ async function measureLoads(browser, base, m, rounds) {
 }
 
 // Timing rounds on one page with every variant loaded on `threads` threads.
-async function measureSpeed(context, base, m, sentences, threads, rounds) {
+async function measureSpeed(context, base, m, sentences, threads, rounds, profile) {
   const page = await openPage(context, base);
   const info = {};
   for (const v of VARIANTS) info[v.name] = await loadIn(page, v, threads, m);
@@ -161,8 +166,9 @@ async function measureSpeed(context, base, m, sentences, threads, rounds) {
   for (const v of VARIANTS) await runIn(page, v.name, [sentences.slice(0, 2), [sentences[0]]]);  // warm-up
   const result = {};
   for (const [mode, chunks] of Object.entries(modes)) {
-    const best = {}, ids = {}, ratios = PAIRS.map(() => []);
+    const best = {}, ids = {}, ratios = PAIRS.map(() => []), peaks = [];
     for (let r = 0; r < rounds; r++) {
+      peaks.push(await page.evaluate(() => window.bench.peaks()));
       for (const [p, pair] of PAIRS.entries()) {
         const ms = {};
         for (const name of r % 2 ? [...pair].reverse() : pair) {
@@ -175,7 +181,8 @@ async function measureSpeed(context, base, m, sentences, threads, rounds) {
       }
     }
     mustEqual(`ours float32 and transformers.js fp32 (${mode}, ${threads} thread${threads > 1 ? 's' : ''})`, ids['ours float32'], ids['transformers.js fp32']);
-    result[mode] = { best, ratios, int8: agreement(ids['ours int8'], ids['ours float32']), q8: agreement(ids['transformers.js q8'], ids['transformers.js fp32']) };
+    const profiled = profile ? await page.evaluate(([d, c]) => window.bench.profile(d, c), ['rmt-int8', chunks]) : null;
+    result[mode] = { best, ratios, peaks, profile: profiled, int8: agreement(ids['ours int8'], ids['ours float32']), q8: agreement(ids['transformers.js q8'], ids['transformers.js fp32']) };
   }
   await page.close();
   return { info, modes: result };
@@ -194,6 +201,56 @@ function agreement(a, b) {
   return { whole: prefix.filter((p, i) => p === a[i].length).length, prefixShare: sum(prefix) / sum(a.map((r) => r.length)) };
 }
 
+// The multiply-adds one greedy pass over `sentences` needs, each source with
+// its </s> and each output its source's length + 1 tokens (as both runtimes
+// are made to decode): the weights' (int8 in ours and in q8) and attention's
+// (q.k and p.v: float32 in all four).
+export function products({ d_model: d, ffn_dim: f, encoder_layers: E, decoder_layers: D, vocab_size: V }, sentences) {
+  let weights = 0, attention = 0;
+  for (const s of sentences) {
+    const S = s.length + 1, T = s.length + 1;
+    weights += S * E * (4 * d * d + 2 * d * f) + S * D * 2 * d * d  // encoder; each decoder layer's keys and values of it
+      + T * (D * (6 * d * d + 2 * d * f) + d * V);  // decoder steps: self-attention 4, cross 2, FFN; the output layer
+    attention += 2 * d * (E * S * S + D * (T * (T + 1) / 2 + T * S));
+  }
+  return { weights, attention };
+}
+
+// The page's peaks over a mode's rounds, each kind's median.
+function pagePeaks(r) {
+  const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
+  return { dot_i16: median(r.peaks.map((p) => p.dot_i16)), f32: median(r.peaks.map((p) => p.f32)) };
+}
+
+// A pair's rates against the page's peaks: each runtime's products per
+// second, and `bound`, the most the pair's ratio could be were ours to run
+// every product at its instruction's peak and nothing else.
+function rates(pair, r, work) {
+  const peak = pagePeaks(r);
+  const int8 = pair[0] === 'ours int8', weightPeak = int8 ? peak.dot_i16 : peak.f32;
+  const gops = (name) => (2 * (work.weights + work.attention)) / (r.best[name] * 1e6);
+  const fastestMs = (2 * work.weights / weightPeak + 2 * work.attention / peak.f32) / 1e6;
+  return { peak: weightPeak, peakName: int8 ? 'dot_i16x8' : 'f32x4', ours: gops(pair[0]), theirs: gops(pair[1]),
+    bound: r.best[pair[1]] / fastestMs };
+}
+
+// --profile: ours int8 in the profiling build, operation by operation: its
+// share of the pass, and a product's rate against its instruction's peak.
+function profileLines(mode, prof, r) {
+  const peak = pagePeaks(r), pct = (x) => `${(100 * x).toFixed(1).padStart(5)}%`;
+  const lines = [`  ${mode.padEnd(10)} ours int8, profiling build: ${prof.ms.toFixed(0)} ms a pass`];
+  let inside = 0;
+  for (const op of prof.ops) {
+    inside += op.ms;
+    if (op.ms < 0.002 * prof.ms) continue;
+    const gops = (2 * op.work) / (op.ms * 1e6), against = op.name === ATTENTION ? peak.f32 : peak.dot_i16;
+    const rate = GEMM.has(op.name) || op.name === ATTENTION ? `  ${gops.toFixed(1)} G/s, ${(100 * gops / against).toFixed(0)}% of its peak` : '';
+    lines.push(`    ${op.name.padEnd(45)} ${pct(op.ms / prof.ms)}${rate}`);
+  }
+  lines.push(`    ${'JS, calls into WASM and back'.padEnd(45)} ${pct((prof.ms - inside) / prof.ms)}`);
+  return lines;
+}
+
 function report(res, sentences) {
   const tokens = sum(sentences.map((s) => s.length + 1));
   console.log(`${res.date}, ${res.cpu}, ${res.chromium}, ${res.transformersJs}; load average ${res.loadavg.map((x) => x.toFixed(1)).join(' ')} before, ${res.loadavgAfter.map((x) => x.toFixed(1)).join(' ')} after`);
@@ -205,6 +262,12 @@ function report(res, sentences) {
         console.log(`  ${mode.padEnd(10)} ${ours} ${tps(ours)} tokens/s, ${theirs} ${tps(theirs)} tokens/s: ` +
           `${(r.best[theirs] / r.best[ours]).toFixed(2)}x (rounds: ${r.ratios[p].map((x) => x.toFixed(2)).join(', ')})`);
       }
+      for (const pair of threads === '1' ? PAIRS : []) {  // the peaks are one thread's
+        const x = rates(pair, r, res.products), pct = (g) => `${(100 * g / x.peak).toFixed(0)}%`;
+        console.log(`  ${mode.padEnd(10)} products a second: ${pair[0]} ${x.ours.toFixed(1)} G (${pct(x.ours)} of the ${x.peakName} peak, ` +
+          `${x.peak.toFixed(1)}), ${pair[1]} ${x.theirs.toFixed(1)} G (${pct(x.theirs)}); at the peak, ours could be ${x.bound.toFixed(2)}x`);
+      }
+      if (r.profile) console.log(profileLines(mode, r.profile, r).join('\n'));
       const agree = (x) => `${x.whole}/${sentences.length} whole, ${(100 * x.prefixShare).toFixed(0)}% of tokens before the first difference`;
       console.log(`  ${mode.padEnd(10)} int8 = float32: ours ${agree(r.int8)}; transformers.js ${agree(r.q8)}`);
     }
@@ -213,7 +276,7 @@ function report(res, sentences) {
   for (const [name, l] of Object.entries(res.load)) console.log(`  ${name.padEnd(22)} ${l.ms.toFixed(0).padStart(6)} ms  ${l.memoryMB?.toFixed(0) ?? '?'} MB`);
 }
 
-export async function tjsBench({ n = 24, rounds = 2, threads = [1, 2] } = {}) {
+export async function tjsBench({ n = 24, rounds = 2, threads = [1, 2], profile = false } = {}) {
   const m = prepare();
   const sentences = m.sources.slice(0, n);
   const mounts = [{ prefix: '/project/', dir: root }, { prefix: '/bench/', dir: join(root, 'tests/bench') },
@@ -223,9 +286,11 @@ export async function tjsBench({ n = 24, rounds = 2, threads = [1, 2] } = {}) {
     const { context, close } = browser;
     try {
       await checkReference(context, base, m);
+      const config = JSON.parse(readFileSync(join(modelDir, 'rmt-f32/config.json'), 'utf8'));
       const res = { date: new Date().toISOString(), cpu: `${cpus()[0]?.model} (${cpus().length})`, loadavg: loadavg(),
-        chromium: chromiumVersion(), transformersJs: TRANSFORMERS_JS, sentences: n, rounds, speed: {} };
-      for (const t of threads) res.speed[t] = await measureSpeed(context, base, m, sentences, t, rounds);
+        chromium: chromiumVersion(), transformersJs: TRANSFORMERS_JS, sentences: n, rounds,
+        products: products(config, m.sources.slice(0, n)), speed: {} };
+      for (const t of threads) res.speed[t] = await measureSpeed(context, base, m, sentences, t, rounds, profile && t === 1);
       res.load = await measureLoads(browser, base, m, rounds);
       res.loadavgAfter = loadavg();
       return res;
@@ -239,11 +304,12 @@ export async function tjsBench({ n = 24, rounds = 2, threads = [1, 2] } = {}) {
 export async function main(args) {
   const { values: opt } = parseArgs({ args, options: {
     n: { type: 'string', default: '24' }, rounds: { type: 'string', default: '2' },
-    threads: { type: 'string', default: '1,2' }, json: { type: 'string' }, tjs: { type: 'boolean' },
+    threads: { type: 'string', default: '1,2' }, json: { type: 'string' }, tjs: { type: 'boolean' }, profile: { type: 'boolean' },
   } });
   const n = Number(opt.n), rounds = Number(opt.rounds), threads = opt.threads.split(',').map(Number);
   if (!(n >= 1 && rounds >= 1 && threads.every((t) => t >= 1 && t <= 16))) throw new Error('tjs_bench: --n and --rounds from 1, --threads from 1 to 16');
-  const res = await tjsBench({ n, rounds, threads });
+  if (opt.profile && spawnSync('bash', [join(root, 'build.sh'), 'profile'], { stdio: 'inherit' }).status !== 0) process.exit(1);
+  const res = await tjsBench({ n, rounds, threads, profile: opt.profile });
   report(res, prepare().sources.slice(0, n));
   if (opt.json) writeFileSync(opt.json, JSON.stringify(res, null, 1) + '\n');
 }

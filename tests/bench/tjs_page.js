@@ -6,6 +6,8 @@
 // folder).
 const loaded = new Map();  // variant name -> { info, translate(chunk) }
 const now = () => performance.now();
+// Ours, greedy; maxLenA 1: each sentence's own limit, ceil(1 x (source + </s>)) tokens.
+const SEARCH = { beam: 1, maxLenA: 1, maxLenB: 0, minLen: 0 };
 
 async function bytes(url) {
   const r = await fetch(url, { cache: 'no-store' });
@@ -59,8 +61,7 @@ async function loadRmt(v, threads) {
   const model = engine.loadModel({ config: new TextDecoder().decode(config), weights, spm });
   return {
     info: { threads: engine.threads, build, weightBytes: model.bytes },
-    // maxLenA 1: each sentence's own limit, ceil(1 x (source + </s>)) tokens.
-    translate: (chunk) => model.translateIds(chunk, { beam: 1, maxLenA: 1, maxLenB: 0, minLen: 0, batch: chunk.length })
+    translate: (chunk) => model.translateIds(chunk, { ...SEARCH, batch: chunk.length })
       .map((hyps) => Array.from(hyps[0].ids)),
   };
 }
@@ -72,6 +73,37 @@ export async function load(v, threads, eos, pad) {
   const ms = now() - t0;
   loaded.set(v.name, handle);
   return { ms, info: handle.info, isolated: self.crossOriginIsolated };
+}
+
+// The peaks of the int8 and float32 products' instructions in this page
+// (tests/bench/kernels.js: i32x4.dot_i16x8_s, f32x4 mul + add), G operations
+// a second, the best of three: what bounds any WebAssembly SIMD128 engine here.
+export async function peaks() {
+  const { peakRunner } = await import('/bench/kernels.js');
+  const best = (kind) => { const run = peakRunner(kind); return Math.max(run(), run(), run()); };
+  return { dot_i16: best('dot_i16'), f32: best('f32') };
+}
+
+// The profiling build (bash build.sh profile: src/profile.h's timers) on our
+// model in `dir` over the chunks, after a warm-up pass: each operation's
+// { name, ms, work } (work: its multiply-adds) and the whole pass' ms.
+export async function profile(dir, chunks) {
+  const { Engine } = await import('/project/js/engine/binding.js');
+  const engine = await Engine.load(`${location.origin}/project/build/wasm-profile/residual-mt.wasm`, { threads: 1 });
+  const [config, weights, spm] = await Promise.all(['config.json', 'model.safetensors', 'spm.model'].map((f) => bytes(`/model/${dir}/${f}`)));
+  const model = engine.loadModel({ config: new TextDecoder().decode(config), weights, spm });
+  const w = engine.wasm.exports;
+  const pass = () => chunks.forEach((chunk) => model.translateIds(chunk, { ...SEARCH, batch: chunk.length }));
+  pass();
+  w.rmt_profile_reset();
+  const t0 = now();
+  pass();
+  const ms = now() - t0;
+  const ops = Array.from({ length: w.rmt_profile_ops() }, (_, op) => ({
+    name: engine.wasm.readString(w.rmt_profile_name(op)), ms: w.rmt_profile_ms(op), work: w.rmt_profile_work(op) }));
+  model.dispose();
+  engine.dispose();
+  return { ms, ops };
 }
 
 // Translates the chunks with one variant: the time of each call and the ids.
