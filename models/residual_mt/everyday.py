@@ -23,6 +23,10 @@ same run:
 
 --checkpoint takes a train.py checkpoint or weights_*.pt snapshot (with the
 config of --model, whose spm.model tokenizes).
+
+    /usr/bin/python3 models/everyday.py --curves run-logs/everyday-run4-train-log.jsonl ...
+
+prints the runs' everyday dev curves (greedy chrF at each validation point).
 """
 import argparse
 import json
@@ -149,6 +153,20 @@ def markdown_table(results):
     return "\n".join(lines)
 
 
+def curves_table(logs):
+    """The everyday dev curve of each run (train.py's log.jsonl): greedy chrF
+    at every validation point, 60 sentences a direction as train.py scores them."""
+    lines = ["| run | update | everyday dev chrF, es→en | en→es |", "|---|---|---|---|"]
+    for path in logs:
+        name = os.path.basename(path).replace("-train-log.jsonl", "")
+        with open(path) as f:
+            for record in map(json.loads, f):
+                if record.get("event") == "valid" and record.get("split") == "everyday-dev" and "chrf_greedy" in record:
+                    chrf = record["chrf_greedy"]
+                    lines.append("| %s | %d | %.1f | %.1f |" % (name, record["step"], chrf["es-en"], chrf["en-es"]))
+    return "\n".join(lines)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=paths.SHIPPED)
@@ -162,7 +180,12 @@ def main():
     ap.add_argument("--json", default=None, help="write the scores here")
     ap.add_argument("--hyps", default=None, help="write each system's translations into this directory")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--curves", nargs="+", default=None, metavar="LOG",
+                    help="print the everyday dev curves of these train.py logs (run-logs/*-train-log.jsonl)")
     args = ap.parse_args()
+    if args.curves:
+        print(curves_table(args.curves))
+        return
     torch.set_num_threads(args.threads)
     spm_path = os.path.join(args.model, "spm.model")
     if args.eval:
