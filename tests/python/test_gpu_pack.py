@@ -36,6 +36,12 @@ class SharesTest(unittest.TestCase):
         self.assertEqual(sum(gpu.keep_pair(*p, 0.0) for p in pairs), 0)
         self.assertEqual(sum(gpu.keep_pair(*p, 1.0) for p in pairs), 4000)
 
+    def test_the_tree_leaves_room_for_the_corpus(self):
+        # A device call carries the tree and the pack, 64 MiB in all; the whole
+        # corpus is about 14 MB of xz, and under 8 MiB the pack would cut
+        # sources other than the least weighted.
+        self.assertLess(gpu.tree_bytes(), gpu.TREE_LIMIT - (8 << 20))
+
     def test_the_recipe_names_sources_of_the_corpus(self):
         # (a source it does not name weighs 1, as in train.py)
         self.assertLessEqual(set(gpu.RECIPE["weights"]), set(TRAIN_SOURCES))
@@ -83,6 +89,11 @@ class PackTest(unittest.TestCase):
         want = [ids for ids, keep in zip(self.lines(os.path.join(WORK, "train.es.ids")), mask) if keep]
         self.assertEqual(self.lines(os.path.join(corpus, "train.es.ids")), want)
         self.assertEqual(sorted(os.listdir(init)), ["config.json", "model.safetensors", "spm.model", "spm.vocab"])
+
+    def test_a_tree_that_leaves_no_room_is_refused_clearly(self):
+        with self.assertRaises(SystemExit) as refused:
+            gpu.pack(WORK, gpu.INIT, os.path.join(self.tmp, "pack"), limit=gpu.tree_bytes())
+        self.assertIn("nothing is left", str(refused.exception))
 
     def test_a_corpus_of_another_tokenizer_is_refused(self):
         other = os.path.join(self.tmp, "other")
