@@ -37,6 +37,7 @@ import { parseArgs } from 'node:util';
 import { withServer } from '../lib/server.js';
 import { chromiumVersion, launchChromium } from './load_bench.js';
 import { ATTENTION, GEMM } from './kernels.js';
+import { median } from './speed_runs.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 export const TRANSFORMERS_JS = '@huggingface/transformers@4.3.2';
@@ -218,7 +219,6 @@ export function products({ d_model: d, ffn_dim: f, encoder_layers: E, decoder_la
 
 // The page's peaks over a mode's rounds, each kind's median.
 function pagePeaks(r) {
-  const median = (xs) => xs.slice().sort((a, b) => a - b)[xs.length >> 1];
   return { dot_i16: median(r.peaks.map((p) => p.dot_i16)), f32: median(r.peaks.map((p) => p.f32)) };
 }
 
