@@ -389,12 +389,18 @@ enum { W8_A8_RELAXED, W8_A16, W16_A16 };
 // int16 (W16_A16) or int8 widened as they are loaded (v128.load8x8_s, one
 // instruction as a plain load is): a quarter of float32's memory, where
 // widening them at load took half.
+static ALWAYS_INLINE int kr_of(int mode) { return mode == W8_A8_RELAXED ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16; }
+static ALWAYS_INLINE size_t weight_bytes_of(int mode) { return mode == W16_A16 ? sizeof(int16_t) : sizeof(int8_t); }
+// A packed panel's bytes: RMT_GEMM_NR features of K weights in the mode's k groups.
+static ALWAYS_INLINE size_t panel_bytes_of(int K, int mode) {
+  return (size_t)RMT_GEMM_NR * rmt_quantized_row_len(K, kr_of(mode)) * weight_bytes_of(mode);
+}
+
 static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int m, int p,
                                   int N, int K, int R, int P, int mode) {
-  int kr = mode == W8_A8_RELAXED ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16, Kp = rmt_quantized_row_len(K, kr);
-  size_t weight_bytes = mode == W16_A16 ? sizeof(int16_t) : sizeof(int8_t);
-  size_t panel_bytes = (size_t)RMT_GEMM_NR * Kp * weight_bytes;
+  int Kp = rmt_quantized_row_len(K, kr_of(mode));
+  size_t weight_bytes = weight_bytes_of(mode), panel_bytes = panel_bytes_of(K, mode);
   const int8_t *w = (const int8_t *)packed_weight + (size_t)p * panel_bytes;
   v128_t c[4][8];
   for (int r = 0; r < R; r++) for (int j = 0; j < 2 * P; j++) c[r][j] = wasm_i32x4_splat(0);
@@ -444,8 +450,7 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
                                   int K, int first_panel, int n_panels, int mode) {
-  int kr = mode == W8_A8_RELAXED ? RMT_GEMM_I8_KR_RELAXED : RMT_GEMM_I8_KR_DOT16;
-  int block = rmt_gemm_block_panels((size_t)RMT_GEMM_NR * rmt_quantized_row_len(K, kr) * (mode == W16_A16 ? 2 : 1));
+  int block = rmt_gemm_block_panels(panel_bytes_of(K, mode));
   for (int begin = first_panel, end = first_panel + n_panels; begin < end; begin += block) {
     int block_end = end - begin < block ? end : begin + block, m = 0;
     // Fewer than 8 rows (a sentence's beam, a small batch): rows in pairs
