@@ -69,6 +69,15 @@ export const GEMM = new Set(['QKV projections', 'encoder-attention K/V', 'attent
   'SSRU products', 'output layer']);
 export const ATTENTION = 'attention (softmax included)';
 
+// The profiling build's counters (bash build.sh profile: src/profile.h), one
+// { name, ms, work } an operation (work: its multiply-adds), since the last
+// rmt_profile_reset(); `wasm` a js/engine/wasm.js Wasm.
+export function profileOps(wasm) {
+  const w = wasm.exports;
+  return Array.from({ length: w.rmt_profile_ops() }, (_, op) => ({
+    name: wasm.readString(w.rmt_profile_name(op)), ms: w.rmt_profile_ms(op), work: w.rmt_profile_work(op) }));
+}
+
 // GFLOP/s of `work` (flops per call), timed over enough calls for ~50 ms.
 export function gflops(flops, work) {
   let calls = 1;

@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { Engine } from '../../js/engine/binding.js';
-import { ATTENTION, GEMM, peakRunner } from './kernels.js';
+import { ATTENTION, GEMM, peakRunner, profileOps } from './kernels.js';
 import { OUT_LEN, SENTENCES, calls, median, run, sentencesOf, speedVariants } from './speed_shapes.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -41,13 +41,7 @@ function profiled(engine, model, groups) {
   const w = engine.wasm.exports;
   w.rmt_profile_reset();
   const { ms, tokens } = run(model, groups, BEAM);
-  const ops = [];
-  let inside = 0;
-  for (let op = 0; op < w.rmt_profile_ops(); op++) {
-    const name = engine.wasm.readString(w.rmt_profile_name(op));
-    ops.push({ name, ms: w.rmt_profile_ms(op), work: w.rmt_profile_work(op) });
-    inside += w.rmt_profile_ms(op);
-  }
+  const ops = profileOps(engine.wasm), inside = ops.reduce((sum, op) => sum + op.ms, 0);
   ops.push({ name: 'JS, calls into WASM and back, results read', ms: ms - inside, work: 0 });
   return { ms, tokens, ops };
 }

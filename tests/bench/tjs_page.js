@@ -89,6 +89,7 @@ export async function peaks() {
 // { name, ms, work } (work: its multiply-adds) and the whole pass' ms.
 export async function profile(dir, chunks) {
   const { Engine } = await import('/project/js/engine/binding.js');
+  const { profileOps } = await import('/bench/kernels.js');
   const engine = await Engine.load(`${location.origin}/project/build/wasm-profile/residual-mt.wasm`, { threads: 1 });
   const [config, weights, spm] = await Promise.all(['config.json', 'model.safetensors', 'spm.model'].map((f) => bytes(`/model/${dir}/${f}`)));
   const model = engine.loadModel({ config: new TextDecoder().decode(config), weights, spm });
@@ -99,8 +100,7 @@ export async function profile(dir, chunks) {
   const t0 = now();
   pass();
   const ms = now() - t0;
-  const ops = Array.from({ length: w.rmt_profile_ops() }, (_, op) => ({
-    name: engine.wasm.readString(w.rmt_profile_name(op)), ms: w.rmt_profile_ms(op), work: w.rmt_profile_work(op) }));
+  const ops = profileOps(engine.wasm);
   model.dispose();
   engine.dispose();
   return { ms, ops };
