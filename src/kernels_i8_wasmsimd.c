@@ -444,15 +444,20 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
 // Panels first_panel .. first_panel + n_panels - 1 in blocks of at most
 // RMT_GEMM_BLOCK_BYTES of weights: every row tile runs over a block while it
 // is in cache, so a batch reads each weight from memory once, not once per
-// 4 rows (an output layer of 8,000 x 512 outlives L2). In a block, row
+// 4 rows (an output layer of 8,000 x 512 outlives L2); touched first where
+// several tiles read it (RMT_GEMM_TOUCH_ROWS). In a block, row
 // pairs or 4-row tiles, then the rows left as one tile of 3, 2 or 1 (a row's
 // sums do not depend on its tile or its block: integers, added exactly).
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int M, int N,
                                   int K, int first_panel, int n_panels, int mode) {
-  int block = rmt_gemm_block_panels(panel_bytes_of(K, mode));
+  size_t panel_bytes = panel_bytes_of(K, mode);
+  int block = rmt_gemm_block_panels(panel_bytes);
   for (int begin = first_panel, end = first_panel + n_panels; begin < end; begin += block) {
     int block_end = end - begin < block ? end : begin + block, m = 0;
+    if (M >= RMT_GEMM_TOUCH_ROWS) {
+      rmt_touch_lines((const int8_t *)packed_weight + (size_t)begin * panel_bytes, (size_t)(block_end - begin) * panel_bytes);
+    }
     // Fewer than 8 rows (a sentence's beam, a small batch): rows in pairs
     // against panels in pairs, 8 sums from 2 activation and 4 weight loads
     // (1.05-1.09x at beam 4, in Chromium and in Node); more: 4-row tiles,

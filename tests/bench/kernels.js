@@ -114,21 +114,28 @@ export function gemmBench(wasm, M, N, K) {
 // The int8 kernel of `wasm` on the same product, activations quantized
 // inside (rmt_kernel_gemm_i8: as the model runs an int8 layer; nonneg: its
 // input is a ReLU's output, which the relaxed build's relaxed dot takes):
-// { run: () => GOP/s, free }.
-export function gemmBenchI8(wasm, M, N, K, nonneg) {
+// { run: () => GOP/s, free }. copies > 1: that many packed copies of the
+// weights, one a call in turn, so that each call finds its weights beyond
+// L2 as a model's step does (it reads every product's weights once).
+export function gemmBenchI8(wasm, M, N, K, nonneg, copies = 1) {
   const w = wasm.exports;
   let seed = 5;
   const rand = () => { seed = (seed * 1664525 + 1013904223) >>> 0; return seed / 2 ** 32 - 0.5; };
   const ptrs = [];
   const alloc = (bytes) => { const p = wasm.malloc(bytes); ptrs.push(p); return p; };
   const A = alloc(M * K * 4), C = alloc(M * N * 4), B = alloc(N * 4), S = alloc(N * 4), W = alloc(N * K);
-  const P = alloc(w.rmt_kernel_packed_weight_i8_bytes(N, K, nonneg)), scratch = alloc(w.rmt_kernel_quantized_bytes(M, K));
+  const scratch = alloc(w.rmt_kernel_quantized_bytes(M, K));
   for (let i = 0; i < M * K; i++) wasm.f32[(A >> 2) + i] = nonneg ? Math.max(0, rand()) : rand();
   for (let i = 0; i < N; i++) wasm.f32[(B >> 2) + i] = rand(), wasm.f32[(S >> 2) + i] = 1 / 127;
   const bytes = new Int8Array(wasm.memory.buffer, W, N * K);
   for (let i = 0; i < N * K; i++) bytes[i] = Math.round(rand() * 254);
-  w.rmt_kernel_pack_weight_i8(P, W, N, K, nonneg);
-  const run = () => gflops(2 * M * N * K, () => w.rmt_kernel_gemm_i8(C, A, scratch, P, S, B, M, N, K, nonneg));
+  const packed = Array.from({ length: copies }, () => {
+    const P = alloc(w.rmt_kernel_packed_weight_i8_bytes(N, K, nonneg));
+    w.rmt_kernel_pack_weight_i8(P, W, N, K, nonneg);
+    return P;
+  });
+  let call = 0;
+  const run = () => gflops(2 * M * N * K, () => w.rmt_kernel_gemm_i8(C, A, scratch, packed[call++ % copies], S, B, M, N, K, nonneg));
   return { run, free: () => ptrs.forEach((p) => wasm.free(p)) };
 }
 
