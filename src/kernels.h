@@ -249,6 +249,13 @@ size_t rmt_first_nonfinite_f16__wasmsimd(const unsigned char *src, size_t n);
 size_t rmt_first_nonfinite_f16__ref(const unsigned char *src, size_t n);
 
 // ---- Softmax family over one row of n values (in place)
+// Attention's weights: a weight below FLT_MIN (a subnormal) is 0. It changes
+// no sum it would join (the row's sum is at least the max's e^0 = 1, and a
+// weighted value below FLT_MIN times a value's size is lost next to any
+// value of normal size), and multiplying by a subnormal costs x86 a microcode
+// assist of about a hundred cycles: random-weight models, whose long rows
+// hold many such weights, ran 1.04-1.08x faster with them flushed, every
+// output the same (tests/bench/engine_ab.js).
 void rmt_softmax_f32__ref(float *x, int n);
 // The same values in the wasm build (its e^x 4 at a time as that libm's expf
 // computes it, 2 lanes of double); natively within 2 ulps (another expf).

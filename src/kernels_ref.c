@@ -1,5 +1,6 @@
 // Plain C reference kernels: the math, written as directly as possible. The
 // SIMD kernels in kernels_wasmsimd.c are tested against these.
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -93,7 +94,10 @@ void rmt_softmax_f32__ref(float *x, int n) {
     sum += x[i];
   }
   float inv = 1.0f / sum;
-  for (int i = 0; i < n; i++) x[i] *= inv;
+  for (int i = 0; i < n; i++) {
+    x[i] *= inv;
+    if (x[i] < FLT_MIN) x[i] = 0.0f;  // kernels.h: a subnormal weight is 0
+  }
 }
 
 void rmt_log_softmax_f32__ref(float *out, const float *x, int n) {

@@ -2,6 +2,7 @@
 // kernels_ref.c; tails that do not fill a 4-lane vector are done in scalar code.
 // The GEMM and attention products accumulate through rmt_f32x4_madd (simd.h):
 // fused multiply-adds in the relaxed-SIMD build, a multiply and an add elsewhere.
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -458,16 +459,33 @@ void rmt_ssru_cell_f32__wasmsimd(float *cell, float *out, const float *prev, con
 }
 
 // rmt_softmax_f32__ref with its expf 4 at a time (the same values: expf_f32x4) and
-// the scaling by 1 / sum in vectors; the max and the sum stay in its order.
+// the scaling by 1 / sum and the flush of subnormal weights in vectors; the
+// max and the sum stay in its order. Lanes of x - max at or below -88, whose
+// e^x is subnormal or 0 and so leaves the sum as it is and ends flushed, are
+// 0 at once, not through expf's slow path (-inf included; NaN still takes it).
 void rmt_softmax_f32__wasmsimd(float *x, int n) {
   float max = -INFINITY;
   for (int i = 0; i < n; i++) max = x[i] > max ? x[i] : max;
   int i = 0;
-  for (; i + 4 <= n; i += 4) expf_f32x4(x + i, wasm_f32x4_sub(wasm_v128_load(x + i), wasm_f32x4_splat(max)));
+  const v128_t zero = wasm_f32x4_splat(0.0f), vanishing = wasm_f32x4_splat(-88.0f);
+  for (; i + 4 <= n; i += 4) {
+    v128_t d = wasm_f32x4_sub(wasm_v128_load(x + i), wasm_f32x4_splat(max)), gone = wasm_f32x4_le(d, vanishing);
+    expf_f32x4(x + i, wasm_v128_bitselect(zero, d, gone));
+    wasm_v128_store(x + i, wasm_v128_andnot(wasm_v128_load(x + i), gone));
+  }
   for (; i < n; i++) x[i] = expf(x[i] - max);
   float sum = 0.0f;
   for (i = 0; i < n; i++) sum += x[i];
-  rmt_scale_f32__wasmsimd(x, 1.0f / sum, (size_t)n);
+  float inv = 1.0f / sum;
+  v128_t inv4 = wasm_f32x4_splat(inv), smallest = wasm_f32x4_splat(FLT_MIN);
+  for (i = 0; i + 4 <= n; i += 4) {
+    v128_t w = wasm_f32x4_mul(wasm_v128_load(x + i), inv4);
+    wasm_v128_store(x + i, wasm_v128_andnot(w, wasm_f32x4_lt(w, smallest)));
+  }
+  for (; i < n; i++) {
+    x[i] *= inv;
+    if (x[i] < FLT_MIN) x[i] = 0.0f;
+  }
 }
 
 static inline float dot_f32(const float *a, const float *b, int n) {

@@ -229,6 +229,20 @@ static void test_softmax(void) {
   for (int i = 0; i < 5; i++) {
     if (i != 3) CHECK(fabsf(expf(lx[i]) - x[i]) < 1e-6f, "log_softmax and softmax disagree at %d", i);
   }
+  // A weight below FLT_MIN is 0 (e^-87.5 ~ 9.9e-39 is subnormal), one above it stays (e^-80 ~ 1.8e-35),
+  // and the SIMD softmax gives the same floats, through expf or past it (x - max <= -88).
+  float tiny[9] = {0, -87.5f, -80, -88, -100, -INFINITY, -87.5f, 0, -150}, tiny_simd[9];
+  memcpy(tiny_simd, tiny, sizeof tiny);
+  rmt_softmax_f32__ref(tiny, 9);
+  rmt_softmax_f32__wasmsimd(tiny_simd, 9);
+  CHECK(tiny[0] == 0.5f && tiny[7] == 0.5f && tiny[2] > 0.0f, "softmax's normal weights: %g %g %g", tiny[0], tiny[7], tiny[2]);
+  for (int i = 0; i < 9; i++) {
+    if (i != 0 && i != 2 && i != 7) CHECK(tiny[i] == 0.0f && !signbit(tiny[i]), "softmax weight %d: %g, not 0", i, tiny[i]);
+    CHECK(memcmp(&tiny[i], &tiny_simd[i], sizeof(float)) == 0, "SIMD softmax weight %d: %g, not %g", i, tiny_simd[i], tiny[i]);
+  }
+  float nan_row[5] = {0, NAN, -90, 1, -1};
+  rmt_softmax_f32__wasmsimd(nan_row, 5);
+  for (int i = 0; i < 5; i++) CHECK(isnan(nan_row[i]), "softmax of a row with NaN, weight %d: %g", i, nan_row[i]);
   // Large values do not overflow.
   float big[3] = {1000, 1001, 1002};
   rmt_softmax_f32__ref(big, 3);
