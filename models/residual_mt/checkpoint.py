@@ -63,3 +63,17 @@ def average(paths):
             for k in avg:
                 avg[k] += sd[k].double()
     return {k: (v / len(paths)).float() for k, v in avg.items()}
+
+
+def mix(state, other, weight):
+    """(1 - weight) * other + weight * state, tensor by tensor in float64: a
+    fine-tuned run's weights mixed back with those it started from. Both
+    must hold the same tensors of the same shapes."""
+    if set(state) != set(other):
+        raise SystemExit("cannot mix: the two models hold different tensors (%s)" % sorted(set(state) ^ set(other))[:5])
+    out = {}
+    for k, v in state.items():
+        if v.shape != other[k].shape:
+            raise SystemExit("cannot mix %s: shapes %s and %s" % (k, tuple(v.shape), tuple(other[k].shape)))
+        out[k] = ((1 - weight) * other[k].double() + weight * v.double()).to(v.dtype)
+    return out

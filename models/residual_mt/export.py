@@ -11,7 +11,9 @@ reference.save_model_dir (config.json + model.safetensors, fairseq names),
 the joint SentencePiece model is copied in as spm.model, and manifest.json
 lists the files the loader fetches with their SHA-256 and size
 (manifest.py's format).  training.json, eval.json (BLEU) and
-corpus.json (the corpus build's stats.json) sit beside them.
+corpus.json (the corpus build's stats.json) sit beside them.  With
+--mix-with DIR W the average is mixed with DIR's weights, (1 - W) x DIR +
+W x the run (checkpoint.mix): a fine-tuning run mixed back with its start.
 
 Evaluation runs on the written directory (the float16 weights as shipped,
 computed in float32): corpus BLEU (models/bleu.py, sacreBLEU defaults) on
@@ -36,7 +38,7 @@ from .corpus import has_split
 from .evaluate import evaluate_bleu
 
 
-def export(run, out_dir, average, dtype, data_dir):
+def export(run, out_dir, average, dtype, data_dir, mix_with=None):
     cfg, state = checkpoint.config_and_state(run)
     snaps = checkpoint.snapshots(run, average)
     if not snaps:
@@ -44,6 +46,9 @@ def export(run, out_dir, average, dtype, data_dir):
     avg = checkpoint.average(snaps)
     model = R.Transformer(cfg)
     model.load_state_dict(avg)
+    if mix_with:  # (model dir, the run's weight)
+        other = R.load_model_dir(mix_with[0], int8=False).state_dict()
+        model.load_state_dict(checkpoint.mix(model.state_dict(), other, mix_with[1]))
     os.makedirs(out_dir, exist_ok=True)
     R.save_model_dir(model, out_dir, dtype=dtype)
     shutil.copyfile(os.path.join(data_dir, "spm.model"), os.path.join(out_dir, "spm.model"))
@@ -53,6 +58,8 @@ def export(run, out_dir, average, dtype, data_dir):
     info = {"run": os.path.basename(os.path.normpath(run)), "snapshots_averaged": [os.path.basename(p) for p in snaps],
             "updates": state["step"], "train_minutes": state["train_seconds"] / 60,
             "target_tokens_seen": state["tokens"], "dtype": dtype}
+    if mix_with:
+        info["mixed_with"] = {"model": os.path.normpath(mix_with[0]), "run_weight": mix_with[1]}
     with open(os.path.join(out_dir, "training.json"), "w") as f:
         json.dump(info, f, indent=2)
         f.write("\n")
@@ -98,6 +105,9 @@ def main():
     ap.add_argument("--data", default=paths.CORPUS)
     ap.add_argument("--average", type=int, default=3)
     ap.add_argument("--dtype", default="float16", choices=["float32", "float16"])
+    ap.add_argument("--mix-with", nargs=2, metavar=("DIR", "WEIGHT"), default=None,
+                    help="export (1 - WEIGHT) x DIR's weights + WEIGHT x the run's average (DIR: an exported model "
+                         "of the same shape, e.g. the one a fine-tuning run started from)")
     ap.add_argument("--eval-only", action="store_true")
     ap.add_argument("--no-eval", action="store_true")
     ap.add_argument("--beams", type=int, nargs="+", default=[1, R.SEARCH["beam"]])
@@ -109,7 +119,8 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     if not args.eval_only:
-        print(export(args.run, args.out, args.average, args.dtype, args.data))
+        mix_with = (args.mix_with[0], float(args.mix_with[1])) if args.mix_with else None
+        print(export(args.run, args.out, args.average, args.dtype, args.data, mix_with))
     if not args.no_eval:
         evaluate(args.out, args.data, args.hyp_dir, args.beams, args.splits, args.batch_size)
 
