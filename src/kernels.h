@@ -40,19 +40,15 @@ static inline int rmt_gemm_panels(int n) { return n / RMT_GEMM_NR + (n % RMT_GEM
 static inline int rmt_gemm_block_panels(size_t panel_bytes) {
   return panel_bytes >= RMT_GEMM_BLOCK_BYTES ? 1 : (int)(RMT_GEMM_BLOCK_BYTES / panel_bytes);
 }
-// From this many rows a GEMM touches each block's weights first
-// (rmt_touch_lines): a model's step reads each product's weights from beyond
-// L2, and the tiles' own loads, each behind a chain of multiply-adds, keep few
-// misses in flight. int8: from 8 rows, where two or more 4-row tiles read each
-// block (M 16, weights cold: 51 % of the dot peak in Node, 47 % in Chromium;
-// touched first, 78 % and 72 %: tests/bench/gemm_sizes.js); fewer rows stream
-// a block once or twice, which the hardware's prefetch keeps up with (M 4 and
-// 5, beam search: touching was 0.92-0.97x). float32, four bytes a weight: from
-// 2 rows (one sentence at beam 2, 4, 5: 1.24x, 1.42-1.48x, 1.27-1.37x in Node
-// and Chromium, tests/bench/engine_ab.js --beam N); one row streams, and
-// touching it was 0.95x.
-#define RMT_GEMM_TOUCH_ROWS_I8 8
-#define RMT_GEMM_TOUCH_ROWS_F32 2
+// From this many rows, two or more 4-row tiles read each block, and the
+// block's weights are touched first (rmt_touch_lines): a model's step reads
+// each product's weights from beyond L2, and the first tile's own loads,
+// each behind a chain of multiply-adds, keep few misses in flight (the int8
+// GEMM at M 16 with its weights cold: 51 % of the dot peak in Node, 47 % in
+// Chromium; touched first, 78 % and 72 %: tests/bench/gemm_sizes.js). One or two tiles of
+// rows stream a block once or twice, which the hardware's prefetch keeps up
+// with, and touching would only add loads.
+#define RMT_GEMM_TOUCH_ROWS 8
 // One load a 64-byte cache line over [p, p + bytes): independent loads, so
 // the block arrives at the memory's bandwidth, not at its latency.
 void rmt_touch_lines(const void *p, size_t bytes);

@@ -445,7 +445,7 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
 // RMT_GEMM_BLOCK_BYTES of weights: every row tile runs over a block while it
 // is in cache, so a batch reads each weight from memory once, not once per
 // 4 rows (an output layer of 8,000 x 512 outlives L2); touched first where
-// several tiles read it (RMT_GEMM_TOUCH_ROWS_I8). In a block, row
+// several tiles read it (RMT_GEMM_TOUCH_ROWS). In a block, row
 // pairs or 4-row tiles, then the rows left as one tile of 3, 2 or 1 (a row's
 // sums do not depend on its tile or its block: integers, added exactly).
 static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
@@ -455,7 +455,7 @@ static ALWAYS_INLINE void gemm_i8(float *C, const void *Aq, const float *a_scale
   int block = rmt_gemm_block_panels(panel_bytes);
   for (int begin = first_panel, end = first_panel + n_panels; begin < end; begin += block) {
     int block_end = end - begin < block ? end : begin + block, m = 0;
-    if (M >= RMT_GEMM_TOUCH_ROWS_I8) {
+    if (M >= RMT_GEMM_TOUCH_ROWS) {
       rmt_touch_lines((const int8_t *)packed_weight + (size_t)begin * panel_bytes, (size_t)(block_end - begin) * panel_bytes);
     }
     // Fewer than 8 rows (a sentence's beam, a small batch): rows in pairs
