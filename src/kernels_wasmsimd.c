@@ -203,12 +203,13 @@ void rmt_touch_lines(const void *p, size_t bytes) {
 // read it (as the int8 GEMM does); a value's sum does not depend on its block.
 void rmt_gemm_f32_4x8_cols__wasmsimd(float *C, const float *A, const float *packed_weight, const float *bias,
                                      int M, int N, int K, int n_begin, int n_end) {
-  int block = RMT_GEMM_NR * rmt_gemm_block_panels((size_t)RMT_GEMM_NR * K * sizeof(float));
+  size_t panel_bytes = (size_t)RMT_GEMM_NR * K * sizeof(float);
+  int block = RMT_GEMM_NR * rmt_gemm_block_panels(panel_bytes);
   for (int n = n_begin; n < n_end; n += block) {
     int block_end = n_end - n < block ? n_end : n + block;
     if (M >= RMT_GEMM_TOUCH_ROWS) {  // the block's panels, the last one maybe partly filled
-      rmt_touch_lines(packed_weight + (size_t)(n / RMT_GEMM_NR) * RMT_GEMM_NR * K,
-                      (size_t)rmt_gemm_panels(block_end - n) * RMT_GEMM_NR * K * sizeof(float));
+      rmt_touch_lines((const char *)packed_weight + (size_t)(n / RMT_GEMM_NR) * panel_bytes,
+                      (size_t)rmt_gemm_panels(block_end - n) * panel_bytes);
     }
     gemm_f32_block(C, A, packed_weight, bias, M, N, K, n, block_end);
   }
