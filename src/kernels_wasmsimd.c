@@ -395,16 +395,18 @@ static inline v128_t expf_f64x2(v128_t xd) {
   const double invln2_scaled = 0x1.71547652b82fep+0 * 32;
   const double c0 = 0x1.c6af84b912394p-5 / 32 / 32 / 32, c1 = 0x1.ebfce50fac4f3p-3 / 32 / 32,
                c2 = 0x1.62e42ff0c52d6p-1 / 32;
-  // x * 32 / ln2 = k + r, k rounded half to even: what musl's z + 1.5 * 2^52
-  // - 1.5 * 2^52 gives (|z| < 2^51 here), by a rounding that excess
-  // precision (x87, natively on i386) cannot skip
+  // x * 32 / ln2 = k + r, k rounded half to even by musl's own step: z + 1.5 * 2^52
+  // (|z| < 2^51 here) leaves k in the low bits of the sum, read as integers
+  // without a conversion (SSE2 doubles, natively on i386 too: no excess precision)
+  const v128_t shift = wasm_f64x2_splat(0x1.8p52);
   v128_t z = wasm_f64x2_mul(wasm_f64x2_splat(invln2_scaled), xd);
-  v128_t kd = wasm_f64x2_nearest(z);
-  v128_t r = wasm_f64x2_sub(z, kd);
-  // s = 2^(k/32): the table's 2^((k % 32)/32) with k / 32 added to the exponent
-  int64_t k0 = (int64_t)wasm_f64x2_extract_lane(kd, 0), k1 = (int64_t)wasm_f64x2_extract_lane(kd, 1);
-  v128_t s = wasm_i64x2_make((int64_t)(exp2f_tab[k0 & 31] + ((uint64_t)k0 << (52 - 5))),
-                             (int64_t)(exp2f_tab[k1 & 31] + ((uint64_t)k1 << (52 - 5))));
+  v128_t ki = wasm_f64x2_add(z, shift);
+  v128_t r = wasm_f64x2_sub(z, wasm_f64x2_sub(ki, shift));
+  // s = 2^(k/32): the table's 2^((k % 32)/32) with k / 32 added to the
+  // exponent (the sum's high bits shift out of the 64)
+  uint64_t k0 = (uint64_t)wasm_i64x2_extract_lane(ki, 0), k1 = (uint64_t)wasm_i64x2_extract_lane(ki, 1);
+  v128_t s = wasm_i64x2_add(wasm_i64x2_make((int64_t)exp2f_tab[k0 & 31], (int64_t)exp2f_tab[k1 & 31]),
+                            wasm_i64x2_shl(ki, 52 - 5));
   // e^x ~= s * (c0 r^3 + c1 r^2 + c2 r + 1)
   z = wasm_f64x2_add(wasm_f64x2_mul(wasm_f64x2_splat(c0), r), wasm_f64x2_splat(c1));
   v128_t r2 = wasm_f64x2_mul(r, r);
