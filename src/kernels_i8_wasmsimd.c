@@ -193,19 +193,32 @@ void rmt_pack_weight_i8(int8_t *packed, const int8_t *weight, int N, int K, int 
   }
 }
 
+// Lane j of each k group of a panel (kr bytes, RMT_GEMM_NR * kr apart) from
+// src's lane; a group's bytes copied as one value where kr is 2 or 4 (the
+// kernels' groups), not a byte at a time: a shortlist gathers every call.
+static void copy_lane(int8_t *dst, const int8_t *src, int groups, int kr) {
+  size_t step = (size_t)RMT_GEMM_NR * kr;
+  if (kr == 2) {
+    for (int g = 0; g < groups; g++) memcpy(dst + g * step, src + g * step, 2);
+  } else if (kr == 4) {
+    for (int g = 0; g < groups; g++) memcpy(dst + g * step, src + g * step, 4);
+  } else {
+    for (int g = 0; g < groups; g++) memcpy(dst + g * step, src + g * step, (size_t)kr);
+  }
+}
+
 void rmt_gather_packed_weight_i8(int8_t *dst, const int8_t *packed, const int *rows, int n, int K, int kr) {
   int panels = rmt_gemm_panels(n), Kp = rmt_quantized_row_len(K, kr);
+  size_t panel_bytes = (size_t)RMT_GEMM_NR * Kp;
   for (int p = 0; p < panels; p++) {
-    int8_t *panel = dst + (size_t)p * RMT_GEMM_NR * Kp;
+    int8_t *panel = dst + (size_t)p * panel_bytes;
     for (int j = 0; j < RMT_GEMM_NR; j++) {
       int r = p * RMT_GEMM_NR + j;
-      // Row rows[r] is lane rows[r] % 8 of its panel, kr bytes in each k group.
-      const int8_t *src = r < n ? packed + (size_t)(rows[r] / RMT_GEMM_NR) * RMT_GEMM_NR * Kp +
-                                      (size_t)(rows[r] % RMT_GEMM_NR) * kr : NULL;
-      for (int k0 = 0; k0 < Kp; k0 += kr) {
-        for (int i = 0; i < kr; i++) {
-          panel[(size_t)k0 * RMT_GEMM_NR + j * kr + i] = src ? src[(size_t)k0 * RMT_GEMM_NR + i] : 0;
-        }
+      if (r < n) {  // row rows[r] is lane rows[r] % 8 of its panel
+        const int8_t *src = packed + (size_t)(rows[r] / RMT_GEMM_NR) * panel_bytes + (size_t)(rows[r] % RMT_GEMM_NR) * kr;
+        copy_lane(panel + j * kr, src, Kp / kr, kr);
+      } else {
+        for (int k0 = 0; k0 < Kp; k0 += kr) memset(panel + (size_t)k0 * RMT_GEMM_NR + j * kr, 0, (size_t)kr);
       }
     }
   }
