@@ -409,25 +409,6 @@ static ALWAYS_INLINE size_t panel_bytes_of(int K, int mode) {
   return (size_t)RMT_GEMM_NR * rmt_quantized_row_len(K, kr_of(mode)) * weight_bytes_of(mode);
 }
 
-// One k group of a tile: R rows' activation pairs (a[r] + at) against P
-// panels' weights at w, added into c.
-static ALWAYS_INLINE void dot16_step(v128_t c[4][8], const int16_t *const a[4], const int8_t *w, int at,
-                                     size_t panel_bytes, int R, int P, int mode) {
-  v128_t wv[8];
-  for (int q = 0; q < P; q++) {
-    const int8_t *wq = w + q * panel_bytes;
-    if (mode == W16_A16) {
-      wv[2 * q] = wasm_v128_load(wq), wv[2 * q + 1] = wasm_v128_load(wq + 16);
-    } else {  // features 0-3's pairs in the first 8 bytes, 4-7's in the next: loads that widen
-      wv[2 * q] = wasm_i16x8_load8x8(wq), wv[2 * q + 1] = wasm_i16x8_load8x8(wq + 8);
-    }
-  }
-  for (int r = 0; r < R; r++) {
-    v128_t x = wasm_v128_load32_splat(a[r] + at);
-    for (int j = 0; j < 2 * P; j++) c[r][j] = wasm_i32x4_add(c[r][j], wasm_i32x4_dot_i16x8(x, wv[j]));
-  }
-}
-
 static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale, const void *packed_weight,
                                   const float *w_scale, const int32_t *offset_sum, const float *bias, int m, int p,
                                   int N, int K, int R, int P, int mode) {
@@ -447,24 +428,26 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
       }
     }
   } else {
-    // A pointer a row, stepped once for 2 k groups (the second group's loads
-    // at constant offsets), then a group left over: fewer address sums and
-    // loop checks beside the products. 4 or 8 groups an iteration ran slower
-    // (V8 spilled the sums: 87 % and 79 % of the dot peak warm, against 93 %)
-    const int16_t *a[4];
+    // A pointer a row, stepped, and two k groups an iteration: fewer address
+    // sums beside the products than a + r * Kp + k each time
+    const int16_t *a[4], *a_end = (const int16_t *)Aq + (size_t)m * Kp + Kp;
     for (int r = 0; r < R; r++) a[r] = (const int16_t *)Aq + (size_t)(m + r) * Kp;
-    const size_t w_step = RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16 * weight_bytes;
-    int k = 0;
-#pragma clang loop unroll(disable)
-    for (; k + 2 * RMT_GEMM_I8_KR_DOT16 <= Kp; k += 2 * RMT_GEMM_I8_KR_DOT16) {
-      for (int u = 0; u < 2; u++) dot16_step(c, a, w + u * w_step, u * RMT_GEMM_I8_KR_DOT16, panel_bytes, R, P, mode);
-      for (int r = 0; r < R; r++) a[r] += 2 * RMT_GEMM_I8_KR_DOT16;
-      w += 2 * w_step;
-    }
-#pragma clang loop unroll(disable)
-    for (; k < Kp; k += RMT_GEMM_I8_KR_DOT16, w += w_step) {
-      dot16_step(c, a, w, 0, panel_bytes, R, P, mode);
-      for (int r = 0; r < R; r++) a[r] += RMT_GEMM_I8_KR_DOT16;
+#pragma clang loop unroll_count(2)
+    for (; a[0] < a_end; w += RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16 * weight_bytes) {
+      v128_t wv[8];
+      for (int q = 0; q < P; q++) {
+        const int8_t *wq = w + q * panel_bytes;
+        if (mode == W16_A16) {
+          wv[2 * q] = wasm_v128_load(wq), wv[2 * q + 1] = wasm_v128_load(wq + 16);
+        } else {  // features 0-3's pairs in the first 8 bytes, 4-7's in the next: loads that widen
+          wv[2 * q] = wasm_i16x8_load8x8(wq), wv[2 * q + 1] = wasm_i16x8_load8x8(wq + 8);
+        }
+      }
+      for (int r = 0; r < R; r++) {
+        v128_t x = wasm_v128_load32_splat(a[r]);
+        a[r] += RMT_GEMM_I8_KR_DOT16;
+        for (int j = 0; j < 2 * P; j++) c[r][j] = wasm_i32x4_add(c[r][j], wasm_i32x4_dot_i16x8(x, wv[j]));
+      }
     }
   }
   for (int q = 0; q < P; q++) {
