@@ -417,19 +417,22 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   const int8_t *w = (const int8_t *)packed_weight + (size_t)p * panel_bytes;
   v128_t c[4][8];
   for (int r = 0; r < R; r++) for (int j = 0; j < 2 * P; j++) c[r][j] = wasm_i32x4_splat(0);
+  // In both loops a pointer a row, stepped, and two k groups an iteration:
+  // fewer address sums beside the products than a + r * Kp + k each time
   if (mode == W8_A8_RELAXED) {
-    const uint8_t *a = (const uint8_t *)Aq + (size_t)m * Kp;
-    for (int k = 0; k < Kp; k += RMT_GEMM_I8_KR_RELAXED, w += RMT_GEMM_NR * RMT_GEMM_I8_KR_RELAXED) {
+    const uint8_t *a[4], *a_end = (const uint8_t *)Aq + (size_t)m * Kp + Kp;
+    for (int r = 0; r < R; r++) a[r] = (const uint8_t *)Aq + (size_t)(m + r) * Kp;
+#pragma clang loop unroll_count(2)
+    for (; a[0] < a_end; w += RMT_GEMM_NR * RMT_GEMM_I8_KR_RELAXED) {
       v128_t wv[8];
       for (int q = 0; q < P; q++) wv[2 * q] = wasm_v128_load(w + q * panel_bytes), wv[2 * q + 1] = wasm_v128_load(w + q * panel_bytes + 16);
       for (int r = 0; r < R; r++) {
-        v128_t x = wasm_v128_load32_splat(a + (size_t)r * Kp + k);
+        v128_t x = wasm_v128_load32_splat(a[r]);
+        a[r] += RMT_GEMM_I8_KR_RELAXED;
         for (int j = 0; j < 2 * P; j++) c[r][j] = rmt_i32x4_dot_i8x16_u8x16_add(wv[j], x, c[r][j]);
       }
     }
   } else {
-    // A pointer a row, stepped, and two k groups an iteration: fewer address
-    // sums beside the products than a + r * Kp + k each time
     const int16_t *a[4], *a_end = (const int16_t *)Aq + (size_t)m * Kp + Kp;
     for (int r = 0; r < R; r++) a[r] = (const int16_t *)Aq + (size_t)(m + r) * Kp;
 #pragma clang loop unroll_count(2)
