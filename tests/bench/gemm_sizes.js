@@ -5,7 +5,8 @@
 // model's step finds them: it reads each product's weights once, 25 MB of
 // them for OPUS-MT's base shape. The default shapes are that decoder's
 // products for a batch of 16 (FFN up and down, QKV, an attention projection,
-// the output layer) and FFN up for one sentence.
+// the output layer) and FFN up for one sentence. First the peak loop, and the
+// same loop with the int8 tile's loads: the most the tile's form can give.
 //
 //   node tests/bench/gemm_sizes.js [BUILD.wasm] [--shapes '[[M,N,K],...]'] [--rounds N] [--node]
 //   (default: dist/residual-mt.wasm)
@@ -31,6 +32,8 @@ async function measure({ url, shapes, rounds, kernelsUrl, wasmUrl }) {
   const peakRun = peakRunner('dot_i16'), best = (run) => Math.max(...Array.from({ length: rounds }, run));
   const peak = best(peakRun), out = [`dot_i16x8 peak ${peak.toFixed(1)} GOP/s`];
   const pct = (gops) => `${gops.toFixed(1)} GOP/s (${(100 * gops / peak).toFixed(0)}%)`;
+  // The peak loop in the tile's own form: the most the kernel's loop can give from L1
+  out.push(`the same loop with the tile's loads (int8 weights widened, rows broadcast): ${pct(best(peakRunner('dot_i16_tile')))}`);
   for (const [M, N, K] of shapes) {
     const copies = Math.max(2, Math.ceil(40e6 / (N * K)));
     const rates = [1, copies].map((n) => {

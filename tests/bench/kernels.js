@@ -5,7 +5,7 @@
 //     needed), of one of PEAK_KINDS: f32x4 mul + add, or relaxed_madd
 //     (GFLOP/s); i32x4.dot_i16x8_s + i32x4.add, or
 //     i32x4.relaxed_dot_i8x16_i7x16_add_s (GOP/s: a multiply-add counts 2,
-//     as a GEMM's 2 M N K does);
+//     as a GEMM's 2 M N K does); and dot_i16 with the int8 tile's loads;
 //   - the GEMM kernels (rmt_kernel_gemm_f32, rmt_kernel_gemm_i8) on given shapes.
 
 const leb = (n) => { const out = []; do { let b = n & 0x7f; n >>>= 7; if (n) b |= 0x80; out.push(b); } while (n); return out; };
@@ -23,6 +23,11 @@ export const PEAK_KINDS = {
   f32: { ops: 8, float: true, step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...F32_MUL, ...F32_ADD] }, // 4 lanes x (mul + add)
   relaxed_madd: { ops: 8, float: true, step: (x, w, acc) => [0x20, x, 0x20, w, 0x20, acc, ...F32_MADD] },
   dot_i16: { ops: 16, float: false, step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...DOT_I16, ...I32_ADD] }, // 8 products, 8 adds
+  // dot_i16 in the int8 tile's own form: int8 weights widened as they are
+  // loaded (v128.load8x8_s), each row's pair of k broadcast from memory
+  // (v128.load32_splat): what the tile's loop runs beyond the peak's
+  dot_i16_tile: { ops: 16, float: false, widen: true, rowsLoaded: true,
+    step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...DOT_I16, ...I32_ADD] },
   relaxed_dot_i8: { ops: 32, float: false, step: (x, w, acc) => [0x20, w, 0x20, x, 0x20, acc, ...RELAXED_DOT_I8] }, // 16 and 16
 };
 
@@ -36,8 +41,9 @@ export const PEAK_KINDS = {
 // Locals: 0 n, 1 the iteration's address, then w_j, x_i, acc_ij.
 const RING = 16;
 export function peakModule(kind) {
-  const { step, float } = PEAK_KINDS[kind];
-  const ADDR = 1, W = 2, X = W + PEAK_COLS, ACC = X + PEAK_ROWS, STRIDE = STEPS * PEAK_COLS * 16;
+  const { step, float, widen = false, rowsLoaded = false } = PEAK_KINDS[kind];
+  const W_BYTES = widen ? 8 : 16, STEP_BYTES = PEAK_COLS * W_BYTES + (rowsLoaded ? PEAK_ROWS * 4 : 0);
+  const ADDR = 1, W = 2, X = W + PEAK_COLS, ACC = X + PEAK_ROWS, STRIDE = STEPS * STEP_BYTES;
   // Small values (integers: bytes 1..7) that no accumulation can overflow or fold away.
   const splat = (i, local) => (float ? [0x43, ...f32(1 + i * 1e-3), 0xfd, 0x13] : [0x41, 1 + i, 0xfd, 0x11]).concat(0x21, local);
   const body = [2, 1, 0x7f, PEAK_COLS + PEAK_ROWS + PEAK_ROWS * PEAK_COLS, 0x7b];
@@ -45,8 +51,11 @@ export function peakModule(kind) {
   body.push(0x02, 0x40, 0x03, 0x40, 0x20, 0, 0x45, 0x0d, 1); // block, loop, br_if n == 0
   body.push(0x20, 0, 0x41, RING - 1, 0x71, 0x41, ...leb(STRIDE), 0x6c, 0x21, ADDR); // addr = (n & (RING - 1)) * STRIDE
   for (let s = 0; s < STEPS; s++) {
-    for (let j = 0; j < PEAK_COLS; j++) body.push(0x20, ADDR, 0xfd, 0x00, 4, ...leb((s * PEAK_COLS + j) * 16), 0x21, W + j); // w_j = v128.load
+    for (let j = 0; j < PEAK_COLS; j++) {  // w_j = v128.load, or v128.load8x8_s
+      body.push(0x20, ADDR, ...(widen ? [0xfd, 0x01, 3] : [0xfd, 0x00, 4]), ...leb(s * STEP_BYTES + j * W_BYTES), 0x21, W + j);
+    }
     for (let i = 0; i < PEAK_ROWS; i++) {
+      if (rowsLoaded) body.push(0x20, ADDR, 0xfd, 0x09, 2, ...leb(s * STEP_BYTES + PEAK_COLS * W_BYTES + i * 4), 0x21, X + i); // v128.load32_splat
       for (let j = 0; j < PEAK_COLS; j++) {
         const acc = ACC + i * PEAK_COLS + j;
         body.push(...step(X + i, W + j, acc), 0x21, acc);
