@@ -18,6 +18,14 @@
 #include "simd.h"
 #include "size.h"
 
+// Two iterations of a loop written as one by clang (the wasm builds); other
+// compilers (gcc for the native tests) unroll as they see fit.
+#ifdef __clang__
+#define UNROLL_2 _Pragma("clang loop unroll_count(2)")
+#else
+#define UNROLL_2
+#endif
+
 // ---------------------------------------------------------------- packing
 
 int rmt_relaxed_dot_exact(void) {
@@ -422,7 +430,7 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   if (mode == W8_A8_RELAXED) {
     const uint8_t *a[4], *a_end = (const uint8_t *)Aq + (size_t)m * Kp + Kp;
     for (int r = 0; r < R; r++) a[r] = (const uint8_t *)Aq + (size_t)(m + r) * Kp;
-#pragma clang loop unroll_count(2)
+    UNROLL_2
     for (; a[0] < a_end; w += RMT_GEMM_NR * RMT_GEMM_I8_KR_RELAXED) {
       v128_t wv[8];
       for (int q = 0; q < P; q++) wv[2 * q] = wasm_v128_load(w + q * panel_bytes), wv[2 * q + 1] = wasm_v128_load(w + q * panel_bytes + 16);
@@ -435,7 +443,7 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   } else {
     const int16_t *a[4], *a_end = (const int16_t *)Aq + (size_t)m * Kp + Kp;
     for (int r = 0; r < R; r++) a[r] = (const int16_t *)Aq + (size_t)(m + r) * Kp;
-#pragma clang loop unroll_count(2)
+    UNROLL_2
     for (; a[0] < a_end; w += RMT_GEMM_NR * RMT_GEMM_I8_KR_DOT16 * weight_bytes) {
       v128_t wv[8];
       for (int q = 0; q < P; q++) {
