@@ -17,8 +17,9 @@ if [ -n "$missing" ]; then
   if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
 # Debian packages the tests run: Chromium (the browser tests), PyTorch and
-# matplotlib (models/compare_styles.py's test; the engine tests need no torch),
-# PyYAML (models/convert_marian.py reads Marian's model.yml with it), zstd
+# matplotlib (models/compare_styles.py's test, and PyTorch for
+# tests/checkpoint.test.js; the engine tests need no torch), PyYAML
+# (models/convert_marian.py reads Marian's model.yml with it), zstd
 # (tests/zstd.test.js compresses a 17 MB file with the real tool).
 TEST_PACKAGES="chromium python3-torch libopenblas0-pthread python3-matplotlib python3-yaml zstd"
 missing_packages=""
