@@ -9,6 +9,10 @@ import os
 import random
 
 LANG_TOKENS = {"en": 4, "es": 5}  # user-defined symbols of the joint spm model
+# <s>: never in a source the engine writes, so after the language token it can
+# mark a back-translated source in training (make_examples' bt_tag) and every
+# source at inference reads as human text
+BT_TAG = 0
 DIRECTIONS = (("es", "en"), ("en", "es"))
 
 
@@ -59,25 +63,33 @@ def source_has_direction(source, direction):
     return ":" not in source or source.rsplit(":", 1)[1] == direction
 
 
+def is_back_translated(source):
+    """'austen-bt:es-en': its source side is Apertium's ('asterisk:es-en' is
+    human on both sides, one way only for other reasons)."""
+    return source.rpartition(":")[0].endswith("-bt")
+
+
 def forward_name(source):
     """'austen-bt:es-en' -> 'austen-ft:en-es': the same synthetic pairs used
     the other way (human source, Apertium's target: forward translation,
     Apertium as a teacher); None for a source that is not back-translated."""
-    name, _, direction = source.rpartition(":")
-    if not name.endswith("-bt"):
+    if not is_back_translated(source):
         return None
+    name, _, direction = source.rpartition(":")
     s, _, t = direction.partition("-")
     return "%s-ft:%s-%s" % (name[:-3], t, s)
 
 
-def make_examples(data_dir, split, max_len, forward=()):
+def make_examples(data_dir, split, max_len, forward=(), bt_tag=None):
     """[(src, tgt, direction, source)] for both directions; pairs longer than
     max_len pieces on either side are dropped (there are very few).  source
     is the corpus the pair came from (split.src, one name per line), or
     'all' when the data has no such file.  Back-translated sources
     ('name:es-en', 'name:en-es') give examples in their direction only,
     and also the other way, as forward_name(source), when that name is in
-    forward (opt-in: a synthetic target is used only when asked for)."""
+    forward (opt-in: a synthetic target is used only when asked for).
+    bt_tag (BT_TAG, or None: none): a token put after the language token of
+    each back-translated source (tagged back-translation)."""
     ids = read_split(data_dir, split)
     src_path = os.path.join(data_dir, split + ".src")
     tags = read_lines(src_path) if os.path.exists(src_path) else ["all"] * len(ids["es"])
@@ -89,7 +101,8 @@ def make_examples(data_dir, split, max_len, forward=()):
                 if tag not in forward:
                     continue
             if 0 < len(a) <= max_len and 0 < len(b) <= max_len:
-                out.append(([LANG_TOKENS[t]] + a, b, s + "-" + t, tag))
+                mark = [bt_tag] if bt_tag is not None and is_back_translated(tag) else []
+                out.append(([LANG_TOKENS[t]] + mark + a, b, s + "-" + t, tag))
     return out
 
 

@@ -62,6 +62,10 @@ def parse_args(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--source-weights", default="",
                     help="examples per epoch by corpus, e.g. 'bible=1,gettext=0.5' (train.src names)")
+    ap.add_argument("--bt-tag", action="store_true",
+                    help="mark back-translated sources (name-bt:xx-yy) with <s> after the language token, so that "
+                         "the model tells Apertium's text from human text (tagged back-translation); the engine "
+                         "never writes the mark, so every source it reads counts as human")
     ap.add_argument("--valid-splits", default="valid,modern-valid",
                     help="splits scored by greedy BLEU during training (those present in --data)")
     ap.add_argument("--init", default=None,
@@ -183,7 +187,8 @@ class Run:
     def train(self):
         args = self.args
         weights = corpus.parse_weights(args.source_weights)
-        self.examples = corpus.make_examples(args.data, "train", args.max_len, forward=set(weights))
+        self.examples = corpus.make_examples(args.data, "train", args.max_len, forward=set(weights),
+                                             bt_tag=corpus.BT_TAG if args.bt_tag else None)
         counts = {}
         for ex in self.examples:
             counts[ex[3]] = counts.get(ex[3], 0) + 1

@@ -331,6 +331,20 @@ class DirectionsTest(unittest.TestCase):
         self.assertIn(("en-es", "austen-ft:en-es", (3, 4)), used)
         self.assertEqual(len(used), 5)  # asterisk is human on both sides, not back-translated: no -ft use
 
+    def test_tagged_back_translation_marks_only_apertiums_sources(self):
+        from residual_mt import corpus
+        tagged = corpus.make_examples(self.dir, "train", 10, forward={"austen-ft:en-es"}, bt_tag=corpus.BT_TAG)
+        srcs = {(ex[2], ex[3]): ex[0] for ex in tagged}
+        en, es = corpus.LANG_TOKENS["en"], corpus.LANG_TOKENS["es"]
+        self.assertEqual(srcs[("es-en", "austen-bt:es-en")], [en, corpus.BT_TAG, 3, 4])
+        self.assertEqual(srcs[("en-es", "austen-ft:en-es")], [es, 8])  # the human side as the source: no mark
+        self.assertEqual(srcs[("es-en", "asterisk:es-en")], [en, 5, 6])  # human on both sides
+        self.assertEqual(srcs[("es-en", "bible")], [en, 1, 2])
+        untagged = corpus.make_examples(self.dir, "train", 10, forward={"austen-ft:en-es"})
+        self.assertEqual([ex for ex in untagged if ex[3] != "austen-bt:es-en"],
+                         [ex for ex in tagged if ex[3] != "austen-bt:es-en"])
+        self.assertEqual(corpus.BT_TAG, 0)  # <s>, which no source the engine reads holds
+
     def test_forward_name(self):
         from residual_mt import corpus
         self.assertEqual(corpus.forward_name("fortunes-es-bt:en-es"), "fortunes-es-ft:es-en")
