@@ -430,7 +430,9 @@ static ALWAYS_INLINE void tile_i8(float *C, const void *Aq, const float *a_scale
   if (mode == W8_A8_RELAXED) {
     const uint8_t *a[4], *a_end = (const uint8_t *)Aq + (size_t)m * Kp + Kp;
     for (int r = 0; r < R; r++) a[r] = (const uint8_t *)Aq + (size_t)(m + r) * Kp;
+#if RMT_HAVE_RELAXED_DOT  // elsewhere the kernel runs only in the tests: no code doubled for it
     UNROLL_2
+#endif
     for (; a[0] < a_end; w += RMT_GEMM_NR * RMT_GEMM_I8_KR_RELAXED) {
       v128_t wv[8];
       for (int q = 0; q < P; q++) wv[2 * q] = wasm_v128_load(w + q * panel_bytes), wv[2 * q + 1] = wasm_v128_load(w + q * panel_bytes + 16);
