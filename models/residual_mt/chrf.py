@@ -11,7 +11,15 @@ default, eps_smoothing=False).  A sentence's chrF is the same on its own
 statistics.  Stdlib only.
 
     python3 models/chrf.py REF_FILE < HYP_FILE
+    python3 models/chrf.py REF_FILE HYP_A HYP_B [SAMPLES]
+
+The second form compares two systems on the same sentences by paired
+bootstrap resampling (Koehn 2004; sacreBLEU's --paired-bs uses the
+method): SAMPLES (1,000) resamples of the sentences with replacement, each
+scored for both; it prints B - A, the 95 % interval of the resampled
+differences, and how often B came out ahead.
 """
+import random
 import sys
 from collections import Counter
 
@@ -56,24 +64,57 @@ def sentence_chrf(hyp, ref):
     return f_score(sentence_stats(hyp, ref))
 
 
+def summed(stats, indices):
+    """The statistics of the sentences indices (repeats counted), summed."""
+    total = [0] * (3 * CHAR_ORDER)
+    for i in indices:
+        for j, v in enumerate(stats[i]):
+            total[j] += v
+    return total
+
+
 def corpus_chrf(hyps, refs):
     """Corpus chrF of parallel lists of hypotheses and references."""
     if len(hyps) != len(refs):
         raise ValueError("%d hypotheses, %d references" % (len(hyps), len(refs)))
-    total = [0] * (3 * CHAR_ORDER)
-    for h, r in zip(hyps, refs):
-        for i, v in enumerate(sentence_stats(h, r)):
-            total[i] += v
-    return f_score(total)
+    stats = [sentence_stats(h, r) for h, r in zip(hyps, refs)]
+    return f_score(summed(stats, range(len(stats))))
+
+
+def paired_bootstrap(hyps_a, hyps_b, refs, samples=1000, seed=1):
+    """(chrF of A, chrF of B, [B - A of each resample, sorted]): the same
+    resampled sentences scored for both systems."""
+    if not len(hyps_a) == len(hyps_b) == len(refs):
+        raise ValueError("%d, %d and %d lines" % (len(hyps_a), len(hyps_b), len(refs)))
+    a = [sentence_stats(h, r) for h, r in zip(hyps_a, refs)]
+    b = [sentence_stats(h, r) for h, r in zip(hyps_b, refs)]
+    rng, n = random.Random(seed), len(refs)
+    deltas = []
+    for _ in range(samples):
+        idx = [rng.randrange(n) for _ in range(n)]
+        deltas.append(f_score(summed(b, idx)) - f_score(summed(a, idx)))
+    return f_score(summed(a, range(n))), f_score(summed(b, range(n))), sorted(deltas)
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return [l.rstrip("\n") for l in f]
 
 
 def main():
-    if len(sys.argv) != 2:
+    args = sys.argv[1:]
+    if len(args) == 1:
+        print("chrF2 = %.2f" % corpus_chrf([l.rstrip("\n") for l in sys.stdin], read_lines(args[0])))
+    elif len(args) in (3, 4):
+        samples = int(args[3]) if len(args) == 4 else 1000
+        score_a, score_b, deltas = paired_bootstrap(read_lines(args[1]), read_lines(args[2]), read_lines(args[0]),
+                                                    samples)
+        low, high = deltas[int(0.025 * samples)], deltas[int(0.975 * samples) - 1]
+        ahead = sum(d > 0 for d in deltas) / samples
+        print("chrF2 A = %.2f, B = %.2f, B - A = %+.2f, 95 %% of %d resamples in [%+.2f, %+.2f], B ahead in %.1f %%"
+              % (score_a, score_b, score_b - score_a, samples, low, high, 100 * ahead))
+    else:
         raise SystemExit(__doc__)
-    with open(sys.argv[1], encoding="utf-8") as f:
-        refs = [l.rstrip("\n") for l in f]
-    hyps = [l.rstrip("\n") for l in sys.stdin]
-    print("chrF2 = %.2f" % corpus_chrf(hyps, refs))
 
 
 if __name__ == "__main__":

@@ -40,5 +40,36 @@ class ChrfTest(unittest.TestCase):
         self.assertEqual(chrf.sentence_chrf("", "abc"), 0.0)
 
 
+class PairedBootstrapTest(unittest.TestCase):
+    REFS = ["the cat sat", "on the mat", "a dog barked", "it rained"]
+
+    def test_a_system_against_itself_never_differs(self):
+        a, b, deltas = chrf.paired_bootstrap(self.REFS, list(self.REFS), self.REFS, samples=50)
+        self.assertEqual((a, b), (100.0, 100.0))
+        self.assertEqual(deltas, [0.0] * 50)
+
+    def test_one_sentence_resamples_to_itself(self):
+        # every resample of a one-sentence corpus is that sentence: each B - A is the sentences' own difference
+        a, b, deltas = chrf.paired_bootstrap(["the cat"], ["the cap sat"], ["the cat sat"], samples=20)
+        expected = chrf.sentence_chrf("the cap sat", "the cat sat") - chrf.sentence_chrf("the cat", "the cat sat")
+        self.assertEqual((a, b), (chrf.sentence_chrf("the cat", "the cat sat"),
+                                  chrf.sentence_chrf("the cap sat", "the cat sat")))
+        for d in deltas:
+            self.assertAlmostEqual(d, expected)
+
+    def test_better_on_every_sentence_is_ahead_in_every_resample(self):
+        worse = ["xx", "yy", "zz", "ww"]
+        a, b, deltas = chrf.paired_bootstrap(worse, self.REFS, self.REFS, samples=200, seed=3)
+        self.assertEqual(b, 100.0)
+        self.assertEqual(a, chrf.corpus_chrf(worse, self.REFS))
+        self.assertTrue(all(d > 0 for d in deltas))
+        self.assertEqual(deltas, sorted(deltas))
+        self.assertEqual(chrf.paired_bootstrap(worse, self.REFS, self.REFS, samples=200, seed=3)[2], deltas)
+
+    def test_lines_must_pair_up(self):
+        with self.assertRaises(ValueError):
+            chrf.paired_bootstrap(["a"], ["a", "b"], ["a", "b"])
+
+
 if __name__ == "__main__":
     unittest.main()
