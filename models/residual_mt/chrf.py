@@ -23,6 +23,8 @@ import random
 import sys
 from collections import Counter
 
+from .corpus import read_lines
+
 CHAR_ORDER = 6
 BETA = 2
 
@@ -94,11 +96,6 @@ def paired_bootstrap(hyps_a, hyps_b, refs, samples=1000, seed=1):
         idx = [rng.randrange(n) for _ in range(n)]
         deltas.append(f_score(summed(b, idx)) - f_score(summed(a, idx)))
     return f_score(summed(a, range(n))), f_score(summed(b, range(n))), sorted(deltas)
-
-
-def read_lines(path):
-    with open(path, encoding="utf-8") as f:
-        return [l.rstrip("\n") for l in f]
 
 
 def main():

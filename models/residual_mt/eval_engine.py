@@ -22,15 +22,11 @@ import sys
 import time
 
 from . import bleu, paths
+from .corpus import read_lines
 from . import reference as R
 
 BUILDS = {"plain": [], "relaxed": ["--experimental-wasm-relaxed-simd"]}
 DIRECTIONS = [("es", "en"), ("en", "es")]
-
-
-def read_lines(path):
-    with open(path, encoding="utf-8") as f:
-        return [line.rstrip("\n") for line in f]
 
 
 def node(build, args, stdin):

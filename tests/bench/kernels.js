@@ -19,15 +19,15 @@ const STEPS = 4;
 // lanes, as the integer instructions read them).
 const F32_ADD = [0xfd, 0xe4, 0x01], F32_MUL = [0xfd, 0xe6, 0x01], F32_MADD = [0xfd, 0x85, 0x02];
 const I32_ADD = [0xfd, 0xae, 0x01], DOT_I16 = [0xfd, 0xba, 0x01], RELAXED_DOT_I8 = [0xfd, 0x93, 0x02];
+const dotI16Step = (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...DOT_I16, ...I32_ADD];
 export const PEAK_KINDS = {
   f32: { ops: 8, float: true, step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...F32_MUL, ...F32_ADD] }, // 4 lanes x (mul + add)
   relaxed_madd: { ops: 8, float: true, step: (x, w, acc) => [0x20, x, 0x20, w, 0x20, acc, ...F32_MADD] },
-  dot_i16: { ops: 16, float: false, step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...DOT_I16, ...I32_ADD] }, // 8 products, 8 adds
+  dot_i16: { ops: 16, float: false, step: dotI16Step }, // 8 products, 8 adds
   // dot_i16 in the int8 tile's own form: int8 weights widened as they are
   // loaded (v128.load8x8_s), each row's pair of k broadcast from memory
   // (v128.load32_splat): what the tile's loop runs beyond the peak's
-  dot_i16_tile: { ops: 16, float: false, widen: true, rowsLoaded: true,
-    step: (x, w, acc) => [0x20, acc, 0x20, x, 0x20, w, ...DOT_I16, ...I32_ADD] },
+  dot_i16_tile: { ops: 16, float: false, widen: true, rowsLoaded: true, step: dotI16Step },
   relaxed_dot_i8: { ops: 32, float: false, step: (x, w, acc) => [0x20, w, 0x20, x, 0x20, acc, ...RELAXED_DOT_I8] }, // 16 and 16
 };
 
